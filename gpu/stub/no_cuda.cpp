@@ -1,0 +1,25 @@
+// Built when nvcc is absent: the CUDA backend reports no device, and any
+// attempt to construct an Engine throws.
+#include <stdexcept>
+
+#include "gpualign/gpu/engine.hpp"
+
+namespace gpualign::gpu {
+
+int device_count() noexcept { return 0; }
+
+std::string device_description(int) { throw std::runtime_error("gpualign was built without CUDA support"); }
+
+struct Engine::Impl {};
+
+Engine::Engine(const ScoringScheme&, AlignMode, bool, const EngineOptions&) {
+    throw std::runtime_error("gpualign was built without CUDA support (nvcc was not found at build time)");
+}
+Engine::~Engine() = default;
+bool Engine::accepts(std::size_t, std::size_t) const noexcept { return false; }
+std::vector<AlignmentResult> Engine::align(std::span<const PairView>) {
+    throw std::runtime_error("gpualign was built without CUDA support");
+}
+double Engine::last_kernel_ms() const noexcept { return 0.0; }
+
+}  // namespace gpualign::gpu

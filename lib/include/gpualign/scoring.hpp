@@ -1,0 +1,80 @@
+// gpualign — the scoring model shared by every backend.
+//
+// This header is plain C++20 with no SeqAn3, so that gpu/ (compiled by nvcc)
+// can include it. It defines the alignment modes, the residue alphabets and
+// the affine gap scoring scheme. docs/scoring.md states the recurrences and
+// the canonical tie rule in full.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpualign {
+
+/// Alignment mode.
+///  - local:  Smith-Waterman (1981) with Gotoh's (1982) affine gaps.
+///  - global: Needleman-Wunsch (1970) with Gotoh's (1982) affine gaps.
+enum class AlignMode : std::uint8_t { local, global };
+
+/// Residue alphabet of an encoded sequence.
+///  - dna:     5 letters, codes follow seqan3::dna5 ranks: A=0 C=1 G=2 N=3 T=4.
+///             Other IUPAC codes are read as N, U as T; lowercase is accepted.
+///  - protein: 27 letters, codes follow seqan3::aa27 ranks (A..Z without the
+///             gaps of seqan3's ordering, then '*'); 20 amino acids plus
+///             B J O U X Z *.
+enum class Alphabet : std::uint8_t { dna, protein };
+
+/// Number of codes in an alphabet (5 for dna, 27 for protein).
+int alphabet_size(Alphabet a) noexcept;
+
+/// Printable name ("dna" or "protein").
+const char* to_string(Alphabet a) noexcept;
+/// Printable name ("local" or "global").
+const char* to_string(AlignMode m) noexcept;
+
+/// A substitution matrix plus affine gap penalties.
+///
+/// Units: scores are integers. Penalties are stored as positive numbers and
+/// subtracted: a gap of length L >= 1 costs `gap_open + L * gap_extend`
+/// (the BLAST / SeqAn3 convention; parasail charges `open + (L-1)*extend`).
+/// `gap_open == 0` gives linear gaps.
+///
+/// `matrix` is row-major, `size * size` entries, row = query code,
+/// column = ref code. Owned by value, host memory.
+struct ScoringScheme {
+    Alphabet alphabet = Alphabet::dna;
+    int size = 5;                       ///< alphabet_size(alphabet)
+    std::vector<std::int32_t> matrix;   ///< size*size substitution scores
+    std::int32_t gap_open = 5;          ///< positive penalty for opening a gap
+    std::int32_t gap_extend = 2;        ///< positive penalty per gap position
+    std::string matrix_name;            ///< e.g. "BLOSUM62", a file path, or "match/mismatch"
+
+    /// Substitution score of query code q against ref code r (no bounds check).
+    std::int32_t score(std::uint8_t q, std::uint8_t r) const noexcept {
+        return matrix[static_cast<std::size_t>(q) * static_cast<std::size_t>(size) + r];
+    }
+    /// Largest absolute substitution score (used for overflow bounds).
+    std::int32_t max_abs_score() const noexcept;
+
+    /// Checks the invariants above. Throws std::invalid_argument naming the
+    /// offending value: negative penalties, gap_extend == 0 with gap_open > 0
+    /// is allowed, penalties or scores beyond +-1,000,000, or a matrix whose
+    /// size does not match the alphabet.
+    void validate() const;
+};
+
+/// DNA scheme: `match` on equal bases (A,C,G,T), `-mismatch` otherwise.
+/// N against anything (N included) scores `n_score`, by default `-mismatch`.
+/// Inputs are positive numbers as typed on the command line (match >= 0,
+/// mismatch >= 0). Throws std::invalid_argument on negative values.
+ScoringScheme make_dna_scheme(std::int32_t match, std::int32_t mismatch,
+                              std::int32_t gap_open, std::int32_t gap_extend,
+                              std::int32_t n_score);
+
+/// True when a pair of lengths (query_len x ref_len) can be scored in 32-bit
+/// integers without overflow: the bound `(query_len + ref_len) *
+/// (max_abs_score + gap_open + gap_extend)` must stay below 2^30.
+bool fits_int32(const ScoringScheme& s, std::uint64_t query_len, std::uint64_t ref_len) noexcept;
+
+}  // namespace gpualign

@@ -1,0 +1,196 @@
+// CPU reference aligner. Recurrences and tie rule: docs/scoring.md.
+#include "gpualign/cpu_aligner.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace gpualign {
+namespace {
+
+// A "minus infinity" that survives subtracting penalties without wrapping.
+constexpr std::int32_t neg_inf = std::numeric_limits<std::int32_t>::min() / 2;
+
+// Direction byte layout (docs/scoring.md): bits 0-1 H source, bit 2 E extended,
+// bit 3 F extended.
+constexpr std::uint8_t from_zero = 0, from_diag = 1, from_e = 2, from_f = 3;
+constexpr std::uint8_t e_extended = 4, f_extended = 8;
+
+// Boundary value of H on row 0 / column 0 for global mode: -(go + k*ge), k > 0.
+std::int32_t global_border(const ScoringScheme& s, std::int64_t k) {
+    return k == 0 ? 0 : static_cast<std::int32_t>(-(s.gap_open + k * s.gap_extend));
+}
+
+void append_run(std::vector<std::uint32_t>& rev_cigar, CigarOp op) {
+    if (!rev_cigar.empty() && cigar_op(rev_cigar.back()) == op)
+        rev_cigar.back() += 1u << 4;
+    else
+        rev_cigar.push_back(cigar_pack(op, 1));
+}
+
+struct Cell { std::int32_t i, j; };
+
+AlignmentResult align_with_traceback(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r,
+                                     const ScoringScheme& s, AlignMode mode) {
+    const std::int64_t m = static_cast<std::int64_t>(q.size());
+    const std::int64_t n = static_cast<std::int64_t>(r.size());
+    const bool local = mode == AlignMode::local;
+    const std::int32_t open = s.gap_open + s.gap_extend, ext = s.gap_extend;
+
+    std::vector<std::uint8_t> dir(static_cast<std::size_t>(m * n));
+    std::vector<std::int32_t> h_prev(n + 1), h_cur(n + 1), f(n + 1, neg_inf);
+    for (std::int64_t j = 0; j <= n; ++j) h_prev[j] = local ? 0 : global_border(s, j);
+
+    std::int32_t best = 0;
+    Cell best_cell{0, 0};
+    for (std::int64_t i = 1; i <= m; ++i) {
+        h_cur[0] = local ? 0 : global_border(s, i);
+        std::int32_t e = neg_inf;
+        const std::int32_t* row_scores = &s.matrix[static_cast<std::size_t>(q[i - 1]) * s.size];
+        std::uint8_t* d = &dir[static_cast<std::size_t>((i - 1) * n)];
+        for (std::int64_t j = 1; j <= n; ++j) {
+            std::uint8_t bits = 0;
+            // E(i,j) = max(E(i,j-1) - ge, H(i,j-1) - (go+ge)); opening wins ties.
+            const std::int32_t e_open = h_cur[j - 1] - open, e_ext = e - ext;
+            if (e_ext > e_open) { e = e_ext; bits |= e_extended; } else { e = e_open; }
+            // F(i,j) = max(F(i-1,j) - ge, H(i-1,j) - (go+ge)); opening wins ties.
+            const std::int32_t f_open = h_prev[j] - open, f_ext = f[j] - ext;
+            if (f_ext > f_open) { f[j] = f_ext; bits |= f_extended; } else { f[j] = f_open; }
+            // H(i,j) = max(diag, E, F [, 0]); preference diag > E > F, zero first in local.
+            const std::int32_t diag = h_prev[j - 1] + row_scores[r[j - 1]];
+            std::int32_t h = diag;
+            std::uint8_t src = from_diag;
+            if (e > h) { h = e; src = from_e; }
+            if (f[j] > h) { h = f[j]; src = from_f; }
+            if (local && h <= 0) { h = 0; src = from_zero; }
+            h_cur[j] = h;
+            d[j - 1] = bits | src;
+            if (local && h > best) { best = h; best_cell = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(j)}; }
+        }
+        std::swap(h_prev, h_cur);
+    }
+
+    AlignmentResult res;
+    res.has_cigar = true;
+    if (local) {
+        if (best == 0) return res;  // unaligned
+        res.score = best;
+    } else {
+        res.score = h_prev[n];
+        best_cell = {static_cast<std::int32_t>(m), static_cast<std::int32_t>(n)};
+    }
+    res.query_end = best_cell.i;
+    res.ref_end = best_cell.j;
+
+    // Traceback, state machine of docs/scoring.md.
+    std::vector<std::uint32_t> rev;
+    std::int64_t i = best_cell.i, j = best_cell.j;
+    enum class State { h, e, f } state = State::h;
+    while (true) {
+        if (!local && (i == 0 || j == 0)) {
+            for (; j > 0; --j) append_run(rev, CigarOp::del);
+            for (; i > 0; --i) append_run(rev, CigarOp::ins);
+            break;
+        }
+        const std::uint8_t bits = dir[static_cast<std::size_t>((i - 1) * n + (j - 1))];
+        if (state == State::h) {
+            const std::uint8_t src = bits & 3;
+            if (src == from_zero) break;  // local only
+            if (src == from_diag) {
+                append_run(rev, residues_identical(s.alphabet, q[i - 1], r[j - 1]) ? CigarOp::eq : CigarOp::diff);
+                --i; --j;
+                if (local && (i == 0 || j == 0)) break;
+            } else {
+                state = src == from_e ? State::e : State::f;
+            }
+        } else if (state == State::e) {
+            append_run(rev, CigarOp::del);
+            if (!(bits & e_extended)) state = State::h;
+            --j;
+        } else {
+            append_run(rev, CigarOp::ins);
+            if (!(bits & f_extended)) state = State::h;
+            --i;
+        }
+    }
+    res.query_begin = static_cast<std::int32_t>(i);
+    res.ref_begin = static_cast<std::int32_t>(j);
+    res.cigar.assign(rev.rbegin(), rev.rend());
+    return res;
+}
+
+// Score-only: linear memory; the local begin cell is carried with each state.
+AlignmentResult align_score_only(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r,
+                                 const ScoringScheme& s, AlignMode mode) {
+    const std::int64_t m = static_cast<std::int64_t>(q.size());
+    const std::int64_t n = static_cast<std::int64_t>(r.size());
+    const bool local = mode == AlignMode::local;
+    const std::int32_t open = s.gap_open + s.gap_extend, ext = s.gap_extend;
+
+    std::vector<std::int32_t> h_prev(n + 1), h_cur(n + 1), f(n + 1, neg_inf);
+    // Begin cells (local only), packed as i << 32 | j.
+    std::vector<std::uint64_t> hb_prev(n + 1), hb_cur(n + 1), fb(n + 1);
+    auto pack = [](std::int64_t i, std::int64_t j) { return static_cast<std::uint64_t>(i) << 32 | static_cast<std::uint64_t>(j); };
+    for (std::int64_t j = 0; j <= n; ++j) {
+        h_prev[j] = local ? 0 : global_border(s, j);
+        hb_prev[j] = pack(0, j);
+    }
+    std::int32_t best = 0;
+    Cell best_cell{0, 0};
+    std::uint64_t best_begin = 0;
+    for (std::int64_t i = 1; i <= m; ++i) {
+        h_cur[0] = local ? 0 : global_border(s, i);
+        hb_cur[0] = pack(i, 0);
+        std::int32_t e = neg_inf;
+        std::uint64_t eb = 0;
+        const std::int32_t* row_scores = &s.matrix[static_cast<std::size_t>(q[i - 1]) * s.size];
+        for (std::int64_t j = 1; j <= n; ++j) {
+            const std::int32_t e_open = h_cur[j - 1] - open, e_ext = e - ext;
+            if (e_ext > e_open) { e = e_ext; } else { e = e_open; eb = hb_cur[j - 1]; }
+            const std::int32_t f_open = h_prev[j] - open, f_ext = f[j] - ext;
+            if (f_ext > f_open) { f[j] = f_ext; } else { f[j] = f_open; fb[j] = hb_prev[j]; }
+            std::int32_t h = h_prev[j - 1] + row_scores[r[j - 1]];
+            std::uint64_t hb = hb_prev[j - 1];
+            if (e > h) { h = e; hb = eb; }
+            if (f[j] > h) { h = f[j]; hb = fb[j]; }
+            if (local && h <= 0) { h = 0; hb = pack(i, j); }
+            h_cur[j] = h;
+            hb_cur[j] = hb;
+            if (local && h > best) { best = h; best_cell = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(j)}; best_begin = hb; }
+        }
+        std::swap(h_prev, h_cur);
+        std::swap(hb_prev, hb_cur);
+    }
+    AlignmentResult res;
+    if (local) {
+        if (best == 0) return res;
+        res.score = best;
+        res.query_begin = static_cast<std::int32_t>(best_begin >> 32);
+        res.ref_begin = static_cast<std::int32_t>(best_begin & 0xFFFFFFFFu);
+        res.query_end = best_cell.i;
+        res.ref_end = best_cell.j;
+    } else {
+        res.score = h_prev[n];
+        res.query_end = static_cast<std::int32_t>(m);
+        res.ref_end = static_cast<std::int32_t>(n);
+    }
+    return res;
+}
+
+}  // namespace
+
+AlignmentResult align_pair(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
+                           const ScoringScheme& s, AlignMode mode, bool score_only) {
+    if (!fits_int32(s, query.size(), ref.size()))
+        throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
+                                std::to_string(ref.size()) + " could overflow 32-bit scores");
+    if (score_only) return align_score_only(query, ref, s, mode);
+    if (static_cast<std::uint64_t>(query.size()) * ref.size() > max_traceback_cells)
+        throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
+                                std::to_string(ref.size()) + " is too large for a full traceback; use --score-only");
+    return align_with_traceback(query, ref, s, mode);
+}
+
+}  // namespace gpualign

@@ -1,0 +1,1 @@
+#include "gpualign/scoring.hpp"
