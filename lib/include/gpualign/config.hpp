@@ -1,0 +1,66 @@
+// gpualign — the run configuration: every option of `gpualign sw|nw`, with
+// its default, validated once (configuration as data, as in SeqAn3; one
+// validator, as in ksw2/minimap2).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gpualign/scoring.hpp"
+
+namespace gpualign {
+
+enum class OutputFormat : std::uint8_t { tsv, sam };
+enum class AlphabetChoice : std::uint8_t { automatic, dna, protein };
+enum class BackendChoice : std::uint8_t { automatic, cpu, gpu };
+
+/// Defaults, printed by `--help` from here.
+struct Defaults {
+    static constexpr std::int32_t dna_match = 2;
+    static constexpr std::int32_t dna_mismatch = 3;
+    static constexpr std::int32_t dna_gap_open = 5;
+    static constexpr std::int32_t dna_gap_extend = 2;
+    static constexpr const char* protein_matrix = "BLOSUM62";
+    static constexpr std::int32_t protein_gap_open = 11;
+    static constexpr std::int32_t protein_gap_extend = 1;
+    static constexpr std::size_t batch_pairs = 4096;          ///< pairs per batch (CPU and GPU)
+    static constexpr std::size_t batch_bases = 16u << 20;     ///< query+ref bases per batch
+};
+
+/// Everything one run needs. Optional fields left empty take the defaults of
+/// the alphabet that is finally chosen (see resolve_scoring in pipeline.hpp).
+struct AlignConfig {
+    AlignMode mode = AlignMode::local;
+    std::string query_path;                 ///< FASTA/FASTQ, optionally gzip; "-" = stdin
+    std::string ref_path;                   ///< likewise; record i pairs with query record i
+    std::string out_path = "-";             ///< "-" = stdout
+    std::optional<OutputFormat> format;     ///< empty: from out_path's extension, else tsv
+    AlphabetChoice alphabet = AlphabetChoice::automatic;
+    std::optional<std::int32_t> match;      ///< DNA match score (>= 0)
+    std::optional<std::int32_t> mismatch;   ///< DNA mismatch penalty (>= 0)
+    std::optional<std::int32_t> gap_open;   ///< positive penalty; 0 = linear gaps
+    std::optional<std::int32_t> gap_extend; ///< positive penalty per gap position
+    std::optional<std::string> matrix;      ///< BLOSUM name or NCBI-format file (protein, or DNA file)
+    std::optional<std::int32_t> n_score;    ///< DNA: score of N against any base (default -mismatch)
+    bool score_only = false;
+    int threads = 0;                        ///< 0 = all cores
+    BackendChoice backend = BackendChoice::automatic;
+    int device = 0;                         ///< CUDA device ordinal
+    std::size_t batch_pairs = Defaults::batch_pairs;
+    std::size_t batch_bases = Defaults::batch_bases;
+    std::string command_line;               ///< for SAM @PG CL
+
+    /// Checks every field once. Throws std::invalid_argument naming the
+    /// option: negative scores or penalties, empty paths, threads < 0,
+    /// device < 0, zero batch sizes, --match/--mismatch/--n-score with
+    /// --alphabet protein, the same path as input and output.
+    void validate() const;
+
+    /// The output format: `format` if set, else ".sam" (case-insensitive) in
+    /// out_path => sam, else tsv.
+    OutputFormat output_format() const;
+};
+
+}  // namespace gpualign

@@ -1,0 +1,61 @@
+#include "gpualign/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+namespace gpualign {
+namespace {
+
+void require(bool ok, const std::string& message) {
+    if (!ok) throw std::invalid_argument(message);
+}
+
+void require_non_negative(const std::optional<std::int32_t>& v, const char* option) {
+    if (v) require(*v >= 0, std::string(option) + " must be >= 0 (penalties are given as positive numbers), got " +
+                                std::to_string(*v));
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    if (a == "-" || b == "-") return false;
+    std::error_code ec;
+    if (std::filesystem::equivalent(a, b, ec)) return true;
+    const auto ca = std::filesystem::weakly_canonical(a, ec);
+    const auto cb = std::filesystem::weakly_canonical(b, ec);
+    return !ec && ca == cb;
+}
+
+}  // namespace
+
+void AlignConfig::validate() const {
+    require(!query_path.empty(), "missing QUERIES file");
+    require(!ref_path.empty(), "missing REFS file");
+    require(!out_path.empty(), "-o/--output must not be empty");
+    require(!(query_path == "-" && ref_path == "-"), "QUERIES and REFS cannot both be read from stdin");
+    require_non_negative(match, "--match");
+    require_non_negative(mismatch, "--mismatch");
+    require_non_negative(gap_open, "--gap-open");
+    require_non_negative(gap_extend, "--gap-extend");
+    if (alphabet == AlphabetChoice::protein)
+        require(!match && !mismatch && !n_score, "--match, --mismatch and --n-score apply to DNA only; use --matrix for protein");
+    if (matrix) require(!matrix->empty(), "--matrix must name a matrix or a file");
+    if (matrix) require(!match && !mismatch, "--matrix conflicts with --match/--mismatch");
+    require(threads >= 0, "--threads must be >= 0, got " + std::to_string(threads));
+    require(device >= 0, "--device must be >= 0, got " + std::to_string(device));
+    require(batch_pairs > 0, "--batch-pairs must be > 0");
+    require(batch_bases > 0, "--batch-bases must be > 0");
+    require(!same_file(query_path, out_path), "output " + out_path + " is the same file as QUERIES " + query_path);
+    require(!same_file(ref_path, out_path), "output " + out_path + " is the same file as REFS " + ref_path);
+}
+
+OutputFormat AlignConfig::output_format() const {
+    if (format) return *format;
+    std::string ext = std::filesystem::path(out_path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    return ext == ".sam" ? OutputFormat::sam : OutputFormat::tsv;
+}
+
+}  // namespace gpualign

@@ -1,1 +1,0 @@
-#include "gpualign/scoring.hpp"
