@@ -1,0 +1,252 @@
+// The batch pipeline: read pairs, align on the chosen backend, write.
+#include "gpualign/pipeline.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <exception>
+#include <future>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/gpu/engine.hpp"
+#include "gpualign/io_error.hpp"
+#include "gpualign/matrix.hpp"
+#include "gpualign/sequence_io.hpp"
+#include "gpualign/writers.hpp"
+
+namespace gpualign {
+namespace {
+
+/// One batch of pairs; queries[k] pairs with refs[k]. `first` is the 0-based
+/// index of the batch's first pair in the input.
+struct Batch {
+    std::uint64_t first = 0;
+    std::vector<SequenceRecord> queries;
+    std::vector<SequenceRecord> refs;
+    std::size_t size() const noexcept { return queries.size(); }
+};
+
+/// Reads record i of QUERIES together with record i of REFS, in batches.
+class PairReader {
+public:
+    PairReader(const AlignConfig& c)
+        : queries_(c.query_path, c.alphabet), refs_(c.ref_path, c.alphabet), batch_pairs_(c.batch_pairs),
+          batch_bases_(c.batch_bases) {}
+
+    /// The alphabet of both files; with --alphabet auto they must agree.
+    Alphabet alphabet() {
+        const Alphabet q = queries_.alphabet(), r = refs_.alphabet();
+        if (q != r)
+            throw InputError("QUERIES " + display_path(queries_.path()) + " looks like " + to_string(q) + " but REFS " +
+                             display_path(refs_.path()) + " looks like " + to_string(r) +
+                             "; choose one with --alphabet dna|protein");
+        return q;
+    }
+
+    /// The next batch (empty at the end of both files).
+    /// @throws InputError when one file has more records than the other.
+    Batch next() {
+        Batch b;
+        b.first = pairs_read_;
+        std::size_t bases = 0;
+        while (b.size() < batch_pairs_ && bases < batch_bases_) {
+            SequenceRecord q, r;
+            const bool has_q = queries_.next(q);
+            const bool has_r = refs_.next(r);
+            if (has_q != has_r) throw count_mismatch(has_q, has_r);
+            if (!has_q) break;
+            bases += q.codes.size() + r.codes.size();
+            b.queries.push_back(std::move(q));
+            b.refs.push_back(std::move(r));
+            ++pairs_read_;
+        }
+        return b;
+    }
+
+private:
+    InputError count_mismatch(bool has_q, bool has_r) {
+        SequenceRecord scratch;
+        SequenceReader& longer = has_q ? queries_ : refs_;
+        while (longer.next(scratch)) {}
+        (void)has_r;
+        const std::uint64_t nq = queries_.records_read(), nr = refs_.records_read();
+        return InputError("record counts differ: QUERIES " + display_path(queries_.path()) + " has " + std::to_string(nq) +
+                          " records but REFS " + display_path(refs_.path()) + " has " + std::to_string(nr) +
+                          " (record i of QUERIES is aligned with record i of REFS)");
+    }
+
+    SequenceReader queries_, refs_;
+    std::size_t batch_pairs_, batch_bases_;
+    std::uint64_t pairs_read_ = 0;
+};
+
+std::string pair_context(const Batch& b, std::size_t k) {
+    return "pair " + std::to_string(b.first + k + 1) + " (query " + b.queries[k].name + ", ref " + b.refs[k].name + ")";
+}
+
+/// Aligns the pairs `indices` of `b` on the CPU, in parallel over pairs.
+void align_on_cpu(const Batch& b, const std::vector<std::size_t>& indices, const ScoringScheme& s, AlignMode mode,
+                  bool score_only, int threads, std::vector<AlignmentResult>& out) {
+    std::exception_ptr error;
+    std::string error_context;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::size_t n = 0; n < indices.size(); ++n) {
+        const std::size_t k = indices[n];
+        try {
+            out[k] = align_pair(b.queries[k].codes, b.refs[k].codes, s, mode, score_only);
+        } catch (...) {
+#pragma omp critical
+            if (!error) {
+                error = std::current_exception();
+                error_context = pair_context(b, k);
+            }
+        }
+    }
+    if (error) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            throw std::runtime_error(error_context + ": " + e.what());
+        }
+    }
+}
+
+/// A backend: the CPU, or a GPU engine with the CPU for pairs it cannot take.
+class Aligner {
+public:
+    Aligner(const AlignConfig& c, const ScoringScheme& s) : scheme_(s), mode_(c.mode), score_only_(c.score_only) {
+        threads_ = c.threads > 0 ? c.threads : omp_get_num_procs();
+        bool use_gpu = false;
+        const int devices = gpu::device_count();
+        if (c.backend == BackendChoice::gpu) {
+            if (devices == 0) throw std::runtime_error("--backend gpu: no CUDA device is visible");
+            use_gpu = true;
+        } else if (c.backend == BackendChoice::automatic) {
+            use_gpu = devices > 0;
+            if (!use_gpu) spdlog::warn("no CUDA device is visible; using the CPU backend");
+        }
+        if (use_gpu) {
+            if (c.device >= devices)
+                throw std::runtime_error("--device " + std::to_string(c.device) + ": only " + std::to_string(devices) +
+                                         " CUDA device(s) visible");
+            gpu::EngineOptions options;
+            options.device = c.device;
+            engine_ = std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, options);
+            description_ = "gpu " + gpu::device_description(c.device);
+            spdlog::info("using GPU {}", gpu::device_description(c.device));
+        } else {
+            description_ = "cpu (" + std::to_string(threads_) + " threads)";
+        }
+    }
+
+    std::vector<AlignmentResult> align(const Batch& b) {
+        std::vector<AlignmentResult> out(b.size());
+        std::vector<std::size_t> on_cpu;
+        if (engine_) {
+            std::vector<gpu::PairView> views;
+            std::vector<std::size_t> on_gpu;
+            for (std::size_t k = 0; k < b.size(); ++k) {
+                const auto& q = b.queries[k].codes;
+                const auto& r = b.refs[k].codes;
+                if (engine_->accepts(q.size(), r.size())) {
+                    views.push_back({q, r});
+                    on_gpu.push_back(k);
+                } else {
+                    on_cpu.push_back(k);
+                }
+            }
+            if (!views.empty()) {
+                std::vector<AlignmentResult> got = engine_->align(views);
+                for (std::size_t n = 0; n < on_gpu.size(); ++n) out[on_gpu[n]] = std::move(got[n]);
+            }
+            cpu_fallback_ += on_cpu.size();
+        } else {
+            on_cpu.resize(b.size());
+            for (std::size_t k = 0; k < b.size(); ++k) on_cpu[k] = k;
+        }
+        if (!on_cpu.empty()) align_on_cpu(b, on_cpu, scheme_, mode_, score_only_, threads_, out);
+        return out;
+    }
+
+    const std::string& description() const noexcept { return description_; }
+    std::uint64_t cpu_fallback() const noexcept { return cpu_fallback_; }
+
+private:
+    const ScoringScheme& scheme_;
+    AlignMode mode_;
+    bool score_only_;
+    int threads_ = 1;
+    std::unique_ptr<gpu::Engine> engine_;
+    std::string description_;
+    std::uint64_t cpu_fallback_ = 0;
+};
+
+}  // namespace
+
+ScoringScheme resolve_scoring(const AlignConfig& c, Alphabet alphabet) {
+    if (alphabet == Alphabet::protein) {
+        if (c.match || c.mismatch || c.n_score)
+            throw std::invalid_argument("--match, --mismatch and --n-score apply to DNA only; use --matrix for protein");
+        return make_protein_scheme(c.matrix.value_or(Defaults::protein_matrix),
+                                   c.gap_open.value_or(Defaults::protein_gap_open),
+                                   c.gap_extend.value_or(Defaults::protein_gap_extend));
+    }
+    const std::int32_t go = c.gap_open.value_or(Defaults::dna_gap_open);
+    const std::int32_t ge = c.gap_extend.value_or(Defaults::dna_gap_extend);
+    if (c.matrix) return make_matrix_scheme(*c.matrix, Alphabet::dna, go, ge);
+    const std::int32_t mismatch = c.mismatch.value_or(Defaults::dna_mismatch);
+    return make_dna_scheme(c.match.value_or(Defaults::dna_match), mismatch, go, ge, c.n_score.value_or(-mismatch));
+}
+
+RunStats run_alignment(const AlignConfig& c) {
+    const auto start = std::chrono::steady_clock::now();
+    PairReader reader(c);
+    const Alphabet alphabet = reader.alphabet();
+    const ScoringScheme scheme = resolve_scoring(c, alphabet);
+    spdlog::debug("{} alignment, {} alphabet, matrix {}, gap_open {}, gap_extend {}", to_string(c.mode),
+                  to_string(alphabet), scheme.matrix_name, scheme.gap_open, scheme.gap_extend);
+    Aligner aligner(c, scheme);
+
+    WriterOptions wopt;
+    wopt.format = c.output_format();
+    wopt.score_only = c.score_only;
+    wopt.command_line = c.command_line;
+    AlignmentWriter writer(c.out_path, wopt);
+
+    RunStats stats;
+    // Three stages overlap: reading batch k+1 and writing batch k-1 run while
+    // batch k is aligned. The futures are declared after the reader and the
+    // writer so that they finish before those are destroyed.
+    std::future<Batch> next_batch = std::async(std::launch::async, [&] { return reader.next(); });
+    std::future<void> written;
+    while (true) {
+        auto batch = std::make_shared<Batch>(next_batch.get());
+        if (batch->size() == 0) break;
+        next_batch = std::async(std::launch::async, [&] { return reader.next(); });
+        auto results = std::make_shared<std::vector<AlignmentResult>>(aligner.align(*batch));
+        for (std::size_t k = 0; k < batch->size(); ++k)
+            stats.cells += static_cast<std::uint64_t>(batch->queries[k].codes.size()) * batch->refs[k].codes.size();
+        stats.pairs += batch->size();
+        if (written.valid()) written.get();
+        written = std::async(std::launch::async, [&writer, batch, results] {
+            for (std::size_t k = 0; k < batch->size(); ++k) writer.write(batch->queries[k], batch->refs[k], (*results)[k]);
+        });
+    }
+    if (written.valid()) written.get();
+    writer.commit();
+    stats.cpu_fallback = aligner.cpu_fallback();
+    if (stats.cpu_fallback > 0)
+        spdlog::info("{} pairs were too long for the GPU batch kernels and were aligned on the CPU", stats.cpu_fallback);
+    stats.backend = aligner.description();
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return stats;
+}
+
+}  // namespace gpualign

@@ -1,0 +1,198 @@
+// End-to-end tests of the `gpualign` binary: exit codes, messages, output
+// files, and the error paths of the foundation issue.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+    int exit_code;
+    std::string out;
+    std::string err;
+};
+
+class Cli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("gpualign_cli_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    static std::string slurp(const fs::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    }
+    fs::path write(const std::string& name, const std::string& text) {
+        fs::path p = dir_ / name;
+        std::ofstream(p, std::ios::binary) << text;
+        return p;
+    }
+    /// Runs gpualign with `args` (a shell fragment), stdout and stderr captured.
+    RunResult run(const std::string& args) {
+        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+        const std::string cmd = std::string(GPUALIGN_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+        const int status = std::system(cmd.c_str());
+        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    }
+    /// No file in the test directory other than the captured streams and `keep`.
+    void expect_no_stray_files(std::initializer_list<std::string> keep) {
+        for (const auto& e : fs::directory_iterator(dir_)) {
+            const std::string name = e.path().filename().string();
+            if (name == "stdout.txt" || name == "stderr.txt") continue;
+            bool kept = false;
+            for (const auto& k : keep) kept |= name == k;
+            EXPECT_TRUE(kept) << "unexpected file left behind: " << name;
+        }
+    }
+    static std::string data(const std::string& name) { return std::string(GPUALIGN_TEST_DATA) + "/../../data/" + name; }
+
+    fs::path dir_;
+};
+
+TEST_F(Cli, HelpPrintsDefaultsFromTheConfig) {
+    const auto r = run("--help");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("default DNA 5, protein 11"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("BLOSUM62"), std::string::npos);
+}
+
+TEST_F(Cli, VersionPrintsVersion) {
+    const auto r = run("--version");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out.rfind("gpualign ", 0), 0u) << r.out;
+}
+
+TEST_F(Cli, LocalTsvOnBundledExample) {
+    const fs::path out = dir_ / "out.tsv";
+    const auto r = run("sw " + data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(out);
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line,
+              "query\tquery_len\tquery_begin\tquery_end\tref\tref_len\tref_begin\tref_end\tscore\tmatches\tmismatches\t"
+              "gap_opens\talignment_len\tidentity\tcigar");
+    int rows = 0;
+    while (std::getline(in, line)) ++rows;
+    EXPECT_EQ(rows, 200);
+    EXPECT_NE(r.err.find("GCUPS"), std::string::npos) << r.err;
+    expect_no_stray_files({"out.tsv"});
+}
+
+TEST_F(Cli, SamFromExtensionPassesSamtools) {
+    if (std::system("samtools --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "samtools not installed";
+    const fs::path out = dir_ / "out.sam";
+    const auto r = run("nw " + data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(slurp(out).rfind("@HD\tVN:", 0), 0u);
+    EXPECT_EQ(std::system(("samtools quickcheck -u " + out.string()).c_str()), 0);
+    EXPECT_EQ(std::system(("samtools view -c " + out.string() + " > " + (dir_ / "count").string()).c_str()), 0);
+    EXPECT_EQ(std::stoi(slurp(dir_ / "count")), 200);
+}
+
+TEST_F(Cli, StdoutWhenNoOutputGiven) {
+    const auto q = write("q.fa", ">q1\nACGTACGTAC\n");
+    const auto t = write("t.fa", ">t1\nACGTACGTAC\n");
+    const auto r = run("nw " + q.string() + " " + t.string() + " --backend cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("q1\t10\t0\t10\tt1\t10\t0\t10\t20\t10\t0\t0\t10\t1.0000\t10="), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, ProteinOrthologsWithBlosum62) {
+    const fs::path out = dir_ / "p.tsv";
+    const auto r = run("sw " + data("orthologs_cow.fa") + " " + data("orthologs_pig.fa") + " --backend cpu -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::ifstream in(out);
+    std::string line;
+    int rows = -1;
+    while (std::getline(in, line)) ++rows;
+    EXPECT_EQ(rows, 37);
+}
+
+struct BadCase {
+    const char* name;
+    std::string args_after_files;  // extra options
+    const char* query;             // file contents, or nullptr for "missing file"
+    const char* ref;
+    int exit_code;
+    const char* message;  // substring expected on stderr
+};
+
+class CliBadInput : public Cli, public ::testing::WithParamInterface<BadCase> {};
+
+TEST_P(CliBadInput, FailsWithMessageAndNoOutput) {
+    const BadCase& c = GetParam();
+    const std::string q = c.query ? write("q.fa", c.query).string() : (dir_ / "missing.fa").string();
+    const std::string t = c.ref ? write("t.fa", c.ref).string() : (dir_ / "missing.fa").string();
+    const fs::path out = dir_ / "out.tsv";
+    const auto r = run("sw " + q + " " + t + " --backend cpu -o " + out.string() + " " + c.args_after_files);
+    EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << "stderr was: " << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    expect_no_stray_files({"q.fa", "t.fa"});
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Foundation, CliBadInput,
+    ::testing::Values(
+        BadCase{"missing_file", "", nullptr, ">t\nACGT\n", 1, "missing.fa"},
+        BadCase{"empty_file", "", "", ">t\nACGT\n", 1, "q.fa"},
+        BadCase{"not_fasta", "", "hello world\n", ">t\nACGT\n", 1, "q.fa"},
+        BadCase{"empty_sequence", "", ">q1\n>q2\nACGT\n", ">t\nACGT\n>t2\nACGT\n", 1, "q.fa"},
+        BadCase{"bad_character", "--alphabet dna", ">q1\nACGT\n>q2\nAC!T\n", ">t\nACGT\n>t2\nACGT\n", 1, "position 3"},
+        BadCase{"count_mismatch", "", ">q1\nACGT\n>q2\nACGT\n", ">t\nACGT\n", 1, "has 2 records but REFS"},
+        BadCase{"negative_penalty", "--gap-open -1", ">q\nACGT\n", ">t\nACGT\n", 2, "--gap-open"},
+        BadCase{"unknown_matrix", "--alphabet protein --matrix NOPE62", ">q\nMKV\n", ">t\nMKV\n", 1, "NOPE62"},
+        BadCase{"mixed_alphabets", "", ">q\nACGTACGTACGT\n", ">t\nMKVLWEEQRRPP\n", 1, "--alphabet"},
+        BadCase{"bad_mode", "--format xml", ">q\nACGT\n", ">t\nACGT\n", 2, "--format"},
+        BadCase{"unwritable_output_dir", "-o /nonexistent_dir/out.tsv", ">q\nACGT\n", ">t\nACGT\n", 1, "/nonexistent_dir"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
+
+TEST_F(Cli, TruncatedGzipIsAnError) {
+    const fs::path plain = write("q.fa", ">q1\nACGTACGTACGTACGTACGTACGTACGTACGTACGT\n>q2\nACGTACGTACGTACGTACGTACGTACGTACGT\n");
+    ASSERT_EQ(std::system(("gzip -kf " + plain.string()).c_str()), 0);
+    const fs::path gz = dir_ / "q.fa.gz";
+    const auto size = fs::file_size(gz);
+    fs::resize_file(gz, size - 12);
+    const auto t = write("t.fa", ">t1\nACGT\n>t2\nACGT\n");
+    const fs::path out = dir_ / "out.tsv";
+    const auto r = run("sw " + gz.string() + " " + t.string() + " --backend cpu -o " + out.string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("q.fa.gz"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(Cli, GzipInputGivesSameOutputAsPlain) {
+    const auto q = write("q.fa", ">q1\nACGTTGCAACGT\n>q2\nGGGTTTAAACCC\n");
+    const auto t = write("t.fa", ">t1\nACGTGCAACGT\n>t2\nGGGTTAAACCCA\n");
+    ASSERT_EQ(std::system(("gzip -kf " + q.string()).c_str()), 0);
+    const auto a = run("sw " + q.string() + " " + t.string() + " --backend cpu");
+    const auto b = run("sw " + q.string() + ".gz " + t.string() + " --backend cpu");
+    ASSERT_EQ(a.exit_code, 0);
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_EQ(a.out, b.out);
+}
+
+TEST_F(Cli, BackendGpuWithoutDeviceIsAClearError) {
+    const auto q = write("q.fa", ">q\nACGT\n");
+    const auto r = run("sw " + q.string() + " " + q.string() + " --backend gpu -o " + (dir_ / "o.tsv").string());
+    if (r.exit_code == 0) GTEST_SKIP() << "a CUDA device is visible";
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "o.tsv"));
+}
+
+}  // namespace
