@@ -37,6 +37,7 @@ cxxopts::Options make_options() {
                                    "  gpualign sw QUERIES REFS [-o OUT]   local (Smith-Waterman-Gotoh)\n"
                                    "  gpualign nw QUERIES REFS [-o OUT]   global (Needleman-Wunsch-Gotoh)\n"
                                    "Record i of QUERIES is aligned with record i of REFS. FASTA or FASTQ, plain or gzip; '-' reads stdin.");
+    o.set_width(100);
     o.custom_help("sw|nw QUERIES REFS [options]");
     o.positional_help("");
     const auto str = [](auto v) { return std::to_string(v); };

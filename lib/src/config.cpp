@@ -47,6 +47,8 @@ void AlignConfig::validate() const {
     require(device >= 0, "--device must be >= 0, got " + std::to_string(device));
     require(batch_pairs > 0, "--batch-pairs must be > 0");
     require(batch_bases > 0, "--batch-bases must be > 0");
+    require(!(score_only && output_format() == OutputFormat::sam),
+            "--score-only gives no CIGAR, which SAM records of aligned reads need; use TSV output with --score-only");
     require(!same_file(query_path, out_path), "output " + out_path + " is the same file as QUERIES " + query_path);
     require(!same_file(ref_path, out_path), "output " + out_path + " is the same file as REFS " + ref_path);
 }

@@ -55,7 +55,8 @@ struct AlignConfig {
     /// Checks every field once. Throws std::invalid_argument naming the
     /// option: negative scores or penalties, empty paths, threads < 0,
     /// device < 0, zero batch sizes, --match/--mismatch/--n-score with
-    /// --alphabet protein, the same path as input and output.
+    /// --alphabet protein, --score-only with SAM output, the same path as
+    /// input and output.
     void validate() const;
 
     /// The output format: `format` if set, else ".sam" (case-insensitive) in

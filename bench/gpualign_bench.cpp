@@ -1,0 +1,168 @@
+// gpualign_bench — throughput of gpualign::gpu::Engine (issue 3).
+//
+// Workloads:
+//   a  100,000 synthetic DNA pairs of 512 x 512, the ref a ~10% divergent copy
+//      of the query (seeded), match 2 / mismatch 3 / gap 5+2, N = -3
+//   b  the 10,000 real pacbio_ecoli pairs (reads.fa vs ref_windows.fa)
+//   c  100,000 synthetic protein pairs of ~512 (background amino-acid
+//      composition, ~30% divergence), BLOSUM62, gap 11+1
+// each score-only and with CIGAR, local (and global with --global).
+//
+// Kernel GCUPS: an Engine with one stream, so that the CUDA events around
+// each batch's kernels (Engine::last_kernel_ms) time the kernels alone; one
+// warm-up call, then the median of --runs calls. End-to-end GCUPS: an Engine
+// with two streams, host wall time of Engine::align (packing, copies, kernels,
+// conversion to AlignmentResult), warm-up, median of --runs. Cells =
+// sum of query_len * ref_len. Prints a table and writes a CSV.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu_test_util.hpp"
+
+namespace {
+
+using namespace gpualign;
+using test::Seq;
+
+struct Workload {
+    std::string name, description;
+    ScoringScheme scheme;
+    std::vector<Seq> q, r;
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+Workload synthetic(const std::string& name, Alphabet a, std::size_t pairs, std::size_t len, double divergence,
+                   std::uint64_t seed) {
+    Workload w;
+    w.name = name;
+    w.scheme = a == Alphabet::dna ? make_dna_scheme(2, 3, 5, 2, -3) : test::blosum62_scheme(11, 1);
+    w.description = std::to_string(pairs) + " synthetic " + to_string(a) + " pairs of " + std::to_string(len) + ", " +
+                    std::to_string(static_cast<int>(divergence * 100)) + "% divergence, seed " + std::to_string(seed);
+    test::Generator g(a, seed);
+    w.q.reserve(pairs);
+    w.r.reserve(pairs);
+    for (std::size_t k = 0; k < pairs; ++k) {
+        Seq q = g.random(len);
+        Seq r = g.mutate(q, divergence, len);
+        while (r.size() < len) r.push_back(g.residue());
+        w.q.push_back(std::move(q));
+        w.r.push_back(std::move(r));
+    }
+    return w;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string csv = "gpualign_bench.csv", which = "abc";
+    int runs = 5;
+    bool with_global = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--csv" && i + 1 < argc) csv = argv[++i];
+        else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--workloads" && i + 1 < argc) which = argv[++i];
+        else if (a == "--global") with_global = true;
+        else {
+            std::fprintf(stderr, "usage: gpualign_bench [--workloads abc] [--runs 5] [--global] [--csv FILE]\n"
+                                 "  real data from $GPUALIGN_SHARED_DATA (default %s)\n", test::shared_data_dir().c_str());
+            return 2;
+        }
+    }
+    if (gpu::device_count() == 0) {
+        std::fprintf(stderr, "gpualign_bench: no CUDA device visible\n");
+        return 1;
+    }
+    std::printf("device: %s\n", gpu::device_description(0).c_str());
+
+    std::vector<Workload> loads;
+    if (which.find('a') != std::string::npos) loads.push_back(synthetic("a_dna512", Alphabet::dna, 100000, 512, 0.10, 20261122));
+    if (which.find('b') != std::string::npos) {
+        Workload w;
+        w.name = "b_pacbio_ecoli";
+        w.description = "10,000 real PacBio E. coli read/reference-window pairs";
+        w.scheme = make_dna_scheme(2, 3, 5, 2, -3);
+        const std::string dir = test::shared_data_dir() + "/dna/pacbio_ecoli/";
+        try {
+            w.q = test::read_fasta(dir + "reads.fa", test::dna5_rank);
+            w.r = test::read_fasta(dir + "ref_windows.fa", test::dna5_rank);
+            loads.push_back(std::move(w));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "skipping workload b: %s\n", e.what());
+        }
+    }
+    if (which.find('c') != std::string::npos)
+        loads.push_back(synthetic("c_protein512", Alphabet::protein, 100000, 512, 0.30, 20261123));
+
+    std::ofstream out(csv);
+    out << "workload,pairs,cells,mode,output,kernel_ms_median,kernel_gcups,e2e_ms_median,e2e_gcups,checked_pairs\n";
+    std::printf("\n%-16s %-7s %-10s %12s %12s %12s %12s\n", "workload", "mode", "output", "kernel ms", "kernel GCUPS",
+                "e2e ms", "e2e GCUPS");
+    for (const Workload& w : loads) {
+        const auto views = test::views(w.q, w.r);
+        double cells = 0;
+        for (std::size_t i = 0; i < w.q.size(); ++i) cells += static_cast<double>(w.q[i].size()) * w.r[i].size();
+        std::fprintf(stderr, "%s: %s, %.3g cells\n", w.name.c_str(), w.description.c_str(), cells);
+        std::vector<AlignMode> modes = {AlignMode::local};
+        if (with_global) modes.push_back(AlignMode::global);
+        for (AlignMode mode : modes) {
+            for (bool score_only : {true, false}) {
+                std::vector<double> kms, wall;
+                std::size_t checked = 0;
+                {
+                    gpu::EngineOptions opt;
+                    opt.streams = 1;
+                    gpu::Engine e(w.scheme, mode, score_only, opt);
+                    auto res = e.align(views);  // warm-up
+                    // Spot check against the CPU reference (every 500th pair).
+                    std::vector<Seq> sq, sr;
+                    std::vector<std::size_t> idx;
+                    for (std::size_t i = 0; i < w.q.size(); i += 500) { sq.push_back(w.q[i]); sr.push_back(w.r[i]); idx.push_back(i); }
+                    const auto want = test::cpu_align_all(sq, sr, w.scheme, mode, score_only);
+                    for (std::size_t k = 0; k < idx.size(); ++k) {
+                        if (!(res[idx[k]] == want[k])) {
+                            std::fprintf(stderr, "MISMATCH %s pair %zu\n", w.name.c_str(), idx[k]);
+                            return 1;
+                        }
+                    }
+                    checked = idx.size();
+                    for (int k = 0; k < runs; ++k) {
+                        e.align(views);
+                        kms.push_back(e.last_kernel_ms());
+                    }
+                }
+                {
+                    gpu::EngineOptions opt;
+                    opt.streams = 2;
+                    gpu::Engine e(w.scheme, mode, score_only, opt);
+                    e.align(views);  // warm-up
+                    for (int k = 0; k < runs; ++k) {
+                        const auto t0 = std::chrono::steady_clock::now();
+                        auto res = e.align(views);
+                        const auto t1 = std::chrono::steady_clock::now();
+                        wall.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+                    }
+                }
+                const double km = median(kms), wm = median(wall);
+                const double kg = cells / (km * 1e-3) / 1e9, wg = cells / (wm * 1e-3) / 1e9;
+                const char* o = score_only ? "score-only" : "cigar";
+                std::printf("%-16s %-7s %-10s %12.2f %12.1f %12.2f %12.1f\n", w.name.c_str(), to_string(mode), o, km, kg,
+                            wm, wg);
+                std::fflush(stdout);
+                out << w.name << ',' << w.q.size() << ',' << cells << ',' << to_string(mode) << ',' << o << ',' << km
+                    << ',' << kg << ',' << wm << ',' << wg << ',' << checked << '\n';
+            }
+        }
+    }
+    std::printf("\nCSV: %s\n", csv.c_str());
+    return 0;
+}

@@ -1,0 +1,48 @@
+// gpualign — the memory layout of one device batch, shared by the host
+// dispatch (engine.cpp, g++) and the kernels (kernels/*.cuh, nvcc).
+// Plain C++ with fixed-width types only: no CUDA types, no SeqAn3.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpualign::gpu::detail {
+
+/// One pair of a batch, in device memory (the host fills a pinned copy).
+/// Offsets are relative to the batch's buffers; lengths in residues.
+/// Pairs are stored in batch order (sorted by length on the host); the
+/// kernels write output slot `b` for task `b`.
+struct PairTask {
+    std::uint32_t query_offset;    ///< first query code in the batch's sequence buffer (bytes)
+    std::uint32_t ref_offset;      ///< first ref code in the sequence buffer (bytes)
+    std::uint32_t query_len;       ///< m >= 1
+    std::uint32_t ref_len;         ///< n >= 1
+    std::uint64_t dir_offset;      ///< first byte of this pair's direction bits (8-byte aligned)
+    std::uint32_t scratch_offset;  ///< first boundary-row entry (16-byte units) for pairs of > 1 stripe
+    std::uint32_t cigar_offset;    ///< first CIGAR run slot (uint32 units); capacity query_len + ref_len
+};
+static_assert(sizeof(PairTask) == 32, "PairTask is copied as a flat array");
+
+/// Structure-of-arrays results of one batch, `count` entries each, laid out
+/// back to back in one int32 device buffer (and its pinned host mirror):
+/// score, query_begin, query_end, ref_begin, ref_end, cigar_runs.
+/// Coordinates are 0-based half-open as in gpualign::AlignmentResult.
+enum OutField : int { out_score = 0, out_query_begin, out_query_end, out_ref_begin, out_ref_end, out_cigar_runs, out_fields };
+
+/// Rows of the DP matrix covered by one warp-wide stripe: 32 lanes x R rows.
+constexpr std::uint32_t stripe_rows(int rows_per_thread) noexcept { return 32u * static_cast<std::uint32_t>(rows_per_thread); }
+
+/// Bytes of direction bits for an m x n pair (m, n >= 1) swept with R rows per
+/// lane: every full stripe stores (n + 31) wavefront steps x 32 lanes words of
+/// R/2 bytes (4 bits per cell), the last stripe (tc lanes in use)
+/// (n + tc - 1) x tc words. See kernels/dp_kernel.cuh for the addressing.
+constexpr std::uint64_t direction_bytes(std::uint64_t m, std::uint64_t n, int rows_per_thread) noexcept {
+    const std::uint64_t sr = stripe_rows(rows_per_thread);
+    const std::uint64_t stripes = (m + sr - 1) / sr;
+    const std::uint64_t last_rows = m - (stripes - 1) * sr;
+    const std::uint64_t tc = (last_rows + rows_per_thread - 1) / rows_per_thread;
+    const std::uint64_t words = (stripes - 1) * (n + 31) * 32 + (n + tc - 1) * tc;
+    return words * static_cast<std::uint64_t>(rows_per_thread / 2);
+}
+
+}  // namespace gpualign::gpu::detail

@@ -1,0 +1,33 @@
+// gpualign — host-side launch wrappers between the Engine (engine.cpp) and
+// the kernels (kernels/*.cuh). Declared with CUDA runtime types only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "batch_layout.hpp"
+
+namespace gpualign::gpu::detail {
+
+/// Device pointers and scalars of one batch launch (all device memory; see
+/// kernels/params.cuh for the meaning of each field).
+struct LaunchArgs {
+    const std::uint8_t* seqs;
+    const PairTask* tasks;
+    const std::int32_t* matrix;
+    std::int32_t* out;
+    std::uint32_t* cigar;
+    std::uint8_t* dirs;
+    void* scratch;  ///< int4 boundary rows
+    std::uint32_t count;
+    std::int32_t size, gap_open, gap_extend;
+    bool dna, local, traceback;
+};
+
+/// Enqueues the DP kernel (grid = count blocks of 32 threads) and, when
+/// `traceback`, the traceback kernel on `stream`. Asynchronous.
+/// @throws std::runtime_error naming the CUDA error if a launch fails.
+void launch_alignment(const LaunchArgs& args, cudaStream_t stream);
+
+}  // namespace gpualign::gpu::detail

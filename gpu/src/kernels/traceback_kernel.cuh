@@ -1,0 +1,110 @@
+// gpualign — the traceback kernel: one thread per pair walks the direction
+// bits written by dp_kernel<R, Local, true> from the end cell back to the
+// begin cell and emits the run-length CIGAR (BAM packing, len << 4 | op).
+//
+// Canonical rule (docs/scoring.md), state machine over cell (i, j):
+//   state H: local and source 0 -> stop; source 1 (diagonal) -> '=' or 'X',
+//            (i,j) -= (1,1), and a local path stops on row/column 0;
+//            source 2 -> state E; source 3 -> state F.
+//   state E: emit 'D'; if Ecell was opened (bit 2 clear) go to state H; j -= 1.
+//   state F: emit 'I'; if Fcell was opened (bit 3 clear) go to state H; i -= 1.
+//   global: on row 0 emit j 'D', on column 0 emit i 'I', and stop.
+// Runs are written in reverse (end to begin) at task.cigar_offset; the host
+// reverses them. Writes query_begin, ref_begin and the number of runs.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "params.cuh"
+
+namespace gpualign::gpu::kernels {
+
+template <int R, bool Local>
+__global__ void traceback_kernel(BatchParams p) {
+    using Word = std::conditional_t<R == 16, std::uint64_t, std::uint32_t>;
+    constexpr int stripe_rows = 32 * R;
+    constexpr std::uint32_t op_ins = 1, op_del = 2, op_eq = 7, op_diff = 8;  // gpualign::CigarOp
+
+    const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    const std::uint32_t cnt = p.count;
+    if (b >= cnt) return;
+    const detail::PairTask task = p.tasks[b];
+    const int m = static_cast<int>(task.query_len), n = static_cast<int>(task.ref_len);
+    const std::uint8_t* qs = p.seqs + task.query_offset;
+    const std::uint8_t* rs = p.seqs + task.ref_offset;
+    const Word* dirs = reinterpret_cast<const Word*>(p.dirs + task.dir_offset);
+    std::uint32_t* cig = p.cigar + task.cigar_offset;
+
+    int i = p.out[detail::out_query_end * cnt + b];
+    int j = p.out[detail::out_ref_end * cnt + b];
+    if (Local && p.out[detail::out_score * cnt + b] == 0) {  // unaligned
+        p.out[detail::out_query_begin * cnt + b] = 0;
+        p.out[detail::out_ref_begin * cnt + b] = 0;
+        p.out[detail::out_cigar_runs * cnt + b] = 0;
+        return;
+    }
+
+    const int stripes = (m + stripe_rows - 1) / stripe_rows;
+    const int last_tc = (m - (stripes - 1) * stripe_rows + R - 1) / R;
+    // Nibble of cell (i, j), 1 <= i <= m, 1 <= j <= n (layout: dp_kernel.cuh).
+    auto bits = [&](int ci, int cj) -> std::uint32_t {
+        const int s = (ci - 1) / stripe_rows;
+        const int rem = (ci - 1) - s * stripe_rows;
+        const int t = rem / R, r = rem % R;
+        const int tc = s == stripes - 1 ? last_tc : 32;
+        const std::size_t word = static_cast<std::size_t>(s) * static_cast<std::size_t>(n + 31) * 32u +
+                                 static_cast<std::size_t>(cj - 1 + t) * tc + t;
+        return static_cast<std::uint32_t>(dirs[word] >> (4 * r)) & 0xFu;
+    };
+
+    std::uint32_t runs = 0, run_op = 0, run_len = 0;
+    auto emit = [&](std::uint32_t op, std::uint32_t len) {
+        if (op == run_op) {
+            run_len += len;
+        } else {
+            if (run_len > 0) cig[runs++] = (run_len << 4) | run_op;
+            run_op = op;
+            run_len = len;
+        }
+    };
+
+    enum : int { st_h, st_e, st_f } state = st_h;
+    while (true) {
+        if (!Local && (i == 0 || j == 0)) {
+            if (j > 0) emit(op_del, static_cast<std::uint32_t>(j));
+            if (i > 0) emit(op_ins, static_cast<std::uint32_t>(i));
+            j = 0;
+            i = 0;
+            break;
+        }
+        const std::uint32_t nib = bits(i, j);
+        if (state == st_h) {
+            const std::uint32_t src = nib & 3u;
+            if (src == 0) break;  // local only: H == 0 ends the path here
+            if (src == 1) {
+                const std::uint8_t qc = qs[i - 1], rc = rs[j - 1];
+                emit(qc == rc && !(p.dna && qc == 3) ? op_eq : op_diff, 1);
+                --i;
+                --j;
+                if (Local && (i == 0 || j == 0)) break;
+            } else {
+                state = src == 2 ? st_e : st_f;
+            }
+        } else if (state == st_e) {
+            emit(op_del, 1);
+            if (!(nib & 4u)) state = st_h;
+            --j;
+        } else {
+            emit(op_ins, 1);
+            if (!(nib & 8u)) state = st_h;
+            --i;
+        }
+    }
+    if (run_len > 0) cig[runs++] = (run_len << 4) | run_op;
+    p.out[detail::out_query_begin * cnt + b] = i;
+    p.out[detail::out_ref_begin * cnt + b] = j;
+    p.out[detail::out_cigar_runs * cnt + b] = static_cast<std::int32_t>(runs);
+}
+
+}  // namespace gpualign::gpu::kernels

@@ -1,0 +1,50 @@
+// gpualign — the tuning table of the CUDA kernels (the last layer of
+// API -> dispatch -> kernels -> tuning). Host and device agree on these
+// numbers through this header; nothing here limits sequence lengths.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpualign::gpu::detail {
+
+/// Rows per lane of the local score-only kernel (8, 12 or 16); it carries begin
+/// cells, three more registers per row. Overridable at build time
+/// (-DGPUALIGN_TUNE_BEGIN_ROWS=8, host and device alike) to compare variants.
+#ifndef GPUALIGN_TUNE_BEGIN_ROWS
+#define GPUALIGN_TUNE_BEGIN_ROWS 16
+#endif
+
+/// Query rows held in registers by each lane of the DP warp (one warp = one
+/// thread block = one pair). 16 rows -> a stripe of 512 query rows; longer
+/// queries are swept stripe by stripe.
+constexpr int rows_per_thread(bool local, bool traceback) noexcept {
+    return (local && !traceback) ? GPUALIGN_TUNE_BEGIN_ROWS : 16;
+}
+
+/// Alphabets of at most this many codes (DNA) use the per-lane query profile
+/// in shared memory (size * R * 128 bytes per block); larger ones (protein)
+/// read the 32 x 32 matrix.
+constexpr int max_profile_alphabet = 8;
+
+/// Threads per block of the traceback kernel (one thread per pair).
+constexpr int traceback_block = 64;
+
+/// Largest query or ref length a kernel takes. The local score-only kernel
+/// packs a begin cell as (i << 16 | j); 65,535 also keeps every offset of one
+/// pair in 32 bits. Longer pairs go to the CPU path.
+constexpr std::size_t max_sequence_length = 65535;
+
+/// Batch shape: at most this many pairs per device batch (the engine also
+/// caps query+ref bases per batch by EngineOptions::max_batch_bases and the
+/// direction-bit bytes by the traceback budget).
+constexpr std::size_t max_batch_pairs = 32768;
+
+/// Pairs sorted together by length before being cut into batches.
+constexpr std::size_t window_pairs = 262144;
+
+/// Default device bytes for direction bits per stream (the engine lowers it
+/// to fit the free memory or EngineOptions::gpu_memory_limit).
+constexpr std::uint64_t default_traceback_bytes = std::uint64_t{3} << 30;
+
+}  // namespace gpualign::gpu::detail

@@ -1,0 +1,384 @@
+// gpualign — atomic output file, TSV and SAM writers.
+#include "gpualign/writers.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace gpualign {
+namespace {
+
+std::string shown_output(const std::string& path) { return path == "-" ? std::string("<stdout>") : path; }
+
+/// Creates a new file named `dir/.base.PID.N.tmp` (O_EXCL, mode 0666 less
+/// the umask), write-only or, with `read_write`, read-write. Returns the fd
+/// and the name; throws OutputError on failure.
+std::pair<int, std::string> create_temp(const std::filesystem::path& dir, const std::string& base,
+                                        const std::string& for_path, bool read_write = false) {
+    static std::atomic<unsigned> counter{0};
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const auto name = (dir / fmt::format(".{}.{}.{}.tmp", base, ::getpid(), counter++)).string();
+        const int fd = ::open(name.c_str(), (read_write ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) return {fd, name};
+        if (errno != EEXIST)
+            throw OutputError(fmt::format("{}: cannot create a temporary file in '{}': {}", shown_output(for_path),
+                                          dir.string(), std::strerror(errno)));
+    }
+    throw OutputError(fmt::format("{}: cannot create a temporary file in '{}'", shown_output(for_path), dir.string()));
+}
+
+/// A read-write scratch file with no name (unlinked at once): it vanishes
+/// when closed or when the process dies.
+class SpoolFile {
+public:
+    SpoolFile(const std::filesystem::path& dir, const std::string& for_path) : for_path_(for_path) {
+        auto [fd, name] = create_temp(dir, "gpualign-sam-body", for_path, true);
+        ::unlink(name.c_str());
+        file_ = ::fdopen(fd, "w+");
+        if (!file_) {
+            ::close(fd);
+            throw OutputError(fmt::format("{}: cannot open the SAM spool file: {}", shown_output(for_path),
+                                          std::strerror(errno)));
+        }
+    }
+    ~SpoolFile() {
+        if (file_) std::fclose(file_);
+    }
+    SpoolFile(const SpoolFile&) = delete;
+    SpoolFile& operator=(const SpoolFile&) = delete;
+
+    void write(std::string_view bytes) {
+        if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write");
+    }
+    /// Copies everything written so far to `out`.
+    void copy_to(OutputFile& out) {
+        if (std::fflush(file_) != 0) fail("flush");
+        std::rewind(file_);
+        std::vector<char> chunk(1 << 20);
+        std::size_t n = 0;
+        while ((n = std::fread(chunk.data(), 1, chunk.size(), file_)) > 0) out.write({chunk.data(), n});
+        if (std::ferror(file_)) fail("read back");
+    }
+
+private:
+    [[noreturn]] void fail(const char* action) const {
+        throw OutputError(fmt::format("{}: cannot {} the SAM spool file: {}", shown_output(for_path_), action,
+                                      std::strerror(errno)));
+    }
+    std::string for_path_;
+    std::FILE* file_ = nullptr;
+};
+
+/// The directory for scratch files of an output: next to it, or TMPDIR / /tmp.
+std::filesystem::path scratch_dir(const std::string& path) {
+    std::error_code ec;
+    if (path != "-" && (!std::filesystem::exists(path, ec) || std::filesystem::is_regular_file(path, ec))) {
+        const auto parent = std::filesystem::path(path).parent_path();
+        return parent.empty() ? std::filesystem::path(".") : parent;
+    }
+    const char* tmp = std::getenv("TMPDIR");
+    return (tmp && *tmp) ? std::filesystem::path(tmp) : std::filesystem::path("/tmp");
+}
+
+void check_coordinates(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) {
+    if (res.query_begin < 0 || res.query_begin > res.query_end ||
+        static_cast<std::size_t>(res.query_end) > q.sequence.size() || res.ref_begin < 0 ||
+        res.ref_begin > res.ref_end || static_cast<std::size_t>(res.ref_end) > r.sequence.size())
+        throw std::logic_error(fmt::format("alignment of '{}' and '{}' has coordinates [{}, {}) x [{}, {}) outside the "
+                                           "sequences ({} x {})",
+                                           q.name, r.name, res.query_begin, res.query_end, res.ref_begin, res.ref_end,
+                                           q.sequence.size(), r.sequence.size()));
+}
+
+bool is_unaligned(const AlignmentResult& res) noexcept { return res.query_begin == res.query_end; }
+
+}  // namespace
+
+/// The format implementations derive from this.
+class AlignmentWriter::Impl {
+public:
+    virtual ~Impl() = default;
+    virtual void add_reference(const std::string& name, std::uint64_t length) = 0;
+    virtual void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) = 0;
+    virtual void commit() = 0;
+};
+
+namespace {
+
+// ---- TSV -------------------------------------------------------------------
+
+class TsvWriter final : public AlignmentWriter::Impl {
+public:
+    explicit TsvWriter(const std::string& path) : out_(path) {
+        out_.write(tsv_header);
+        out_.write("\n");
+    }
+    void add_reference(const std::string&, std::uint64_t) override {}
+    void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) override {
+        check_coordinates(q, r, res);
+        line_.clear();
+        auto it = std::back_inserter(line_);
+        fmt::format_to(it, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t", q.name, q.sequence.size(), res.query_begin,
+                       res.query_end, r.name, r.sequence.size(), res.ref_begin, res.ref_end, res.score);
+        if (res.has_cigar) {
+            const CigarStats st = cigar_stats(res.cigar);
+            const std::uint64_t len = st.alignment_len();
+            const double identity = len == 0 ? 0.0 : static_cast<double>(st.matches) / static_cast<double>(len);
+            fmt::format_to(it, "{}\t{}\t{}\t{}\t{:.4f}\t{}\n", st.matches, st.mismatches, st.gap_opens, len, identity,
+                           cigar_string(res.cigar));
+        } else {
+            fmt::format_to(it, "*\t*\t*\t*\t*\t*\n");
+        }
+        out_.write({line_.data(), line_.size()});
+    }
+    void commit() override { out_.commit(); }
+
+private:
+    OutputFile out_;
+    fmt::memory_buffer line_;
+};
+
+// ---- SAM -------------------------------------------------------------------
+
+bool valid_qname(std::string_view s) noexcept {
+    if (s.empty() || s.size() > 254) return false;
+    for (char c : s)
+        if (c < '!' || c > '~' || c == '@') return false;
+    return true;
+}
+
+bool valid_rname(std::string_view s) noexcept {
+    // SAM v1.6 §1.2.1: [0-9A-Za-z!#$%&+./:;?@^_|~-][0-9A-Za-z!#$%&*+./:;=?@^_|~-]*
+    constexpr std::string_view other = "!#$%&+./:;?@^_|~-";
+    const auto ok = [&](char c, bool first) {
+        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+               other.find(c) != std::string_view::npos || (!first && (c == '*' || c == '='));
+    };
+    if (s.empty()) return false;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (!ok(s[i], i == 0)) return false;
+    return true;
+}
+
+std::string header_value(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+    return out;
+}
+
+class SamWriter final : public AlignmentWriter::Impl {
+public:
+    SamWriter(const std::string& path, const WriterOptions& options)
+        : out_(path), body_(scratch_dir(path), path), meta_(options) {
+        if (meta_.version.empty()) meta_.version = GPUALIGN_VERSION;
+    }
+
+    void add_reference(const std::string& name, std::uint64_t length) override {
+        const auto [it, inserted] = ref_lengths_.try_emplace(name, length);
+        if (!inserted) {
+            if (it->second != length)
+                throw InputError(fmt::format("reference name '{}' occurs with two lengths ({} and {}); SAM @SQ "
+                                             "names must be unique",
+                                             name, it->second, length));
+            return;
+        }
+        if (!valid_rname(name))
+            throw OutputError(fmt::format("{}: reference name '{}' is not a valid SAM reference name (SAM v1.6 §1.2.1)",
+                                          shown_output(out_.path()), name));
+        if (length == 0 || length > 2147483647u)
+            throw OutputError(fmt::format("{}: reference '{}' has length {}, outside SAM's 1..2^31-1",
+                                          shown_output(out_.path()), name, length));
+        fmt::format_to(std::back_inserter(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
+    }
+
+    void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) override {
+        check_coordinates(q, r, res);
+        add_reference(r.name, r.sequence.size());
+        if (!valid_qname(q.name))
+            throw OutputError(fmt::format("{}: query name '{}' (record {}) is not a valid SAM QNAME "
+                                          "[!-?A-~]{{1,254}} (SAM v1.6 §1.4)",
+                                          shown_output(out_.path()), q.name, q.number));
+        const bool unaligned = is_unaligned(res);
+        line_.clear();
+        auto it = std::back_inserter(line_);
+        if (unaligned) {
+            fmt::format_to(it, "{}\t4\t*\t0\t255\t*\t*\t0\t0\t", q.name);
+        } else {
+            fmt::format_to(it, "{}\t0\t{}\t{}\t255\t", q.name, r.name, res.ref_begin + 1);
+            if (res.has_cigar) {
+                if (res.query_begin > 0) fmt::format_to(it, "{}S", res.query_begin);
+                const std::string cigar = cigar_string(res.cigar);
+                line_.append(cigar.data(), cigar.data() + cigar.size());
+                const auto tail = static_cast<std::int64_t>(q.sequence.size()) - res.query_end;
+                if (tail > 0) fmt::format_to(it, "{}S", tail);
+            } else {
+                line_.push_back('*');
+            }
+            fmt::format_to(it, "\t*\t0\t0\t");
+        }
+        append_seq_qual(q);
+        fmt::format_to(it, "\tAS:i:{}", res.score);
+        if (!unaligned && res.has_cigar) fmt::format_to(it, "\tNM:i:{}", cigar_stats(res.cigar).edit_distance());
+        line_.push_back('\n');
+        body_.write({line_.data(), line_.size()});
+    }
+
+    void commit() override {
+        fmt::memory_buffer head;
+        auto it = std::back_inserter(head);
+        fmt::format_to(it, "@HD\tVN:1.6\tSO:unsorted\n");
+        head.append(sq_lines_.data(), sq_lines_.data() + sq_lines_.size());
+        fmt::format_to(it, "@PG\tID:gpualign\tPN:gpualign\tVN:{}", header_value(meta_.version));
+        if (!meta_.command_line.empty()) fmt::format_to(it, "\tCL:{}", header_value(meta_.command_line));
+        head.push_back('\n');
+        if (meta_.score_only)
+            fmt::format_to(it, "@CO\tgpualign score-only mode: CIGAR is '*' (not computed); POS is ref_begin+1\n");
+        out_.write({head.data(), head.size()});
+        body_.copy_to(out_);
+        out_.commit();
+    }
+
+private:
+    void append_seq_qual(const SequenceRecord& q) {
+        bool ok = !q.sequence.empty();
+        for (char c : q.sequence) {
+            const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '=' || c == '.';
+            if (!letter) {
+                ok = false;
+                break;
+            }
+        }
+        if (!ok) {
+            line_.append(std::string_view("*\t*"));
+            return;
+        }
+        for (char c : q.sequence) line_.push_back((c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c);
+        line_.push_back('\t');
+        if (q.quality.size() == q.sequence.size())
+            line_.append(q.quality.data(), q.quality.data() + q.quality.size());
+        else
+            line_.push_back('*');
+    }
+
+    OutputFile out_;
+    SpoolFile body_;
+    WriterOptions meta_;
+    std::unordered_map<std::string, std::uint64_t> ref_lengths_;
+    fmt::memory_buffer sq_lines_;
+    fmt::memory_buffer line_;
+};
+
+}  // namespace
+
+// ---- OutputFile --------------------------------------------------------------
+
+OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+    if (path_ == "-") {
+        file_ = stdout;
+        is_stdout_ = true;
+        return;
+    }
+    std::error_code ec;
+    const auto st = std::filesystem::status(path_, ec);
+    if (std::filesystem::is_directory(st)) throw OutputError(fmt::format("{}: is a directory", path_));
+    if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+        file_ = std::fopen(path_.c_str(), "w");
+        if (!file_) fail("open", errno);
+        return;
+    }
+    const std::filesystem::path p(path_);
+    const auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+    auto [fd, name] = create_temp(dir, p.filename().string(), path_);
+    temp_ = std::move(name);
+    file_ = ::fdopen(fd, "w");
+    if (!file_) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(temp_.c_str());
+        temp_.clear();
+        fail("open", err);
+    }
+}
+
+OutputFile::~OutputFile() { discard(); }
+
+OutputFile::OutputFile(OutputFile&& o) noexcept
+    : path_(std::move(o.path_)), temp_(std::exchange(o.temp_, {})), file_(std::exchange(o.file_, nullptr)),
+      is_stdout_(o.is_stdout_), committed_(o.committed_) {}
+
+OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
+    if (this != &o) {
+        discard();
+        path_ = std::move(o.path_);
+        temp_ = std::exchange(o.temp_, {});
+        file_ = std::exchange(o.file_, nullptr);
+        is_stdout_ = o.is_stdout_;
+        committed_ = o.committed_;
+    }
+    return *this;
+}
+
+void OutputFile::discard() noexcept {
+    if (file_ && !is_stdout_) std::fclose(file_);
+    file_ = nullptr;
+    if (!temp_.empty() && !committed_) ::unlink(temp_.c_str());
+    temp_.clear();
+}
+
+void OutputFile::fail(std::string_view action, int err) const {
+    throw OutputError(fmt::format("{}: cannot {}: {}", shown_output(path_), action, std::strerror(err)));
+}
+
+void OutputFile::write(std::string_view bytes) {
+    if (!file_ || committed_) throw OutputError(fmt::format("{}: write after commit", shown_output(path_)));
+    if (bytes.empty()) return;
+    if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write", errno ? errno : EIO);
+}
+
+void OutputFile::commit() {
+    if (!file_ || committed_) throw OutputError(fmt::format("{}: committed twice", shown_output(path_)));
+    if (std::fflush(file_) != 0 || std::ferror(file_)) fail("write", errno ? errno : EIO);
+    if (is_stdout_) {
+        committed_ = true;
+        return;
+    }
+    std::FILE* f = std::exchange(file_, nullptr);
+    if (std::fclose(f) != 0) fail("close", errno);
+    if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename the temporary file onto", errno);
+    committed_ = true;
+}
+
+// ---- AlignmentWriter -----------------------------------------------------------
+
+AlignmentWriter::AlignmentWriter(const std::string& path, const WriterOptions& options) {
+    if (options.format == OutputFormat::sam)
+        impl_ = std::make_unique<SamWriter>(path, options);
+    else
+        impl_ = std::make_unique<TsvWriter>(path);
+}
+AlignmentWriter::~AlignmentWriter() = default;
+AlignmentWriter::AlignmentWriter(AlignmentWriter&&) noexcept = default;
+AlignmentWriter& AlignmentWriter::operator=(AlignmentWriter&&) noexcept = default;
+
+void AlignmentWriter::add_reference(const std::string& name, std::uint64_t length) {
+    impl_->add_reference(name, length);
+}
+void AlignmentWriter::write(const SequenceRecord& query, const SequenceRecord& ref, const AlignmentResult& result) {
+    impl_->write(query, ref, result);
+}
+void AlignmentWriter::commit() { impl_->commit(); }
+
+}  // namespace gpualign
