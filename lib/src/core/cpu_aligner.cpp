@@ -45,30 +45,45 @@ AlignmentResult align_with_traceback(std::span<const std::uint8_t> q, std::span<
 
     std::int32_t best = 0;
     Cell best_cell{0, 0};
+    const std::int32_t h_floor = local ? 0 : neg_inf;
     for (std::int64_t i = 1; i <= m; ++i) {
         h_cur[0] = local ? 0 : global_border(s, i);
         std::int32_t e = neg_inf;
+        std::int32_t h_left = h_cur[0];
+        std::int32_t row_best = 0, row_best_j = 0;
         const std::int32_t* row_scores = &s.matrix[static_cast<std::size_t>(q[i - 1]) * s.size];
         std::uint8_t* d = &dir[static_cast<std::size_t>((i - 1) * n)];
+        // Branch-free form of the recurrences (conditional moves): the
+        // choices are data-dependent and mispredict as branches.
         for (std::int64_t j = 1; j <= n; ++j) {
-            std::uint8_t bits = 0;
             // E(i,j) = max(E(i,j-1) - ge, H(i,j-1) - (go+ge)); opening wins ties.
-            const std::int32_t e_open = h_cur[j - 1] - open, e_ext = e - ext;
-            if (e_ext > e_open) { e = e_ext; bits |= e_extended; } else { e = e_open; }
+            const std::int32_t e_open = h_left - open, e_ext = e - ext;
+            const bool e_is_ext = e_ext > e_open;
+            e = e_is_ext ? e_ext : e_open;
             // F(i,j) = max(F(i-1,j) - ge, H(i-1,j) - (go+ge)); opening wins ties.
             const std::int32_t f_open = h_prev[j] - open, f_ext = f[j] - ext;
-            if (f_ext > f_open) { f[j] = f_ext; bits |= f_extended; } else { f[j] = f_open; }
+            const bool f_is_ext = f_ext > f_open;
+            const std::int32_t fj = f_is_ext ? f_ext : f_open;
+            f[j] = fj;
             // H(i,j) = max(diag, E, F [, 0]); preference diag > E > F, zero first in local.
-            const std::int32_t diag = h_prev[j - 1] + row_scores[r[j - 1]];
-            std::int32_t h = diag;
+            std::int32_t h = h_prev[j - 1] + row_scores[r[j - 1]];
             std::uint8_t src = from_diag;
-            if (e > h) { h = e; src = from_e; }
-            if (f[j] > h) { h = f[j]; src = from_f; }
-            if (local && h <= 0) { h = 0; src = from_zero; }
+            src = e > h ? from_e : src;
+            h = e > h ? e : h;
+            src = fj > h ? from_f : src;
+            h = fj > h ? fj : h;
+            src = h <= h_floor ? from_zero : src;
+            h = h <= h_floor ? h_floor : h;
             h_cur[j] = h;
-            d[j - 1] = bits | src;
-            if (local && h > best) { best = h; best_cell = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(j)}; }
+            h_left = h;
+            d[j - 1] = static_cast<std::uint8_t>(src | (e_is_ext ? e_extended : 0) | (f_is_ext ? f_extended : 0));
+            const bool better = h > row_best;
+            row_best_j = better ? static_cast<std::int32_t>(j) : row_best_j;
+            row_best = better ? h : row_best;
         }
+        // First maximum of the row; rows are visited in order, so a strictly
+        // better row maximum is the first maximal cell in row-major order.
+        if (local && row_best > best) { best = row_best; best_cell = {static_cast<std::int32_t>(i), row_best_j}; }
         std::swap(h_prev, h_cur);
     }
 
