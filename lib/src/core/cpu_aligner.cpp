@@ -155,25 +155,50 @@ AlignmentResult align_score_only(std::span<const std::uint8_t> q, std::span<cons
     std::int32_t best = 0;
     Cell best_cell{0, 0};
     std::uint64_t best_begin = 0;
+    const std::int32_t h_floor = local ? 0 : neg_inf;
     for (std::int64_t i = 1; i <= m; ++i) {
         h_cur[0] = local ? 0 : global_border(s, i);
         hb_cur[0] = pack(i, 0);
         std::int32_t e = neg_inf;
         std::uint64_t eb = 0;
         const std::int32_t* row_scores = &s.matrix[static_cast<std::size_t>(q[i - 1]) * s.size];
+        std::int32_t h_left = h_cur[0];
+        std::uint64_t hb_left = hb_cur[0];
+        std::int32_t row_best = 0, row_best_j = 0;
+        std::uint64_t row_best_begin = 0;
+        // Branch-free (conditional moves), as in align_with_traceback.
         for (std::int64_t j = 1; j <= n; ++j) {
-            const std::int32_t e_open = h_cur[j - 1] - open, e_ext = e - ext;
-            if (e_ext > e_open) { e = e_ext; } else { e = e_open; eb = hb_cur[j - 1]; }
+            const std::int32_t e_open = h_left - open, e_ext = e - ext;
+            const bool e_is_ext = e_ext > e_open;
+            e = e_is_ext ? e_ext : e_open;
+            eb = e_is_ext ? eb : hb_left;
             const std::int32_t f_open = h_prev[j] - open, f_ext = f[j] - ext;
-            if (f_ext > f_open) { f[j] = f_ext; } else { f[j] = f_open; fb[j] = hb_prev[j]; }
+            const bool f_is_ext = f_ext > f_open;
+            const std::int32_t fj = f_is_ext ? f_ext : f_open;
+            const std::uint64_t fbj = f_is_ext ? fb[j] : hb_prev[j];
+            f[j] = fj;
+            fb[j] = fbj;
             std::int32_t h = h_prev[j - 1] + row_scores[r[j - 1]];
             std::uint64_t hb = hb_prev[j - 1];
-            if (e > h) { h = e; hb = eb; }
-            if (f[j] > h) { h = f[j]; hb = fb[j]; }
-            if (local && h <= 0) { h = 0; hb = pack(i, j); }
+            hb = e > h ? eb : hb;
+            h = e > h ? e : h;
+            hb = fj > h ? fbj : hb;
+            h = fj > h ? fj : h;
+            hb = h <= h_floor ? pack(i, j) : hb;
+            h = h <= h_floor ? h_floor : h;
             h_cur[j] = h;
             hb_cur[j] = hb;
-            if (local && h > best) { best = h; best_cell = {static_cast<std::int32_t>(i), static_cast<std::int32_t>(j)}; best_begin = hb; }
+            h_left = h;
+            hb_left = hb;
+            const bool better = h > row_best;
+            row_best_j = better ? static_cast<std::int32_t>(j) : row_best_j;
+            row_best_begin = better ? hb : row_best_begin;
+            row_best = better ? h : row_best;
+        }
+        if (local && row_best > best) {
+            best = row_best;
+            best_cell = {static_cast<std::int32_t>(i), row_best_j};
+            best_begin = row_best_begin;
         }
         std::swap(h_prev, h_cur);
         std::swap(hb_prev, hb_cur);
