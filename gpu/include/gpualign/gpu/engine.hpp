@@ -54,16 +54,23 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     /// True when the batch kernels take a pair of these lengths; longer pairs
-    /// must go to the CPU path (the caller logs how many).
+    /// must go to the CPU path (the caller logs how many). Accepted: both
+    /// lengths <= 65,535, fits_int32, query_len + ref_len <= max_batch_bases,
+    /// and with traceback the pair's direction bits (about query_len *
+    /// ref_len / 2 bytes) fit the per-stream traceback buffer. Empty sides are
+    /// accepted (answered on the host). See docs/gpu.md.
     bool accepts(std::size_t query_len, std::size_t ref_len) const noexcept;
 
     /// Aligns `pairs` (all accepted) and returns one result per pair, in input
     /// order. Blocks until done. Internally splits into device batches and
     /// overlaps copies and kernels across streams.
-    /// @throws std::runtime_error naming the CUDA error and the batch.
+    /// @throws std::runtime_error naming the CUDA error and the batch;
+    ///         std::invalid_argument if a pair is not accepted (accepts()).
     std::vector<AlignmentResult> align(std::span<const PairView> pairs);
 
-    /// Kernel-only time of the last align() call in milliseconds (CUDA events).
+    /// Kernel-only time of the last align() call in milliseconds: the sum of
+    /// CUDA-event times around each batch's kernels. Exact with streams = 1;
+    /// with several streams concurrent batches overlap and the sum overcounts.
     double last_kernel_ms() const noexcept;
 
 private:
