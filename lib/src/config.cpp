@@ -43,6 +43,7 @@ void AlignConfig::validate() const {
         require(!match && !mismatch && !n_score, "--match, --mismatch and --n-score apply to DNA only; use --matrix for protein");
     if (matrix) require(!matrix->empty(), "--matrix must name a matrix or a file");
     if (matrix) require(!match && !mismatch, "--matrix conflicts with --match/--mismatch");
+    if (matrix) require(!n_score, "--matrix conflicts with --n-score (the matrix gives the scores of N)");
     require(threads >= 0, "--threads must be >= 0, got " + std::to_string(threads));
     require(device >= 0, "--device must be >= 0, got " + std::to_string(device));
     require(batch_pairs > 0, "--batch-pairs must be > 0");

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <chrono>
+#include <deque>
 #include <exception>
 #include <future>
 #include <memory>
@@ -33,56 +34,93 @@ struct Batch {
     std::size_t size() const noexcept { return queries.size(); }
 };
 
-/// Reads record i of QUERIES together with record i of REFS, in batches.
+/// One input file and the records read ahead from it.
+struct InputSide {
+    explicit InputSide(SequenceReader r) : reader(std::move(r)) {}
+
+    SequenceReader reader;
+    std::deque<SequenceRecord> pending;
+    std::size_t pending_bases = 0;
+    bool at_end = false;
+
+    /// Reads ahead until `pairs` records or `bases` letters are pending, or the file ends.
+    void fill(std::size_t pairs, std::size_t bases) {
+        while (!at_end && pending.size() < pairs && pending_bases < bases) {
+            SequenceRecord r;
+            if (!reader.next(r)) {
+                at_end = true;
+                break;
+            }
+            pending_bases += r.codes.size();
+            pending.push_back(std::move(r));
+        }
+    }
+    SequenceRecord take() {
+        SequenceRecord r = std::move(pending.front());
+        pending.pop_front();
+        pending_bases -= r.codes.size();
+        return r;
+    }
+};
+
+/// Reads record i of QUERIES together with record i of REFS, in batches. The
+/// two files are read (parsed and encoded) concurrently.
 class PairReader {
 public:
     PairReader(const AlignConfig& c)
-        : queries_(c.query_path, c.alphabet), refs_(c.ref_path, c.alphabet), batch_pairs_(c.batch_pairs),
-          batch_bases_(c.batch_bases) {}
+        : queries_(SequenceReader(c.query_path, c.alphabet)), refs_(SequenceReader(c.ref_path, c.alphabet)),
+          batch_pairs_(c.batch_pairs), batch_bases_(c.batch_bases) {}
 
     /// The alphabet of both files; with --alphabet auto they must agree.
     Alphabet alphabet() {
-        const Alphabet q = queries_.alphabet(), r = refs_.alphabet();
+        const Alphabet q = queries_.reader.alphabet(), r = refs_.reader.alphabet();
         if (q != r)
-            throw InputError("QUERIES " + display_path(queries_.path()) + " looks like " + to_string(q) + " but REFS " +
-                             display_path(refs_.path()) + " looks like " + to_string(r) +
+            throw InputError("QUERIES " + display_path(queries_.reader.path()) + " looks like " + to_string(q) +
+                             " but REFS " + display_path(refs_.reader.path()) + " looks like " + to_string(r) +
                              "; choose one with --alphabet dna|protein");
         return q;
     }
 
-    /// The next batch (empty at the end of both files).
+    /// The next batch: at most batch_pairs pairs, and no more pairs once
+    /// batch_bases letters are reached (a batch always holds at least one
+    /// pair). Empty at the end of both files.
     /// @throws InputError when one file has more records than the other.
     Batch next() {
+        auto refs_done = std::async(std::launch::async, [this] { refs_.fill(batch_pairs_, batch_bases_); });
+        queries_.fill(batch_pairs_, batch_bases_);
+        refs_done.get();
         Batch b;
         b.first = pairs_read_;
         std::size_t bases = 0;
         while (b.size() < batch_pairs_ && bases < batch_bases_) {
-            SequenceRecord q, r;
-            const bool has_q = queries_.next(q);
-            const bool has_r = refs_.next(r);
-            if (has_q != has_r) throw count_mismatch(has_q, has_r);
-            if (!has_q) break;
-            bases += q.codes.size() + r.codes.size();
-            b.queries.push_back(std::move(q));
-            b.refs.push_back(std::move(r));
+            const bool has_q = !queries_.pending.empty(), has_r = !refs_.pending.empty();
+            if (!has_q || !has_r) {
+                if (has_q && refs_.at_end) throw count_mismatch();
+                if (has_r && queries_.at_end) throw count_mismatch();
+                break;
+            }
+            b.queries.push_back(queries_.take());
+            b.refs.push_back(refs_.take());
+            bases += b.queries.back().codes.size() + b.refs.back().codes.size();
             ++pairs_read_;
         }
+        if (b.size() == 0 && !(queries_.at_end && refs_.at_end)) return next();
         return b;
     }
 
 private:
-    InputError count_mismatch(bool has_q, bool has_r) {
-        SequenceRecord scratch;
-        SequenceReader& longer = has_q ? queries_ : refs_;
-        while (longer.next(scratch)) {}
-        (void)has_r;
-        const std::uint64_t nq = queries_.records_read(), nr = refs_.records_read();
-        return InputError("record counts differ: QUERIES " + display_path(queries_.path()) + " has " + std::to_string(nq) +
-                          " records but REFS " + display_path(refs_.path()) + " has " + std::to_string(nr) +
-                          " (record i of QUERIES is aligned with record i of REFS)");
+    InputError count_mismatch() {
+        for (InputSide* side : {&queries_, &refs_}) {
+            SequenceRecord scratch;
+            while (side->reader.next(scratch)) {}
+        }
+        const std::uint64_t nq = queries_.reader.records_read(), nr = refs_.reader.records_read();
+        return InputError("record counts differ: QUERIES " + display_path(queries_.reader.path()) + " has " +
+                          std::to_string(nq) + " records but REFS " + display_path(refs_.reader.path()) + " has " +
+                          std::to_string(nr) + " (record i of QUERIES is aligned with record i of REFS)");
     }
 
-    SequenceReader queries_, refs_;
+    InputSide queries_, refs_;
     std::size_t batch_pairs_, batch_bases_;
     std::uint64_t pairs_read_ = 0;
 };

@@ -87,6 +87,15 @@ public:
     /// The failure recorded by underflow, if any (empty otherwise).
     const std::string& failure() const noexcept { return failure_; }
 
+    /// Skips a UTF-8 byte order mark (EF BB BF) at the current position.
+    /// @throws GzFailure as underflow.
+    void skip_utf8_bom() {
+        if (traits_type::eq_int_type(sgetc(), traits_type::eof())) return;
+        constexpr std::string_view bom = "\xEF\xBB\xBF";
+        if (static_cast<std::size_t>(egptr() - gptr()) >= bom.size() && std::string_view(gptr(), bom.size()) == bom)
+            gbump(static_cast<int>(bom.size()));
+    }
+
 protected:
     int_type underflow() override {
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
@@ -94,33 +103,60 @@ protected:
         if (at_eof_) return traits_type::eof();
         const std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(gptr() - eback()), putback);
         std::memmove(buffer_.data() + putback - keep, gptr() - keep, keep);
-        const int n = gzread(file_, buffer_.data() + putback, static_cast<unsigned>(chunk));
-        int errnum = Z_OK;
-        const char* msg = gzerror(file_, &errnum);
-        if (n < 0 || (errnum != Z_OK && errnum != Z_BUF_ERROR) || (n == 0 && errnum == Z_BUF_ERROR)) {
-            if (errnum == Z_BUF_ERROR)
-                failure_ = "truncated gzip stream (unexpected end of file inside compressed data)";
-            else if (errnum == Z_ERRNO)
-                failure_ = fmt::format("read error: {}", std::strerror(errno));
-            else
-                failure_ = fmt::format("corrupt gzip stream: {}", msg ? msg : "unknown zlib error");
-            throw GzFailure(failure_);
-        }
-        if (n == 0) {
-            at_eof_ = true;
-            return traits_type::eof();
+        std::size_t n = 0;
+        while (n == 0) {  // a chunk can shrink to nothing: the LF of a CRLF split across two reads
+            const int got = gzread(file_, buffer_.data() + putback, static_cast<unsigned>(chunk));
+            int errnum = Z_OK;
+            const char* msg = gzerror(file_, &errnum);
+            if (got < 0 || (errnum != Z_OK && errnum != Z_BUF_ERROR) || (got == 0 && errnum == Z_BUF_ERROR)) {
+                if (errnum == Z_BUF_ERROR)
+                    failure_ = "truncated gzip stream (unexpected end of file inside compressed data)";
+                else if (errnum == Z_ERRNO)
+                    failure_ = fmt::format("read error: {}", std::strerror(errno));
+                else
+                    failure_ = fmt::format("corrupt gzip stream: {}", msg ? msg : "unknown zlib error");
+                throw GzFailure(failure_);
+            }
+            if (got == 0) {
+                at_eof_ = true;
+                return traits_type::eof();
+            }
+            n = normalize_line_ends(buffer_.data() + putback, static_cast<std::size_t>(got));
         }
         setg(buffer_.data() + putback - keep, buffer_.data() + putback, buffer_.data() + putback + n);
         return traits_type::to_int_type(*gptr());
     }
 
 private:
+    /// Rewrites `n` bytes in place so that every line ends in LF: CRLF
+    /// becomes LF and a lone CR (classic Mac OS) becomes LF. SeqAn3 splits
+    /// lines at LF only. A CR at the end of a chunk is written as LF and an
+    /// LF at the start of the next chunk is then dropped. Returns the new length.
+    std::size_t normalize_line_ends(char* p, std::size_t n) noexcept {
+        std::size_t k = 0;
+        if (pending_cr_ && n > 0 && p[0] == '\n') k = 1;
+        pending_cr_ = false;
+        if (k == 0 && std::memchr(p, '\r', n) == nullptr) return n;
+        std::size_t out = 0;
+        for (; k < n; ++k) {
+            char c = p[k];
+            if (c == '\r') {
+                if (k + 1 < n && p[k + 1] == '\n') continue;
+                if (k + 1 == n) pending_cr_ = true;
+                c = '\n';
+            }
+            p[out++] = c;
+        }
+        return out;
+    }
+
     static constexpr std::size_t putback = 64;
     static constexpr std::size_t chunk = 128 * 1024;
     gzFile file_;
     std::vector<char> buffer_;
     std::string failure_;
     bool at_eof_ = false;
+    bool pending_cr_ = false;  ///< the previous chunk ended in a CR (written as LF)
 };
 
 // ---- SeqAn3 file type --------------------------------------------------------
@@ -244,6 +280,7 @@ struct SequenceReader::Impl {
 
         int c = std::char_traits<char>::eof();
         try {
+            buf->skip_utf8_bom();
             for (c = buf->sgetc(); c != std::char_traits<char>::eof() && std::isspace(c); c = buf->snextc()) {}
         } catch (const GzFailure& e) {
             fail(e.what());

@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "gpualign/cleanup.hpp"
+
 namespace gpualign {
 namespace {
 
@@ -303,11 +305,13 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
     const auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
     auto [fd, name] = create_temp(dir, p.filename().string(), path_);
     temp_ = std::move(name);
+    cleanup_slot_ = register_cleanup_path(temp_);
     file_ = ::fdopen(fd, "w");
     if (!file_) {
         const int err = errno;
         ::close(fd);
         ::unlink(temp_.c_str());
+        unregister_cleanup_path(std::exchange(cleanup_slot_, -1));
         temp_.clear();
         fail("open", err);
     }
@@ -316,7 +320,8 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
 OutputFile::~OutputFile() { discard(); }
 
 OutputFile::OutputFile(OutputFile&& o) noexcept
-    : path_(std::move(o.path_)), temp_(std::exchange(o.temp_, {})), file_(std::exchange(o.file_, nullptr)),
+    : path_(std::move(o.path_)), temp_(std::exchange(o.temp_, {})), cleanup_slot_(std::exchange(o.cleanup_slot_, -1)),
+      file_(std::exchange(o.file_, nullptr)),
       is_stdout_(o.is_stdout_), committed_(o.committed_) {}
 
 OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
@@ -324,6 +329,7 @@ OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
         discard();
         path_ = std::move(o.path_);
         temp_ = std::exchange(o.temp_, {});
+        cleanup_slot_ = std::exchange(o.cleanup_slot_, -1);
         file_ = std::exchange(o.file_, nullptr);
         is_stdout_ = o.is_stdout_;
         committed_ = o.committed_;
@@ -335,6 +341,7 @@ void OutputFile::discard() noexcept {
     if (file_ && !is_stdout_) std::fclose(file_);
     file_ = nullptr;
     if (!temp_.empty() && !committed_) ::unlink(temp_.c_str());
+    unregister_cleanup_path(std::exchange(cleanup_slot_, -1));
     temp_.clear();
 }
 
@@ -358,6 +365,7 @@ void OutputFile::commit() {
     std::FILE* f = std::exchange(file_, nullptr);
     if (std::fclose(f) != 0) fail("close", errno);
     if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename the temporary file onto", errno);
+    unregister_cleanup_path(std::exchange(cleanup_slot_, -1));
     committed_ = true;
 }
 

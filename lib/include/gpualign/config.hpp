@@ -25,8 +25,8 @@ struct Defaults {
     static constexpr const char* protein_matrix = "BLOSUM62";
     static constexpr std::int32_t protein_gap_open = 11;
     static constexpr std::int32_t protein_gap_extend = 1;
-    static constexpr std::size_t batch_pairs = 4096;          ///< pairs per batch (CPU and GPU)
-    static constexpr std::size_t batch_bases = 16u << 20;     ///< query+ref bases per batch
+    static constexpr std::size_t batch_pairs = 32768;         ///< pairs per batch (CPU and GPU)
+    static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
 };
 
 /// Everything one run needs. Optional fields left empty take the defaults of
@@ -55,8 +55,8 @@ struct AlignConfig {
     /// Checks every field once. Throws std::invalid_argument naming the
     /// option: negative scores or penalties, empty paths, threads < 0,
     /// device < 0, zero batch sizes, --match/--mismatch/--n-score with
-    /// --alphabet protein, --score-only with SAM output, the same path as
-    /// input and output.
+    /// --alphabet protein, --matrix with --match/--mismatch/--n-score,
+    /// --score-only with SAM output, the same path as input and output.
     void validate() const;
 
     /// The output format: `format` if set, else ".sam" (case-insensitive) in

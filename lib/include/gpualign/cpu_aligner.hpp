@@ -31,7 +31,11 @@ AlignmentResult align_pair(std::span<const std::uint8_t> query, std::span<const 
                            const ScoringScheme& s, AlignMode mode, bool score_only);
 
 /// Largest query_len * ref_len for which align_pair keeps a full direction
-/// matrix (4 GiB of host memory).
-inline constexpr std::uint64_t max_traceback_cells = std::uint64_t{1} << 32;
+/// matrix: 2^28 cells, i.e. 256 MiB of host memory per pair (for example
+/// 16,384 x 16,384). The CPU backend aligns one pair per thread, so full
+/// tracebacks use at most threads x 256 MiB (4 GiB with 16 threads); larger
+/// pairs are refused with std::length_error and run with --score-only, which
+/// needs memory linear in ref_len.
+inline constexpr std::uint64_t max_traceback_cells = std::uint64_t{1} << 28;
 
 }  // namespace gpualign

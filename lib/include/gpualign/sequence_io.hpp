@@ -82,10 +82,14 @@ Alphabet guess_alphabet(std::span<const std::string_view> sequences) noexcept;
 /// while the alphabet is being detected, by the few records peeked), not by
 /// the file size. Single pass; works on stdin and pipes (nothing is rewound).
 ///
-/// The format is decided from the content, not the file name: after leading
-/// whitespace, '>' means FASTA and '@' FASTQ (a gzip stream is recognised
-/// by its magic bytes 1f 8b and decompressed first). This reads a
-/// mis-named file correctly and serves stdin and unknown extensions alike.
+/// The format is decided from the content, not the file name: after a
+/// UTF-8 byte order mark (EF BB BF, skipped) and leading whitespace, '>'
+/// means FASTA and '@' FASTQ (a gzip stream is recognised by its magic bytes
+/// 1f 8b and decompressed first). This reads a mis-named file correctly and
+/// serves stdin and unknown extensions alike.
+///
+/// Line endings: LF, CRLF (Windows) and a lone CR (classic Mac OS) are all
+/// read as line ends, so the three give the same records.
 ///
 /// Not thread-safe; move-only.
 class SequenceReader {

@@ -35,7 +35,10 @@ namespace gpualign {
 ///
 /// Every write is checked, and commit() checks fflush, fclose and rename,
 /// so a full disk or /dev/full is reported, never silently truncated output.
-/// Destroyed without commit(), the temporary file is removed.
+/// Destroyed without commit(), the temporary file is removed; while it
+/// exists it is also registered with register_cleanup_path (cleanup.hpp), so
+/// that the signal handlers of install_cleanup_signal_handlers remove it
+/// when the process is interrupted.
 /// Not thread-safe; move-only.
 class OutputFile {
 public:
@@ -62,6 +65,7 @@ private:
 
     std::string path_;
     std::string temp_;        ///< temporary file; empty when writing directly
+    int cleanup_slot_ = -1;   ///< register_cleanup_path handle of temp_, or -1
     std::FILE* file_ = nullptr;
     bool is_stdout_ = false;
     bool committed_ = false;

@@ -229,7 +229,9 @@ AlignmentResult align_pair(std::span<const std::uint8_t> query, std::span<const 
     if (score_only) return align_score_only(query, ref, s, mode);
     if (static_cast<std::uint64_t>(query.size()) * ref.size() > max_traceback_cells)
         throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
-                                std::to_string(ref.size()) + " is too large for a full traceback; use --score-only");
+                                std::to_string(ref.size()) + " needs more than " +
+                                std::to_string(max_traceback_cells) +
+                                " DP cells (256 MiB) for a full traceback; use --score-only for score and coordinates");
     return align_with_traceback(query, ref, s, mode);
 }
 

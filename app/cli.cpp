@@ -1,0 +1,141 @@
+// gpualign command line: cxxopts options -> AlignConfig.
+#include "cli.hpp"
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+namespace gpualign::cli {
+namespace {
+
+std::string join_args(int argc, const char* const* argv) {
+    std::string out;
+    for (int i = 0; i < argc; ++i) {
+        if (i) out += ' ';
+        if (argv[i]) out += argv[i];
+    }
+    return out;
+}
+
+cxxopts::Options make_options() {
+    cxxopts::Options o("gpualign", "GPU-accelerated pairwise sequence alignment.\n"
+                                   "  gpualign sw QUERIES REFS [-o OUT]   local (Smith-Waterman-Gotoh)\n"
+                                   "  gpualign nw QUERIES REFS [-o OUT]   global (Needleman-Wunsch-Gotoh)\n"
+                                   "Record i of QUERIES is aligned with record i of REFS. FASTA or FASTQ, plain or gzip; '-' reads stdin.");
+    o.set_width(100);
+    o.custom_help("sw|nw QUERIES REFS [options]");
+    o.positional_help("");
+    const auto str = [](auto v) { return std::to_string(v); };
+    o.add_options("Scoring")
+        ("match", "DNA match score (default " + str(Defaults::dna_match) + ")", cxxopts::value<int>())
+        ("mismatch", "DNA mismatch penalty, positive (default " + str(Defaults::dna_mismatch) + ")", cxxopts::value<int>())
+        ("gap-open", "gap open penalty, positive; a gap of length L costs gap_open + L*gap_extend; 0 = linear (default DNA " +
+                         str(Defaults::dna_gap_open) + ", protein " + str(Defaults::protein_gap_open) + ")", cxxopts::value<int>())
+        ("gap-extend", "gap extension penalty per position, positive (default DNA " + str(Defaults::dna_gap_extend) +
+                           ", protein " + str(Defaults::protein_gap_extend) + ")", cxxopts::value<int>())
+        ("matrix", std::string("substitution matrix: BLOSUM30|45|62|80 or an NCBI-format file (default protein ") +
+                       Defaults::protein_matrix + ")", cxxopts::value<std::string>())
+        ("n-score", "DNA: score of N against any base, N included (default -mismatch)", cxxopts::value<int>())
+        ("alphabet", "auto|dna|protein (auto decides per file from its content)", cxxopts::value<std::string>()->default_value("auto"));
+    o.add_options("Input/output")
+        ("o,output", "output file; '-' = stdout", cxxopts::value<std::string>()->default_value("-"))
+        ("format", "tsv|sam (default: from the output file's extension, else tsv)", cxxopts::value<std::string>())
+        ("score-only", "report score and coordinates only, no CIGAR");
+    o.add_options("Execution")
+        ("threads", "CPU threads, 0 = all cores", cxxopts::value<int>()->default_value("0"))
+        ("backend", "auto|cpu|gpu (auto uses a GPU when one is visible)", cxxopts::value<std::string>()->default_value("auto"))
+        ("device", "CUDA device ordinal", cxxopts::value<int>()->default_value("0"))
+        ("batch-pairs", "pairs per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_pairs)))
+        ("batch-bases", "query+ref bases per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_bases)));
+    o.add_options("General")
+        ("v,verbose", "more log output")
+        ("q,quiet", "errors only")
+        ("version", "print the version and exit")
+        ("h,help", "print this help and exit")
+        ("positional", "", cxxopts::value<std::vector<std::string>>());
+    o.parse_positional({"positional"});
+    return o;
+}
+
+/// Options that take a value; giving one twice is an error (cxxopts keeps the last).
+constexpr std::initializer_list<const char*> value_options = {
+    "match", "mismatch", "gap-open", "gap-extend", "matrix", "n-score", "alphabet", "output", "format",
+    "threads", "backend", "device", "batch-pairs", "batch-bases"};
+
+template <typename Enum>
+Enum parse_choice(const std::string& option, const std::string& value,
+                  std::initializer_list<std::pair<const char*, Enum>> choices) {
+    std::string names;
+    for (const auto& [name, e] : choices) {
+        if (value == name) return e;
+        names += names.empty() ? name : std::string("|") + name;
+    }
+    throw UsageError("--" + option + " must be one of " + names + ", got '" + value + "'");
+}
+
+AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line) {
+    if (pos.size() != 3)
+        throw UsageError("expected 3 arguments (sw|nw QUERIES REFS), got " + std::to_string(pos.size()));
+    for (const char* name : value_options)
+        if (r.count(name) > 1) throw UsageError(std::string("--") + name + " is given more than once");
+    AlignConfig c;
+    c.mode = parse_choice<AlignMode>("mode", pos[0], {{"sw", AlignMode::local}, {"nw", AlignMode::global}});
+    c.query_path = pos[1];
+    c.ref_path = pos[2];
+    c.out_path = r["output"].as<std::string>();
+    if (r.count("format")) c.format = parse_choice<OutputFormat>("format", r["format"].as<std::string>(), {{"tsv", OutputFormat::tsv}, {"sam", OutputFormat::sam}});
+    c.alphabet = parse_choice<AlphabetChoice>("alphabet", r["alphabet"].as<std::string>(),
+                                              {{"auto", AlphabetChoice::automatic}, {"dna", AlphabetChoice::dna}, {"protein", AlphabetChoice::protein}});
+    if (r.count("match")) c.match = r["match"].as<int>();
+    if (r.count("mismatch")) c.mismatch = r["mismatch"].as<int>();
+    if (r.count("gap-open")) c.gap_open = r["gap-open"].as<int>();
+    if (r.count("gap-extend")) c.gap_extend = r["gap-extend"].as<int>();
+    if (r.count("matrix")) c.matrix = r["matrix"].as<std::string>();
+    if (r.count("n-score")) c.n_score = r["n-score"].as<int>();
+    c.score_only = r.count("score-only") > 0;
+    c.threads = r["threads"].as<int>();
+    c.backend = parse_choice<BackendChoice>("backend", r["backend"].as<std::string>(),
+                                            {{"auto", BackendChoice::automatic}, {"cpu", BackendChoice::cpu}, {"gpu", BackendChoice::gpu}});
+    c.device = r["device"].as<int>();
+    c.batch_pairs = r["batch-pairs"].as<std::size_t>();
+    c.batch_bases = r["batch-bases"].as<std::size_t>();
+    c.command_line = std::move(command_line);
+    c.validate();
+    return c;
+}
+
+}  // namespace
+
+Command parse_command_line(int argc, const char* const* argv) {
+    try {
+        cxxopts::Options options = make_options();
+        const cxxopts::ParseResult r = options.parse(argc, argv);
+        Command cmd;
+        if (r.count("help")) {
+            cmd.action = Command::Action::help;
+            cmd.text = options.help({"Scoring", "Input/output", "Execution", "General"}) + '\n';
+            return cmd;
+        }
+        if (r.count("version")) {
+            cmd.action = Command::Action::version;
+            cmd.text = std::string("gpualign ") + GPUALIGN_VERSION + '\n';
+            return cmd;
+        }
+        if (r.count("verbose") && r.count("quiet")) throw UsageError("--verbose and --quiet conflict");
+        cmd.verbosity = r.count("quiet") ? Verbosity::quiet : r.count("verbose") ? Verbosity::verbose : Verbosity::normal;
+        const auto pos = r.count("positional") ? r["positional"].as<std::vector<std::string>>() : std::vector<std::string>{};
+        cmd.config = to_config(r, pos, join_args(argc, argv));
+        return cmd;
+    } catch (const UsageError&) {
+        throw;
+    } catch (const cxxopts::exceptions::exception& e) {
+        throw UsageError(e.what());
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+}
+
+}  // namespace gpualign::cli

@@ -1,0 +1,47 @@
+// gpualign — the command line: argv -> AlignConfig (cxxopts), separate from
+// main() so that tests and the CLI fuzz target (fuzz/fuzz_cli.cpp) can call it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "gpualign/config.hpp"
+
+namespace gpualign::cli {
+
+/// Process exit codes of `gpualign`.
+inline constexpr int exit_ok = 0;     ///< success, --help, --version
+inline constexpr int exit_error = 1;  ///< bad input, I/O or device failure during the run
+inline constexpr int exit_usage = 2;  ///< bad command line (UsageError)
+
+/// A bad command line: unknown option, missing or malformed value, an option
+/// given twice, a bad choice, conflicting options, or a value that
+/// AlignConfig::validate rejects. what() is one sentence naming the option.
+class UsageError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/// Log level asked for by -v/--verbose and -q/--quiet.
+enum class Verbosity { normal, verbose, quiet };
+
+/// What a command line asks for.
+struct Command {
+    enum class Action { align, help, version };
+    Action action = Action::align;
+    AlignConfig config;                      ///< validated; meaningful for Action::align only
+    Verbosity verbosity = Verbosity::normal;
+    std::string text;                        ///< for help/version: the text to print on stdout
+};
+
+/// Parses `gpualign sw|nw QUERIES REFS [options]`.
+///
+/// @param argc, argv  as given to main (argv[0] is the program name;
+///                    borrowed for the call only). The whole argv, joined by
+///                    spaces, becomes config.command_line (SAM @PG CL).
+/// @return help or version text, or a validated AlignConfig. Touches no file
+///         except to stat paths for AlignConfig::validate's same-file check.
+/// @throws UsageError  on any bad command line (see UsageError); nothing else.
+Command parse_command_line(int argc, const char* const* argv);
+
+}  // namespace gpualign::cli
