@@ -287,15 +287,19 @@ struct SequenceReader::Impl {
         }
         compressed = buf->compressed();
         if (c == std::char_traits<char>::eof()) fail("empty file (no FASTA or FASTQ records)");
-        if (c == '>') {
-            format = SequenceFormat::fasta;
-            file = std::make_unique<RawFile>(*stream, seqan3::format_fasta{});
-        } else if (c == '@') {
-            format = SequenceFormat::fastq;
-            file = std::make_unique<RawFile>(*stream, seqan3::format_fastq{});
-        } else {
+        if (c != '>' && c != '@')
             fail(fmt::format("not FASTA or FASTQ: the first non-blank character is {}, expected '>' or '@'",
                              printable(c)));
+        format = c == '>' ? SequenceFormat::fasta : SequenceFormat::fastq;
+        // SeqAn3's constructor reads ahead (compression sniffing), which can
+        // hit a truncated or corrupt gzip stream.
+        try {
+            if (format == SequenceFormat::fasta)
+                file = std::make_unique<RawFile>(*stream, seqan3::format_fasta{});
+            else
+                file = std::make_unique<RawFile>(*stream, seqan3::format_fastq{});
+        } catch (const GzFailure& e) {
+            fail(e.what());
         }
     }
 

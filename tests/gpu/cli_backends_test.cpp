@@ -19,6 +19,13 @@ std::string shared_data() {
     return env ? env : GPUALIGN_SHARED_DATA;
 }
 
+/// The gpualign binary: GPUALIGN_BINARY from the environment (device runs
+/// carry it elsewhere), else the one this build made.
+std::string binary() {
+    const char* env = std::getenv("GPUALIGN_BINARY");
+    return env ? env : GPUALIGN_BINARY;
+}
+
 std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
@@ -47,7 +54,7 @@ TEST_P(CliBackends, GpuOutputIsByteIdenticalToCpu) {
             for (const char* extra : {"", "--score-only"}) {
                 if (std::string(ext) == "sam" && std::string(extra) == "--score-only") continue;  // refused: SAM needs a CIGAR
                 const fs::path cpu = dir / (std::string("cpu.") + ext), gpu = dir / (std::string("gpu.") + ext);
-                const std::string common = std::string(GPUALIGN_BINARY) + " " + mode + " " + q + " " + t + " -q " +
+                const std::string common = binary() + " " + mode + " " + q + " " + t + " -q " +
                                            w.options + " " + extra + " -o ";
                 ASSERT_EQ(std::system((common + cpu.string() + " --backend cpu").c_str()), 0);
                 ASSERT_EQ(std::system((common + gpu.string() + " --backend gpu").c_str()), 0);
