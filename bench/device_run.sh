@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call: GPU tests, benchmark, compute-sanitizer (memcheck, racecheck).
-# Expects binaries and data in .carry/ (bench/build_standalone.sh + copied FASTA).
+# Expects binaries and data in .carry/ (ninja targets gpualign_gpu_tests gpualign_bench + copied FASTA).
 # Usage on the device machine: bench/device_run.sh OUT_DIR [tests|bench|sanitize]...
 set -uo pipefail
 out=${1:?OUT dir}; shift

@@ -93,8 +93,8 @@ int main(int argc, char** argv) {
         w.scheme = make_dna_scheme(2, 3, 5, 2, -3);
         const std::string dir = test::shared_data_dir() + "/dna/pacbio_ecoli/";
         try {
-            w.q = test::read_fasta(dir + "reads.fa", test::dna5_rank);
-            w.r = test::read_fasta(dir + "ref_windows.fa", test::dna5_rank);
+            w.q = test::read_fasta(dir + "reads.fa", Alphabet::dna);
+            w.r = test::read_fasta(dir + "ref_windows.fa", Alphabet::dna);
             loads.push_back(std::move(w));
         } catch (const std::exception& e) {
             std::fprintf(stderr, "skipping workload b: %s\n", e.what());

@@ -210,12 +210,12 @@ TEST(Engine, SmallMixedBatch) {
 
 // ---- real data ---------------------------------------------------------
 
-template <typename Rank>
-bool load_pairs(const std::string& qpath, const std::string& rpath, Rank rank, std::vector<Seq>& q, std::vector<Seq>& r) {
+bool load_pairs(const std::string& qpath, const std::string& rpath, Alphabet alphabet, std::vector<Seq>& q,
+                std::vector<Seq>& r) {
     const std::string dir = shared_data_dir();
     try {
-        q = read_fasta(dir + "/" + qpath, rank);
-        r = read_fasta(dir + "/" + rpath, rank);
+        q = read_fasta(dir + "/" + qpath, alphabet);
+        r = read_fasta(dir + "/" + rpath, alphabet);
     } catch (const std::exception&) {
         return false;
     }
@@ -225,7 +225,7 @@ bool load_pairs(const std::string& qpath, const std::string& rpath, Rank rank, s
 TEST(RealData, PacbioEcoli) {
     SKIP_WITHOUT_GPU();
     std::vector<Seq> q, r;
-    if (!load_pairs("dna/pacbio_ecoli/reads.fa", "dna/pacbio_ecoli/ref_windows.fa", dna5_rank, q, r))
+    if (!load_pairs("dna/pacbio_ecoli/reads.fa", "dna/pacbio_ecoli/ref_windows.fa", Alphabet::dna, q, r))
         GTEST_SKIP() << "pacbio_ecoli not found under " << shared_data_dir();
     ASSERT_EQ(q.size(), 10000u);
     ASSERT_EQ(r.size(), 10000u);
@@ -236,7 +236,7 @@ TEST(RealData, PacbioEcoli) {
 TEST(RealData, Miseq16S) {
     SKIP_WITHOUT_GPU();
     std::vector<Seq> q, r;
-    if (!load_pairs("dna/miseq_16S/reads.fa", "dna/miseq_16S/ref_windows.fa", dna5_rank, q, r))
+    if (!load_pairs("dna/miseq_16S/reads.fa", "dna/miseq_16S/ref_windows.fa", Alphabet::dna, q, r))
         GTEST_SKIP() << "miseq_16S not found under " << shared_data_dir();
     ASSERT_EQ(q.size(), 5958u);
     ASSERT_EQ(r.size(), 5958u);
@@ -247,7 +247,7 @@ TEST(RealData, Miseq16S) {
 TEST(RealData, CowPigOrthologs) {
     SKIP_WITHOUT_GPU();
     std::vector<Seq> q, r;
-    if (!load_pairs("protein/orthologs_cow.fa", "protein/orthologs_pig.fa", aa27_rank, q, r))
+    if (!load_pairs("protein/orthologs_cow.fa", "protein/orthologs_pig.fa", Alphabet::protein, q, r))
         GTEST_SKIP() << "orthologs not found under " << shared_data_dir();
     ASSERT_EQ(q.size(), 37u);
     ASSERT_EQ(r.size(), 37u);

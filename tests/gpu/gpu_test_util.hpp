@@ -1,11 +1,7 @@
-// gpualign GPU tests — helpers: a minimal FASTA reader (until lib/ has its
-// SeqAn3 reader), residue encoders (seqan3 dna5 / aa27 ranks), seeded random
-// pair generators, the CPU oracle run on all cores, and the data path.
-// Host code, g++ only (includes SeqAn3).
+// gpualign GPU tests — helpers: FASTA reading through the product's reader,
+// seeded random pair generators, the CPU oracle run on all cores, and the
+// data path. Host code, g++ only.
 #pragma once
-
-#include <seqan3/alignment/scoring/aminoacid_scoring_scheme.hpp>
-#include <seqan3/alphabet/aminoacid/aa27.hpp>
 
 #include <algorithm>
 #include <array>
@@ -21,29 +17,12 @@
 
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/gpu/engine.hpp"
+#include "gpualign/matrix.hpp"
+#include "gpualign/sequence_io.hpp"
 
 namespace gpualign::test {
 
 using Seq = std::vector<std::uint8_t>;
-
-/// seqan3::dna5 rank of a character: A0 C1 G2 N3 T4; U -> T, other IUPAC -> N; any case.
-inline std::uint8_t dna5_rank(char c) {
-    switch (std::toupper(static_cast<unsigned char>(c))) {
-        case 'A': return 0;
-        case 'C': return 1;
-        case 'G': return 2;
-        case 'T': case 'U': return 4;
-        default: return 3;
-    }
-}
-
-/// seqan3::aa27 rank: A..Z -> 0..25 in alphabetical order, '*' -> 26; any case.
-inline std::uint8_t aa27_rank(char c) {
-    const int u = std::toupper(static_cast<unsigned char>(c));
-    if (u >= 'A' && u <= 'Z') return static_cast<std::uint8_t>(u - 'A');
-    if (u == '*') return 26;
-    return 23;  // X
-}
 
 /// Directory of the shared real data: $GPUALIGN_SHARED_DATA, else the compile-time default.
 inline std::string shared_data_dir() {
@@ -55,40 +34,19 @@ inline std::string shared_data_dir() {
 #endif
 }
 
-/// Reads every record of a FASTA file, encoded with `rank`. Throws std::runtime_error if unreadable.
-template <typename Rank>
-std::vector<Seq> read_fasta(const std::string& path, Rank rank) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open " + path);
+/// Reads every record of a FASTA/FASTQ file with the product's reader
+/// (SeqAn3 underneath) and returns the codes in `alphabet`.
+inline std::vector<Seq> read_fasta(const std::string& path, Alphabet alphabet) {
+    SequenceReader reader(path, alphabet == Alphabet::dna ? AlphabetChoice::dna : AlphabetChoice::protein);
     std::vector<Seq> out;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty() && line[0] == '>') {
-            out.emplace_back();
-            continue;
-        }
-        if (out.empty()) continue;
-        for (char c : line)
-            if (!std::isspace(static_cast<unsigned char>(c))) out.back().push_back(rank(c));
-    }
+    SequenceRecord rec;
+    while (reader.next(rec)) out.push_back(rec.codes);
     return out;
 }
 
-/// BLOSUM62 in aa27 ranks, taken from seqan3::aminoacid_scoring_scheme.
+/// BLOSUM62 (SeqAn3's table, through the product's matrix loader).
 inline ScoringScheme blosum62_scheme(std::int32_t gap_open, std::int32_t gap_extend) {
-    seqan3::aminoacid_scoring_scheme<std::int8_t> b62{seqan3::aminoacid_similarity_matrix::blosum62};
-    ScoringScheme s;
-    s.alphabet = Alphabet::protein;
-    s.size = 27;
-    s.matrix.resize(27 * 27);
-    for (int q = 0; q < 27; ++q)
-        for (int r = 0; r < 27; ++r)
-            s.matrix[q * 27 + r] = b62.score(seqan3::aa27{}.assign_rank(q), seqan3::aa27{}.assign_rank(r));
-    s.gap_open = gap_open;
-    s.gap_extend = gap_extend;
-    s.matrix_name = "BLOSUM62";
-    s.validate();
-    return s;
+    return make_protein_scheme("BLOSUM62", gap_open, gap_extend);
 }
 
 /// Background amino-acid frequencies (Robinson & Robinson 1991) over aa27 ranks.
@@ -97,10 +55,10 @@ inline std::discrete_distribution<int> amino_acid_distribution() {
     const char* aa = "ARNDCQEGHILKMFPSTWYV";
     const double f[] = {7.805, 5.129, 4.487, 5.364, 1.925, 4.264, 6.295, 7.377, 2.199, 5.142,
                         9.019, 5.744, 2.243, 3.856, 5.203, 7.120, 5.841, 1.330, 3.216, 6.441};
-    for (int k = 0; k < 20; ++k) w[aa27_rank(aa[k])] = f[k];
-    w[aa27_rank('X')] = 0.05;
-    w[aa27_rank('B')] = 0.02;
-    w[aa27_rank('Z')] = 0.02;
+    for (int k = 0; k < 20; ++k) w[static_cast<std::size_t>(encode_char(Alphabet::protein, aa[k]))] = f[k];
+    w[static_cast<std::size_t>(encode_char(Alphabet::protein, 'X'))] = 0.05;
+    w[static_cast<std::size_t>(encode_char(Alphabet::protein, 'B'))] = 0.02;
+    w[static_cast<std::size_t>(encode_char(Alphabet::protein, 'Z'))] = 0.02;
     w[26] = 0.01;
     return std::discrete_distribution<int>(w.begin(), w.end());
 }
