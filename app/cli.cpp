@@ -110,6 +110,16 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
 }  // namespace
 
 Command parse_command_line(int argc, const char* const* argv) {
+    // cxxopts matches each argument with std::regex, whose recursion depth
+    // grows with the argument's length: a 40 kB argument overflows the
+    // stack. No valid argument is longer than a path (PATH_MAX, 4096).
+    for (int i = 1; i < argc; ++i) {
+        const std::size_t len = std::char_traits<char>::length(argv[i]);
+        if (len > max_argument_length)
+            throw UsageError("argument " + std::to_string(i) + " is " + std::to_string(len) +
+                             " bytes long; gpualign accepts at most " + std::to_string(max_argument_length) +
+                             " bytes per argument");
+    }
     try {
         cxxopts::Options options = make_options();
         const cxxopts::ParseResult r = options.parse(argc, argv);

@@ -2,6 +2,7 @@
 // main() so that tests and the CLI fuzz target (fuzz/fuzz_cli.cpp) can call it.
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -14,9 +15,13 @@ inline constexpr int exit_ok = 0;     ///< success, --help, --version
 inline constexpr int exit_error = 1;  ///< bad input, I/O or device failure during the run
 inline constexpr int exit_usage = 2;  ///< bad command line (UsageError)
 
+/// Longest accepted argument, in bytes (a path can be at most PATH_MAX = 4096).
+inline constexpr std::size_t max_argument_length = 4096;
+
 /// A bad command line: unknown option, missing or malformed value, an option
-/// given twice, a bad choice, conflicting options, or a value that
-/// AlignConfig::validate rejects. what() is one sentence naming the option.
+/// given twice, an argument longer than max_argument_length, a bad choice,
+/// conflicting options, or a value that AlignConfig::validate rejects.
+/// what() is one sentence naming the option or argument.
 class UsageError : public std::invalid_argument {
 public:
     using std::invalid_argument::invalid_argument;

@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # README command 2: install, build, and run the whole test suite (GPU tests
-# skip where no CUDA device is visible).
+# skip where no CUDA device is visible), then the CPU tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer (preset "asan", ./build-asan:
+# only the CPU test binary, the gpualign binary and the fuzz corpus replays are
+# built). Any sanitizer report, including a leak, fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+
+echo "== sanitizers (ASan + UBSan, CPU tests) =="
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$(nproc)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --preset asan -j "$(nproc)"

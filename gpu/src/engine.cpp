@@ -5,6 +5,9 @@
 #include "gpualign/gpu/engine.hpp"
 
 #include <cuda_runtime_api.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -108,6 +111,7 @@ struct Engine::Impl {
     std::int32_t* d_matrix = nullptr;
     std::vector<Slot> slots;
     double kernel_ms = 0.0;
+    int host_threads = 1;                // OpenMP threads for packing and result building
 
     void release() noexcept;
     void submit(Slot& slot, std::span<const PairView> pairs, const std::vector<std::size_t>& order,
@@ -147,6 +151,9 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     im.mode = mode;
     im.score_only = score_only;
     im.options = options;
+#ifdef _OPENMP
+    im.host_threads = options.host_threads > 0 ? options.host_threads : omp_get_num_procs();
+#endif
     im.rows = detail::rows_per_thread(mode == AlignMode::local, !score_only);
     im.cap_bases = options.max_batch_bases;
     im.cap_pairs = std::min(detail::max_batch_pairs, options.max_batch_bases);
@@ -227,10 +234,8 @@ void Engine::Impl::submit(Slot& slot, std::span<const PairView> pairs, const std
         const std::uint32_t m = static_cast<std::uint32_t>(pv.query.size()), n = static_cast<std::uint32_t>(pv.ref.size());
         PairTask& t = slot.h_tasks[b];
         t.query_offset = static_cast<std::uint32_t>(seq_off);
-        std::memcpy(slot.h_seqs + seq_off, pv.query.data(), m);
         seq_off += m;
         t.ref_offset = static_cast<std::uint32_t>(seq_off);
-        std::memcpy(slot.h_seqs + seq_off, pv.ref.data(), n);
         seq_off += n;
         t.query_len = m;
         t.ref_len = n;
@@ -242,6 +247,14 @@ void Engine::Impl::submit(Slot& slot, std::span<const PairView> pairs, const std
         cigar_off += m + n;
     }
     slot.cigar_slots = score_only ? 0 : cigar_off;
+    // The sequences into pinned memory, on several threads (the offsets above are a prefix sum).
+#pragma omp parallel for schedule(static, 256) num_threads(host_threads)
+    for (std::uint32_t b = 0; b < count; ++b) {
+        const PairView& pv = pairs[slot.members[b]];
+        const PairTask& t = slot.h_tasks[b];
+        std::memcpy(slot.h_seqs + t.query_offset, pv.query.data(), pv.query.size());
+        std::memcpy(slot.h_seqs + t.ref_offset, pv.ref.data(), pv.ref.size());
+    }
 
     const std::string what = "batch of " + std::to_string(count) + " pairs";
     GPUALIGN_CUDA(cudaMemcpyAsync(slot.d_seqs, slot.h_seqs, seq_off, cudaMemcpyHostToDevice, slot.stream), what);
@@ -282,6 +295,7 @@ void Engine::Impl::finish(Slot& slot, std::vector<AlignmentResult>& results) {
     GPUALIGN_CUDA(cudaEventElapsedTime(&ms, slot.kernel_start, slot.kernel_stop), what);
     kernel_ms += ms;
     const std::int32_t* out = slot.h_out;
+#pragma omp parallel for schedule(static, 256) num_threads(host_threads)
     for (std::size_t b = 0; b < count; ++b) {
         AlignmentResult& r = results[slot.members[b]];
         r.score = out[detail::out_score * count + b];

@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <exception>
@@ -19,6 +20,7 @@
 #include "gpualign/gpu/engine.hpp"
 #include "gpualign/io_error.hpp"
 #include "gpualign/matrix.hpp"
+#include "gpualign/parallel_reader.hpp"
 #include "gpualign/sequence_io.hpp"
 #include "gpualign/writers.hpp"
 
@@ -34,11 +36,15 @@ struct Batch {
     std::size_t size() const noexcept { return queries.size(); }
 };
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
 /// One input file and the records read ahead from it.
 struct InputSide {
-    explicit InputSide(SequenceReader r) : reader(std::move(r)) {}
+    explicit InputSide(ParallelSequenceReader r) : reader(std::move(r)) {}
 
-    SequenceReader reader;
+    ParallelSequenceReader reader;
     std::deque<SequenceRecord> pending;
     std::size_t pending_bases = 0;
     bool at_end = false;
@@ -64,12 +70,16 @@ struct InputSide {
 };
 
 /// Reads record i of QUERIES together with record i of REFS, in batches. The
-/// two files are read (parsed and encoded) concurrently.
+/// two files are read (parsed and encoded) concurrently, each FASTA file on
+/// half of the `threads` (ParallelSequenceReader).
 class PairReader {
 public:
-    PairReader(const AlignConfig& c)
-        : queries_(SequenceReader(c.query_path, c.alphabet)), refs_(SequenceReader(c.ref_path, c.alphabet)),
+    PairReader(const AlignConfig& c, int threads)
+        : queries_(ParallelSequenceReader(c.query_path, c.alphabet, std::max(1, threads / 2))),
+          refs_(ParallelSequenceReader(c.ref_path, c.alphabet, std::max(1, threads / 2))),
           batch_pairs_(c.batch_pairs), batch_bases_(c.batch_bases) {}
+
+    bool parallel() const noexcept { return queries_.reader.parallel() || refs_.reader.parallel(); }
 
     /// The alphabet of both files; with --alphabet auto they must agree.
     Alphabet alphabet() {
@@ -162,7 +172,7 @@ public:
     Aligner(const AlignConfig& c, const ScoringScheme& s) : scheme_(s), mode_(c.mode), score_only_(c.score_only) {
         threads_ = c.threads > 0 ? c.threads : omp_get_num_procs();
         bool use_gpu = false;
-        const int devices = gpu::device_count();
+        const int devices = c.backend == BackendChoice::cpu ? 0 : gpu::device_count();
         if (c.backend == BackendChoice::gpu) {
             if (devices == 0) throw std::runtime_error("--backend gpu: no CUDA device is visible");
             use_gpu = true;
@@ -176,6 +186,7 @@ public:
                                          " CUDA device(s) visible");
             gpu::EngineOptions options;
             options.device = c.device;
+            options.host_threads = threads_;
             engine_ = std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, options);
             description_ = "gpu " + gpu::device_description(c.device);
             spdlog::info("using GPU {}", gpu::device_description(c.device));
@@ -202,6 +213,7 @@ public:
             }
             if (!views.empty()) {
                 std::vector<AlignmentResult> got = engine_->align(views);
+                kernel_ms_ += engine_->last_kernel_ms();
                 for (std::size_t n = 0; n < on_gpu.size(); ++n) out[on_gpu[n]] = std::move(got[n]);
             }
             cpu_fallback_ += on_cpu.size();
@@ -215,6 +227,9 @@ public:
 
     const std::string& description() const noexcept { return description_; }
     std::uint64_t cpu_fallback() const noexcept { return cpu_fallback_; }
+    /// Sum of Engine::last_kernel_ms over the batches (0 on the CPU).
+    double kernel_ms() const noexcept { return kernel_ms_; }
+    int threads() const noexcept { return threads_; }
 
 private:
     const ScoringScheme& scheme_;
@@ -224,6 +239,25 @@ private:
     std::unique_ptr<gpu::Engine> engine_;
     std::string description_;
     std::uint64_t cpu_fallback_ = 0;
+    double kernel_ms_ = 0.0;
+};
+
+/// Seconds each stage spent, for the debug log. "busy" is time inside the
+/// stage's work; "waited" is time the aligning (main) thread waited for it.
+struct StageTimes {
+    double open = 0;          ///< opening both inputs and detecting the alphabet (main thread)
+    double init = 0;          ///< backend start (CUDA context, Engine buffers) on its own thread
+    double init_waited = 0;
+    double read = 0;          ///< reading, parsing and encoding batches (both files)
+    double read_waited = 0;
+    double align = 0;         ///< Aligner::align (GPU: packing, copies, kernels, results)
+    double format = 0;        ///< formatting output lines (parallel)
+    double write = 0;         ///< writing them in order
+    double write_waited = 0;
+    double commit = 0;        ///< flushing and renaming the output
+    double teardown = 0;      ///< releasing the backend (device buffers, pinned memory)
+    double first_aligned = 0; ///< from the start until the first batch was handed to the aligner
+    std::size_t batches = 0;
 };
 
 }  // namespace
@@ -244,13 +278,31 @@ ScoringScheme resolve_scoring(const AlignConfig& c, Alphabet alphabet) {
 }
 
 RunStats run_alignment(const AlignConfig& c) {
-    const auto start = std::chrono::steady_clock::now();
-    PairReader reader(c);
+    const auto start = Clock::now();
+    StageTimes t;
+    const int threads = c.threads > 0 ? c.threads : omp_get_num_procs();
+    PairReader reader(c, threads);
     const Alphabet alphabet = reader.alphabet();
     const ScoringScheme scheme = resolve_scoring(c, alphabet);
+    t.open = seconds_since(start);
     spdlog::debug("{} alignment, {} alphabet, matrix {}, gap_open {}, gap_extend {}", to_string(c.mode),
                   to_string(alphabet), scheme.matrix_name, scheme.gap_open, scheme.gap_extend);
-    Aligner aligner(c, scheme);
+
+    // The backend (CUDA context and Engine buffers: the slowest start-up step
+    // on a GPU) starts on its own thread while the first batch is read.
+    std::future<std::unique_ptr<Aligner>> aligner_ready = std::async(std::launch::async, [&c, &scheme, &t] {
+        const auto t0 = Clock::now();
+        auto a = std::make_unique<Aligner>(c, scheme);
+        t.init = seconds_since(t0);
+        return a;
+    });
+    const auto read_batch = [&reader, &t] {
+        const auto t0 = Clock::now();
+        Batch b = reader.next();
+        t.read += seconds_since(t0);
+        return b;
+    };
+    std::future<Batch> next_batch = std::async(std::launch::async, read_batch);
 
     WriterOptions wopt;
     wopt.format = c.output_format();
@@ -258,32 +310,64 @@ RunStats run_alignment(const AlignConfig& c) {
     wopt.command_line = c.command_line;
     AlignmentWriter writer(c.out_path, wopt);
 
+    const auto wait0 = Clock::now();
+    std::unique_ptr<Aligner> aligner = aligner_ready.get();
+    t.init_waited = seconds_since(wait0);
+
     RunStats stats;
     // Three stages overlap: reading batch k+1 and writing batch k-1 run while
-    // batch k is aligned. The futures are declared after the reader and the
-    // writer so that they finish before those are destroyed.
-    std::future<Batch> next_batch = std::async(std::launch::async, [&] { return reader.next(); });
+    // batch k is aligned; each of them uses several threads. The futures are
+    // declared after the reader and the writer so that they finish before
+    // those are destroyed.
     std::future<void> written;
+    const auto loop0 = Clock::now();
     while (true) {
+        const auto r0 = Clock::now();
         auto batch = std::make_shared<Batch>(next_batch.get());
+        t.read_waited += seconds_since(r0);
         if (batch->size() == 0) break;
-        next_batch = std::async(std::launch::async, [&] { return reader.next(); });
-        auto results = std::make_shared<std::vector<AlignmentResult>>(aligner.align(*batch));
+        if (t.batches++ == 0) t.first_aligned = seconds_since(start);
+        next_batch = std::async(std::launch::async, read_batch);
+        const auto a0 = Clock::now();
+        auto results = std::make_shared<std::vector<AlignmentResult>>(aligner->align(*batch));
+        t.align += seconds_since(a0);
         for (std::size_t k = 0; k < batch->size(); ++k)
             stats.cells += static_cast<std::uint64_t>(batch->queries[k].codes.size()) * batch->refs[k].codes.size();
         stats.pairs += batch->size();
+        const auto w0 = Clock::now();
         if (written.valid()) written.get();
-        written = std::async(std::launch::async, [&writer, batch, results] {
-            for (std::size_t k = 0; k < batch->size(); ++k) writer.write(batch->queries[k], batch->refs[k], (*results)[k]);
+        t.write_waited += seconds_since(w0);
+        written = std::async(std::launch::async, [&writer, &t, batch, results, threads] {
+            const BatchWriteTimes wt = writer.write_batch(batch->queries, batch->refs, *results, threads);
+            t.format += wt.format_seconds;
+            t.write += wt.write_seconds;
         });
     }
+    const auto w0 = Clock::now();
     if (written.valid()) written.get();
+    t.write_waited += seconds_since(w0);
+    const double loop = seconds_since(loop0);
+    const auto c0 = Clock::now();
     writer.commit();
-    stats.cpu_fallback = aligner.cpu_fallback();
+    t.commit = seconds_since(c0);
+    stats.cpu_fallback = aligner->cpu_fallback();
     if (stats.cpu_fallback > 0)
         spdlog::info("{} pairs were too long for the GPU batch kernels and were aligned on the CPU", stats.cpu_fallback);
-    stats.backend = aligner.description();
-    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats.backend = aligner->description();
+    const double kernel_ms = aligner->kernel_ms();
+    const auto d0 = Clock::now();
+    aligner.reset();
+    t.teardown = seconds_since(d0);
+    stats.seconds = seconds_since(start);
+    spdlog::debug("stages (s): open+detect {:.3f}; backend init {:.3f} (main waited {:.3f}); first batch aligned at "
+                  "{:.3f}; {} batches, loop {:.3f}",
+                  t.open, t.init, t.init_waited, t.first_aligned, t.batches, loop);
+    spdlog::debug("stages (s): read {:.3f} busy on {} threads{} (idle {:.3f}, aligner waited {:.3f}); align {:.3f} "
+                  "busy (GPU kernels {:.3f}, idle {:.3f}); format {:.3f} + write {:.3f} busy (idle {:.3f}, aligner "
+                  "waited {:.3f}); commit {:.3f}; teardown {:.3f}; total {:.3f}",
+                  t.read, threads, reader.parallel() ? "" : " (serial parse)", std::max(0.0, stats.seconds - t.read),
+                  t.read_waited, t.align, kernel_ms / 1000.0, std::max(0.0, loop - t.align), t.format, t.write,
+                  std::max(0.0, loop - t.format - t.write), t.write_waited, t.commit, t.teardown, stats.seconds);
     return stats;
 }
 

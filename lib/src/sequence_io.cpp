@@ -159,6 +159,29 @@ private:
     bool pending_cr_ = false;  ///< the previous chunk ended in a CR (written as LF)
 };
 
+/// std::streambuf over borrowed in-memory text (SequenceReader::from_text).
+/// Once armed, the end of the text raises `failure` as GzFailure when one is
+/// set, where GzStreamBuf would raise the same read error.
+class TextStreamBuf : public std::streambuf {
+public:
+    TextStreamBuf(std::string_view text, std::string failure) : failure_(std::move(failure)) {
+        char* p = const_cast<char*>(text.data());
+        setg(p, p, p + text.size());
+    }
+    void arm() noexcept { armed_ = true; }
+
+protected:
+    int_type underflow() override {
+        if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+        if (armed_ && !failure_.empty()) throw GzFailure(failure_);
+        return traits_type::eof();
+    }
+
+private:
+    std::string failure_;
+    bool armed_ = false;
+};
+
 // ---- SeqAn3 file type --------------------------------------------------------
 
 /// Raw characters in, so that we encode and can point at bad letters.
@@ -238,6 +261,7 @@ struct SequenceReader::Impl {
     SequenceFormat format = SequenceFormat::fasta;
     bool compressed = false;
     std::unique_ptr<GzStreamBuf> buf;
+    std::unique_ptr<TextStreamBuf> text_buf;  // from_text: instead of buf
     std::unique_ptr<std::istream> stream;
     std::unique_ptr<RawFile> file;
     std::optional<RawFileBase::iterator> it;
@@ -319,7 +343,7 @@ struct SequenceReader::Impl {
                 return false;
             }
             if (format == SequenceFormat::fastq) {
-                const int next = buf->sgetc();
+                const int next = stream->rdbuf()->sgetc();
                 if (next != std::char_traits<char>::eof() && next != '@') {
                     const auto [name, _] = split_header((**it).id());
                     fail_record(number, name,
@@ -390,6 +414,28 @@ SequenceReader::SequenceReader(std::string path, AlphabetChoice choice) : impl_(
     if (choice == AlphabetChoice::dna) impl_->alphabet = Alphabet::dna;
     if (choice == AlphabetChoice::protein) impl_->alphabet = Alphabet::protein;
     impl_->open();
+}
+
+SequenceReader::SequenceReader() : impl_(std::make_unique<Impl>()) {}
+
+SequenceReader SequenceReader::from_text(std::string_view text, std::string path, SequenceFormat format,
+                                         Alphabet alphabet, std::uint64_t first_number, std::string failure) {
+    SequenceReader r;
+    Impl& im = *r.impl_;
+    im.path = std::move(path);
+    im.shown = display_path(im.path);
+    im.alphabet = alphabet;
+    im.format = format;
+    im.parsed = first_number > 0 ? first_number - 1 : 0;
+    im.text_buf = std::make_unique<TextStreamBuf>(text, std::move(failure));
+    im.stream = std::make_unique<std::istream>(im.text_buf.get());
+    im.stream->exceptions(std::ios::badbit);
+    if (format == SequenceFormat::fasta)
+        im.file = std::make_unique<RawFile>(*im.stream, seqan3::format_fasta{});
+    else
+        im.file = std::make_unique<RawFile>(*im.stream, seqan3::format_fastq{});
+    im.text_buf->arm();
+    return r;
 }
 
 SequenceReader::~SequenceReader() = default;

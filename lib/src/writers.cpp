@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <exception>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -106,6 +109,43 @@ void check_coordinates(const SequenceRecord& q, const SequenceRecord& r, const A
 
 bool is_unaligned(const AlignmentResult& res) noexcept { return res.query_begin == res.query_end; }
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Formats pairs [0, n) with `format(k, buffer)` on up to `threads` threads
+/// into buffers of consecutive pairs, then hands the buffers to `write` in
+/// order. A pair whose formatting throws ends its buffer; its error is
+/// rethrown after the buffers before it (and its own first part) are written.
+template <typename Format, typename Write>
+BatchWriteTimes format_in_parallel(std::size_t n, int threads, Format&& format, Write&& write) {
+    BatchWriteTimes times;
+    auto t0 = std::chrono::steady_clock::now();
+    const std::size_t chunks = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(threads, 1)) * 4);
+    std::vector<fmt::memory_buffer> buffers(chunks);
+    std::vector<std::exception_ptr> errors(chunks);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t first = n * c / chunks, last = n * (c + 1) / chunks;
+        try {
+            for (std::size_t k = first; k < last; ++k) format(k, buffers[c]);
+        } catch (...) {
+            errors[c] = std::current_exception();
+        }
+    }
+    times.format_seconds = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    for (std::size_t c = 0; c < chunks; ++c) {
+        write(std::string_view(buffers[c].data(), buffers[c].size()));
+        if (errors[c]) {
+            times.write_seconds = seconds_since(t0);
+            std::rethrow_exception(errors[c]);
+        }
+    }
+    times.write_seconds = seconds_since(t0);
+    return times;
+}
+
 }  // namespace
 
 /// The format implementations derive from this.
@@ -114,6 +154,8 @@ public:
     virtual ~Impl() = default;
     virtual void add_reference(const std::string& name, std::uint64_t length) = 0;
     virtual void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) = 0;
+    virtual BatchWriteTimes write_batch(std::span<const SequenceRecord> q, std::span<const SequenceRecord> r,
+                                        std::span<const AlignmentResult> res, int threads) = 0;
     virtual void commit() = 0;
 };
 
@@ -129,8 +171,23 @@ public:
     }
     void add_reference(const std::string&, std::uint64_t) override {}
     void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) override {
-        check_coordinates(q, r, res);
         line_.clear();
+        format_line(q, r, res, line_);
+        out_.write({line_.data(), line_.size()});
+    }
+    BatchWriteTimes write_batch(std::span<const SequenceRecord> q, std::span<const SequenceRecord> r,
+                                std::span<const AlignmentResult> res, int threads) override {
+        return format_in_parallel(
+            q.size(), threads, [&](std::size_t k, fmt::memory_buffer& b) { format_line(q[k], r[k], res[k], b); },
+            [this](std::string_view bytes) { out_.write(bytes); });
+    }
+    void commit() override { out_.commit(); }
+
+private:
+    /// Appends the TSV line of one pair to `line_`.
+    static void format_line(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res,
+                            fmt::memory_buffer& line_) {
+        check_coordinates(q, r, res);
         auto it = std::back_inserter(line_);
         fmt::format_to(it, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t", q.name, q.sequence.size(), res.query_begin,
                        res.query_end, r.name, r.sequence.size(), res.ref_begin, res.ref_end, res.score);
@@ -143,11 +200,8 @@ public:
         } else {
             fmt::format_to(it, "*\t*\t*\t*\t*\t*\n");
         }
-        out_.write({line_.data(), line_.size()});
     }
-    void commit() override { out_.commit(); }
 
-private:
     OutputFile out_;
     fmt::memory_buffer line_;
 };
@@ -209,12 +263,43 @@ public:
     void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) override {
         check_coordinates(q, r, res);
         add_reference(r.name, r.sequence.size());
+        line_.clear();
+        format_record(q, r, res, line_);
+        body_.write({line_.data(), line_.size()});
+    }
+
+    /// The references are declared in pair order first (stateful); then the
+    /// records are formatted in parallel up to the first pair that failed
+    /// there, whose error comes after any earlier pair's.
+    BatchWriteTimes write_batch(std::span<const SequenceRecord> q, std::span<const SequenceRecord> r,
+                                std::span<const AlignmentResult> res, int threads) override {
+        std::size_t stop = q.size();
+        std::exception_ptr error;
+        for (std::size_t k = 0; k < q.size(); ++k) {
+            try {
+                check_coordinates(q[k], r[k], res[k]);
+                add_reference(r[k].name, r[k].sequence.size());
+            } catch (...) {
+                stop = k;
+                error = std::current_exception();
+                break;
+            }
+        }
+        const BatchWriteTimes times = format_in_parallel(
+            stop, threads, [&](std::size_t k, fmt::memory_buffer& b) { format_record(q[k], r[k], res[k], b); },
+            [this](std::string_view bytes) { body_.write(bytes); });
+        if (error) std::rethrow_exception(error);
+        return times;
+    }
+
+    /// Appends the SAM record of one pair (references already declared) to `line_`.
+    void format_record(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res,
+                       fmt::memory_buffer& line_) const {
         if (!valid_qname(q.name))
             throw OutputError(fmt::format("{}: query name '{}' (record {}) is not a valid SAM QNAME "
                                           "[!-?A-~]{{1,254}} (SAM v1.6 §1.4)",
                                           shown_output(out_.path()), q.name, q.number));
         const bool unaligned = is_unaligned(res);
-        line_.clear();
         auto it = std::back_inserter(line_);
         if (unaligned) {
             fmt::format_to(it, "{}\t4\t*\t0\t255\t*\t*\t0\t0\t", q.name);
@@ -231,11 +316,10 @@ public:
             }
             fmt::format_to(it, "\t*\t0\t0\t");
         }
-        append_seq_qual(q);
+        append_seq_qual(q, line_);
         fmt::format_to(it, "\tAS:i:{}", res.score);
         if (!unaligned && res.has_cigar) fmt::format_to(it, "\tNM:i:{}", cigar_stats(res.cigar).edit_distance());
         line_.push_back('\n');
-        body_.write({line_.data(), line_.size()});
     }
 
     void commit() override {
@@ -254,7 +338,7 @@ public:
     }
 
 private:
-    void append_seq_qual(const SequenceRecord& q) {
+    static void append_seq_qual(const SequenceRecord& q, fmt::memory_buffer& line_) {
         bool ok = !q.sequence.empty();
         for (char c : q.sequence) {
             const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '=' || c == '.';
@@ -386,6 +470,13 @@ void AlignmentWriter::add_reference(const std::string& name, std::uint64_t lengt
 }
 void AlignmentWriter::write(const SequenceRecord& query, const SequenceRecord& ref, const AlignmentResult& result) {
     impl_->write(query, ref, result);
+}
+BatchWriteTimes AlignmentWriter::write_batch(std::span<const SequenceRecord> queries,
+                                             std::span<const SequenceRecord> refs,
+                                             std::span<const AlignmentResult> results, int threads) {
+    if (queries.size() != refs.size() || queries.size() != results.size())
+        throw std::invalid_argument("AlignmentWriter::write_batch: spans of different sizes");
+    return impl_->write_batch(queries, refs, results, threads);
 }
 void AlignmentWriter::commit() { impl_->commit(); }
 

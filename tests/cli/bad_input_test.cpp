@@ -37,7 +37,9 @@ struct RunResult {
     std::string err;
 };
 
+/// The contents of a regular file ("" for anything else, e.g. /dev/full, which reads endless zeros).
 std::string slurp(const fs::path& p) {
+    if (!fs::is_regular_file(p)) return {};
     std::ifstream in(p, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
@@ -256,7 +258,7 @@ std::vector<Case> table() {
     c.push_back(fails("too_many_arguments", q_lf, t_lf, 2, {"expected 3 arguments"}, std_args + " {dir}/q.fa"));
     c.push_back(fails("both_inputs_stdin", q_lf, t_lf, 2, {"stdin"}, "sw - - --backend cpu -o {out}"));
     c.push_back(fails("empty_output_path", q_lf, t_lf, 2, {"--output"}, "sw {dir}/q.fa {dir}/t.fa -o ''"));
-    c.push_back(fails("argument_of_100kb", q_lf, t_lf, 2, {"--"}, std_args + " --" + std::string(100000, 'x')));
+    c.push_back(fails("argument_of_100kb", q_lf, t_lf, 2, {"argument 9 is 100002 bytes long"}, std_args + " --" + std::string(100000, 'x')));
     return c;
 }
 
@@ -330,6 +332,13 @@ std::pair<std::string, std::string> random_pairs(int n, unsigned seed, int min_l
     return {q, t};
 }
 
+/// `sam` without its @PG line (which holds the command line).
+std::string without_pg_line(const std::string& sam) {
+    const std::size_t at = sam.find("\n@PG\t");
+    if (at == std::string::npos) return sam;
+    return sam.substr(0, at + 1) + sam.substr(sam.find('\n', at + 1) + 1);
+}
+
 TEST_F(BadInput, OutputIsIdenticalForAnyThreadsAndBatchSizes) {
     const auto [q, t] = random_pairs(300, 42);
     write("q.fa", q);
@@ -341,12 +350,12 @@ TEST_F(BadInput, OutputIsIdenticalForAnyThreadsAndBatchSizes) {
                                        "--threads 2 --batch-bases 1000", "--threads 2 --batch-pairs 64 --batch-bases 5000"}) {
             const RunResult r = run(mode + " {dir}/q.fa {dir}/t.fa --backend cpu -o {out} " + opts);
             ASSERT_EQ(r.exit_code, 0) << mode << " " << opts << ": " << r.err;
-            const std::string got = slurp(dir_ / "out.tsv");
+            const std::string got = without_pg_line(slurp(dir_ / "out.tsv"));
             if (first.empty()) {
                 first = got;
                 EXPECT_GE(lines(got), 300u);
             } else {
-                EXPECT_EQ(got, first) << mode << " " << opts;
+                EXPECT_TRUE(got == first) << mode << " " << opts << ": output differs";
             }
         }
     }

@@ -35,7 +35,10 @@ ScoringScheme resolve_scoring(const AlignConfig& config, Alphabet alphabet);
 /// (CPU: OpenMP over pairs; GPU: gpu::Engine, with pairs it does not accept
 /// sent to the CPU and counted), and writes results in input order. Reading
 /// the next batch and writing the previous one overlap the alignment of the
-/// current one. Output goes to a temporary file renamed on success, so a
+/// current one; the backend (CUDA context, Engine buffers) starts on its own
+/// thread while the first batch is read; FASTA files are parsed on
+/// config.threads / 2 threads each (ParallelSequenceReader) and output lines
+/// formatted on config.threads threads. `-v` logs the time of each stage. Output goes to a temporary file renamed on success, so a
 /// failed run leaves no partial output.
 ///
 /// @throws InputError for bad input (file, record and position named),

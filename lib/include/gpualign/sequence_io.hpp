@@ -112,6 +112,25 @@ public:
     SequenceReader(const SequenceReader&) = delete;
     SequenceReader& operator=(const SequenceReader&) = delete;
 
+    /// A reader over an in-memory piece of a larger FASTA/FASTQ file: whole
+    /// records cut at record starts (ParallelSequenceReader's blocks), parsed
+    /// by SeqAn3 exactly as a file reader parses them in place, so records
+    /// and error messages are the same as reading the whole file.
+    /// @param text           the bytes, line ends already LF, starting at a
+    ///                       record start ('>' or '@'); borrowed: it must
+    ///                       outlive the reader. Not validated here.
+    /// @param path           the file's path, for error messages only.
+    /// @param first_number   the 1-based number of the first record of `text`
+    ///                       in its file (records and messages count from it).
+    /// @param failure        when not empty, a read error that followed `text`
+    ///                       in the file (e.g. a truncated gzip stream): the
+    ///                       parser meets it where it needs more bytes than
+    ///                       `text` holds, as a file reader meets it there.
+    /// records_read() counts the records of `text` only. Does not throw
+    /// (std::bad_alloc aside); next() throws as for a file.
+    static SequenceReader from_text(std::string_view text, std::string path, SequenceFormat format,
+                                    Alphabet alphabet, std::uint64_t first_number, std::string failure = {});
+
     /// Reads the next record into `out` (its buffers are reused).
     /// @return false at the end of the file (then `out` is unchanged).
     /// @throws InputError naming the file, the record number and name (when
@@ -138,6 +157,7 @@ public:
     std::uint64_t records_read() const noexcept;
 
 private:
+    SequenceReader();
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

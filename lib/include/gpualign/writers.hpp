@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -79,6 +80,12 @@ struct WriterOptions {
     std::string version;                    ///< SAM @PG VN; empty = GPUALIGN_VERSION
 };
 
+/// Host time spent in AlignmentWriter::write_batch, in seconds.
+struct BatchWriteTimes {
+    double format_seconds = 0.0;  ///< formatting the lines (wall time of the parallel part)
+    double write_seconds = 0.0;   ///< handing the bytes to the output (or SAM spool) in order
+};
+
 /// Writes one TSV line or SAM record per aligned pair, in call order.
 ///
 /// write() takes the records from SequenceReader (borrowed for the call
@@ -142,6 +149,16 @@ public:
     ///         another length (SAM); OutputError on a write error or a name
     ///         SAM cannot hold (QNAME [!-?A-~]{1,254}, RNAME per §1.2.1).
     void write(const SequenceRecord& query, const SequenceRecord& ref, const AlignmentResult& result);
+
+    /// Writes pair k = (queries[k], refs[k], results[k]) for every k, with the
+    /// same bytes as that many write() calls in order: the lines are formatted
+    /// on up to `threads` threads (OpenMP) into buffers of consecutive pairs
+    /// (host memory, about the batch's output size) and written in order.
+    /// @throws what write() throws for the first failing pair in pair order,
+    ///         after the pairs before it were written; std::invalid_argument
+    ///         when the spans differ in size.
+    BatchWriteTimes write_batch(std::span<const SequenceRecord> queries, std::span<const SequenceRecord> refs,
+                                std::span<const AlignmentResult> results, int threads);
 
     /// Completes the output. Call once, after the last write.
     /// @throws OutputError naming the path.

@@ -35,6 +35,7 @@ struct EngineOptions {
     int streams = 2;                             ///< CUDA streams in rotation (>= 1)
     std::size_t max_batch_bases = 8u << 20;      ///< query+ref bases per device batch
     std::size_t gpu_memory_limit = 0;            ///< cap on device memory, 0 = no cap
+    int host_threads = 0;                        ///< host threads packing batches and building results (OpenMP), 0 = all cores
 };
 
 /// The batch aligner on one GPU: an owning host object holding device

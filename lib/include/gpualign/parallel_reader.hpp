@@ -1,0 +1,73 @@
+// gpualign — reading one FASTA file on several threads, still with SeqAn3.
+//
+// A producer reads large blocks of (decompressed, LF-normalised) bytes and
+// cuts them at record starts; worker threads (OpenMP) parse each block with
+// SeqAn3's sequence_file_input through SequenceReader::from_text and encode
+// it. Records come out in file order with the same numbers, contents and
+// error messages as SequenceReader gives for the whole file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gpualign/config.hpp"
+#include "gpualign/scoring.hpp"
+#include "gpualign/sequence_io.hpp"
+
+namespace gpualign {
+
+/// Streaming reader of one FASTA or FASTQ file (plain or gzip) that parses
+/// FASTA on several threads; a drop-in for SequenceReader's next()/alphabet().
+///
+/// Parallel for FASTA from a path. FASTQ ('@' may begin a quality line, so
+/// record starts cannot be found without parsing) and stdin fall back to one
+/// SequenceReader, as does threads == 1.
+///
+/// Cut points: a block ends just before a '>' that begins a line whose
+/// preceding line is non-empty and holds no '>' or ';'. SeqAn3 ends a FASTA
+/// sequence at any '>' or ';', and a header is one line, so such a line is
+/// sequence text and the '>' after it starts a record both in the file and
+/// in the block; the block's last record then has sequence text before the
+/// block's end, exactly as in the file.
+///
+/// Errors: the same InputError text as SequenceReader (file, record number
+/// and name, position), raised when next() reaches the failing record, after
+/// every record before it was handed out. A block that fails is re-parsed
+/// in order with its true record offset to produce the message.
+///
+/// Memory: at most about 2 * threads blocks of block_bytes (1 MiB) of text,
+/// plus their parsed records, are held at a time. Not thread-safe; move-only.
+class ParallelSequenceReader {
+public:
+    /// Bytes of text per block handed to one parser thread.
+    static constexpr std::size_t block_bytes = 1u << 20;
+
+    /// Opens `path` ("-" = stdin) as SequenceReader does, with its checks.
+    /// @param threads  parser threads (>= 1; 1 = one SequenceReader).
+    /// @throws InputError as SequenceReader's constructor.
+    ParallelSequenceReader(std::string path, AlphabetChoice choice, int threads);
+    ~ParallelSequenceReader();
+    ParallelSequenceReader(ParallelSequenceReader&&) noexcept;
+    ParallelSequenceReader& operator=(ParallelSequenceReader&&) noexcept;
+    ParallelSequenceReader(const ParallelSequenceReader&) = delete;
+    ParallelSequenceReader& operator=(const ParallelSequenceReader&) = delete;
+
+    /// As SequenceReader::next: the next record in file order (encoded), or
+    /// false at the end of the file. @throws InputError as SequenceReader.
+    bool next(SequenceRecord& out);
+    /// As SequenceReader::alphabet (decided from the first records).
+    Alphabet alphabet();
+    /// The path as given ("-" for stdin).
+    const std::string& path() const noexcept;
+    /// Records handed out by next() so far.
+    std::uint64_t records_read() const noexcept;
+    /// True when blocks are parsed on several threads (FASTA from a path, threads > 1).
+    bool parallel() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpualign
