@@ -49,7 +49,12 @@ cxxopts::Options make_options() {
         ("backend", "auto|cpu|gpu (auto uses a GPU when one is visible)", cxxopts::value<std::string>()->default_value("auto"))
         ("device", "CUDA device ordinal", cxxopts::value<int>()->default_value("0"))
         ("batch-pairs", "pairs per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_pairs)))
-        ("batch-bases", "query+ref bases per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_bases)));
+        ("batch-bases", "query+ref bases per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_bases)))
+        ("gpu-memory", "cap on the GPU engine's device memory, bytes with optional K/M/G suffix (e.g. 512M, 2G); "
+                       "batches shrink to fit, pairs too large for it go to the CPU; 0 = no cap",
+         cxxopts::value<std::string>()->default_value(str(Defaults::gpu_memory)))
+        ("gpu-streams", "CUDA streams of the GPU engine, each with its own buffers (1-16)",
+         cxxopts::value<int>()->default_value(str(Defaults::gpu_streams)));
     o.add_options("General")
         ("v,verbose", "more log output")
         ("q,quiet", "errors only")
@@ -63,7 +68,7 @@ cxxopts::Options make_options() {
 /// Options that take a value; giving one twice is an error (cxxopts keeps the last).
 constexpr std::initializer_list<const char*> value_options = {
     "match", "mismatch", "gap-open", "gap-extend", "matrix", "n-score", "alphabet", "output", "format",
-    "threads", "backend", "device", "batch-pairs", "batch-bases"};
+    "threads", "backend", "device", "batch-pairs", "batch-bases", "gpu-memory", "gpu-streams"};
 
 template <typename Enum>
 Enum parse_choice(const std::string& option, const std::string& value,
@@ -102,6 +107,8 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     c.device = r["device"].as<int>();
     c.batch_pairs = r["batch-pairs"].as<std::size_t>();
     c.batch_bases = r["batch-bases"].as<std::size_t>();
+    c.gpu_memory = parse_byte_size(r["gpu-memory"].as<std::string>(), "--gpu-memory");
+    c.gpu_streams = r["gpu-streams"].as<int>();
     c.command_line = std::move(command_line);
     c.validate();
     return c;

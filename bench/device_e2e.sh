@@ -9,6 +9,8 @@
 #  - pacbio_ecoli, sw and nw: GPU backend vs CPU backend, outputs compared with cmp
 # Expects .carry/{gpualign,gpualign_gpu_tests,lib/,data/} and optionally
 # .carry/gpualign_old (a baseline binary) (see docs/benchmarks.md).
+# Optional: E2E_STREAMS="3 4" also times the new binary on (a) and (a)x3 with
+# --gpu-streams N for each N listed (outputs compared with the default's).
 # Usage: bench/device_e2e.sh OUT_DIR [skip-tests]
 set -uo pipefail
 out=${1:?OUT dir}
@@ -53,6 +55,11 @@ for so in "" "--score-only"; do
   [ -x $OLD ] && run a3_old_$tag $OLD sw $W/a3_q.fa $W/a3_r.fa --backend gpu $so -o $W/a3_old.tsv
   for rep in 1 2; do run a3_$tag $B sw $W/a3_q.fa $W/a3_r.fa --backend gpu $so -o $W/a3.tsv; done
   [ -x $OLD ] && { cmp $W/a3.tsv $W/a3_old.tsv && echo "(a)x3 $tag: output identical to the baseline binary's"; }
+  for ns in ${E2E_STREAMS:-}; do
+    for rep in 1 2; do run a_s${ns}_$tag $B sw $W/a_q.fa $W/a_r.fa --backend gpu --gpu-streams $ns $so -o $W/a_s.tsv; done
+    for rep in 1 2; do run a3_s${ns}_$tag $B sw $W/a3_q.fa $W/a3_r.fa --backend gpu --gpu-streams $ns $so -o $W/a3_s.tsv; done
+    cmp $W/a_s.tsv $W/a.tsv && cmp $W/a3_s.tsv $W/a3.tsv && echo "(a), (a)x3 $tag --gpu-streams $ns: outputs identical"
+  done
 done
 for mode in sw nw; do
   for backend in gpu cpu; do

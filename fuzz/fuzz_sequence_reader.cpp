@@ -7,8 +7,9 @@
 //   bits 2-3  alphabet: 0 auto, 1 dna, 2 protein, 3 auto
 // The file is an anonymous memfd read through its /proc/self/fd path, so no
 // file is left behind. Contract checked: SequenceReader throws InputError
-// and nothing else, and every record it returns meets SequenceRecord's
-// invariants.
+// and nothing else, every record it returns meets SequenceRecord's
+// invariants, and ParallelSequenceReader (2 threads, as the pipeline reads)
+// returns the same records and the same error.
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
+#include "gpualign/parallel_reader.hpp"
 #include "gpualign/sequence_io.hpp"
 
 namespace {
@@ -47,6 +49,56 @@ void write_all(int fd, const std::uint8_t* p, std::size_t n) {
     }
 }
 
+/// What a reader made of a file: its records, then the error that ended it ("" if none).
+struct Outcome {
+    std::vector<gpualign::SequenceRecord> records;
+    std::string error;
+};
+
+bool same(const gpualign::SequenceRecord& a, const gpualign::SequenceRecord& b) {
+    return a.name == b.name && a.description == b.description && a.sequence == b.sequence &&
+           a.quality == b.quality && a.codes == b.codes && a.number == b.number;
+}
+
+bool operator==(const std::vector<gpualign::SequenceRecord>& a, const std::vector<gpualign::SequenceRecord>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+        if (!same(a[k], b[k])) return false;
+    return true;
+}
+
+/// Reads the whole file with the reader `open()` returns, checking every
+/// record against SequenceRecord's invariants; only InputError may end it early.
+template <typename Reader, typename Open>
+Outcome read_all(const std::string& path, Open open) {
+    using namespace gpualign;
+    Outcome out;
+    try {
+        Reader reader = open();
+        const Alphabet alphabet = reader.alphabet();
+        SequenceRecord rec;
+        std::uint64_t count = 0;
+        while (reader.next(rec)) {
+            ++count;
+            FUZZ_CHECK(rec.number == count);
+            FUZZ_CHECK(reader.records_read() == count);
+            FUZZ_CHECK(!rec.name.empty());
+            FUZZ_CHECK(!rec.sequence.empty());
+            FUZZ_CHECK(rec.codes.size() == rec.sequence.size());
+            for (const std::uint8_t c : rec.codes) FUZZ_CHECK(c < alphabet_size(alphabet));
+            FUZZ_CHECK(rec.quality.empty() || rec.quality.size() == rec.sequence.size());
+            for (const char c : rec.name) FUZZ_CHECK(c != '\r' && c != '\n' && c != ' ' && c != '\t');
+            out.records.push_back(rec);
+        }
+        FUZZ_CHECK(count > 0);
+        FUZZ_CHECK(!reader.next(rec));
+    } catch (const InputError& e) {
+        out.error = e.what();
+        FUZZ_CHECK(out.error.find(path) != std::string::npos);
+    }
+    return out;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -68,30 +120,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const AlphabetChoice choice = ((flags >> 2) & 3) == 1   ? AlphabetChoice::dna
                                   : ((flags >> 2) & 3) == 2 ? AlphabetChoice::protein
                                                             : AlphabetChoice::automatic;
-    try {
-        SequenceReader reader(path, choice);
-        const Alphabet alphabet = reader.alphabet();
-        SequenceRecord rec;
-        std::uint64_t count = 0;
-        while (reader.next(rec)) {
-            ++count;
-            FUZZ_CHECK(rec.number == count);
-            FUZZ_CHECK(reader.records_read() == count);
-            FUZZ_CHECK(!rec.name.empty());
-            FUZZ_CHECK(!rec.sequence.empty());
-            FUZZ_CHECK(rec.codes.size() == rec.sequence.size());
-            for (const std::uint8_t c : rec.codes) FUZZ_CHECK(c < alphabet_size(alphabet));
-            if (reader.format() == SequenceFormat::fastq)
-                FUZZ_CHECK(rec.quality.size() == rec.sequence.size());
-            else
-                FUZZ_CHECK(rec.quality.empty());
-            for (const char c : rec.name) FUZZ_CHECK(c != '\r' && c != '\n' && c != ' ' && c != '\t');
-        }
-        FUZZ_CHECK(count > 0);
-        FUZZ_CHECK(!reader.next(rec));
-    } catch (const InputError& e) {
-        FUZZ_CHECK(std::string(e.what()).find(path) != std::string::npos);
-    }
+    const Outcome serial = read_all<SequenceReader>(path, [&] { return SequenceReader(path, choice); });
+    // The pipeline reads through ParallelSequenceReader, which must give the
+    // same records and the same error as SequenceReader.
+    const Outcome parallel =
+        read_all<ParallelSequenceReader>(path, [&] { return ParallelSequenceReader(path, choice, 2); });
+    FUZZ_CHECK(parallel.records == serial.records);
+    FUZZ_CHECK(parallel.error == serial.error);
     ::close(fd);
     return 0;
 }

@@ -5,6 +5,7 @@
 
 #include "cuda_check.hpp"
 #include "kernels/dp_kernel.cuh"
+#include "kernels/fault_kernel.cuh"
 #include "kernels/params.cuh"
 #include "kernels/traceback_kernel.cuh"
 #include "tuning.hpp"
@@ -50,6 +51,10 @@ void launch(const kernels::BatchParams& p, cudaStream_t stream) {
 
 void launch_alignment(const LaunchArgs& args, cudaStream_t stream) {
     if (args.count == 0) return;
+    if (args.inject_fault) {
+        kernels::fault_kernel<<<1, 1, 0, stream>>>();
+        GPUALIGN_CUDA(cudaGetLastError(), "fault_kernel launch (GPUALIGN_INJECT_CUDA_FAULT test hook)");
+    }
     const kernels::BatchParams p = to_params(args);
     if (args.local)
         args.traceback ? launch<true, true>(p, stream) : launch<true, false>(p, stream);

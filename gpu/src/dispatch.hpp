@@ -23,10 +23,13 @@ struct LaunchArgs {
     std::uint32_t count;
     std::int32_t size, gap_open, gap_extend;
     bool dna, local, traceback;
+    bool inject_fault = false;  ///< test hook: launch kernels::fault_kernel first (docs/gpu.md)
 };
 
 /// Enqueues the DP kernel (grid = count blocks of 32 threads) and, when
-/// `traceback`, the traceback kernel on `stream`. Asynchronous.
+/// `traceback`, the traceback kernel on `stream`. Asynchronous. With
+/// `inject_fault` (test hook) a kernel that executes __trap() runs first, so
+/// the stream fails with a real, sticky CUDA error.
 /// @throws std::runtime_error naming the CUDA error if a launch fails.
 void launch_alignment(const LaunchArgs& args, cudaStream_t stream);
 

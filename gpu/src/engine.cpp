@@ -10,12 +10,17 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iterator>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "gpualign/cpu_aligner.hpp"
 
 #include "batch_layout.hpp"
 #include "cuda_check.hpp"
@@ -43,19 +48,70 @@ std::string device_description(int device) {
 
 namespace {
 
+using detail::CudaError;
 using detail::PairTask;
 
+/// cudaMalloc hands out 256-byte aligned blocks; the engine counts each
+/// allocation rounded up to that.
+constexpr std::size_t alloc_granule = 256;
+/// Smallest per-stream budget the engine sizes buffers for (a few hundred
+/// short pairs per batch); a gpu_memory_limit below streams x this is refused.
+constexpr std::size_t min_slot_budget = std::size_t{64} << 10;
+/// Device bytes per pair of batch capacity: task, SoA results, one boundary-row entry.
+constexpr std::size_t bytes_per_pair = sizeof(PairTask) + detail::out_fields * sizeof(std::int32_t) + 16;
+
+std::size_t rounded(std::size_t bytes) {
+    return (std::max<std::size_t>(bytes, 1) + alloc_granule - 1) / alloc_granule * alloc_granule;
+}
+
+/// The capacity of one slot's buffers.
+struct Shape {
+    std::size_t bases = 0;    // query+ref bases per batch
+    std::size_t pairs = 0;    // pairs per batch
+    std::uint64_t dirs = 0;   // direction-bit bytes per batch (traceback only)
+};
+
+/// Device bytes of one slot of shape `s`, as allocated by alloc_buffers.
+std::size_t slot_device_bytes(const Shape& s, bool traceback) {
+    std::size_t b = rounded(s.bases) + rounded(s.pairs * sizeof(PairTask)) +
+                    rounded(s.pairs * detail::out_fields * sizeof(std::int32_t)) + rounded((s.bases + s.pairs) * 16);
+    if (traceback) b += rounded(s.bases * sizeof(std::uint32_t)) + rounded(static_cast<std::size_t>(s.dirs));
+    return b;
+}
+
+/// The largest shape whose slot_device_bytes fit `budget`: a quarter of the
+/// budget at most for per-pair buffers, and with traceback an eighth of the
+/// rest for per-base buffers (sequences, boundary rows, CIGAR runs: 21 bytes
+/// per base) and the remainder for direction bits. All zero when the budget
+/// is under min_slot_budget.
+Shape shape_for_budget(std::size_t budget, std::size_t max_bases, bool traceback) {
+    Shape s;
+    if (budget < min_slot_budget) return s;
+    s.pairs = std::min({detail::max_batch_pairs, max_bases, budget / 4 / bytes_per_pair});
+    const std::size_t rest = budget - 6 * alloc_granule - s.pairs * bytes_per_pair;
+    if (traceback) {
+        s.bases = std::min(max_bases, rest / 8 / 21);
+        s.dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, rest - s.bases * 21) & ~std::uint64_t{7};
+    } else {
+        s.bases = std::min(max_bases, rest / 17);
+    }
+    return s;
+}
+
 template <typename T>
-void device_alloc(T*& ptr, std::size_t count, const char* what) {
+void device_alloc(T*& ptr, std::size_t count, const char* what, std::size_t& total) {
     void* p = nullptr;
-    GPUALIGN_CUDA(cudaMalloc(&p, std::max<std::size_t>(count, 1) * sizeof(T)), what);
+    const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
+    GPUALIGN_CUDA(cudaMalloc(&p, bytes), std::string(what) + ", " + std::to_string(bytes) + " bytes");
     ptr = static_cast<T*>(p);
+    total += rounded(bytes);
 }
 
 template <typename T>
 void host_alloc(T*& ptr, std::size_t count, const char* what) {
     void* p = nullptr;
-    GPUALIGN_CUDA(cudaMallocHost(&p, std::max<std::size_t>(count, 1) * sizeof(T)), what);
+    const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
+    GPUALIGN_CUDA(cudaMallocHost(&p, bytes), std::string(what) + ", " + std::to_string(bytes) + " bytes");
     ptr = static_cast<T*>(p);
 }
 
@@ -75,7 +131,26 @@ AlignmentResult trivial_result(std::size_t m, std::size_t n, const ScoringScheme
     return r;
 }
 
+/// The test hook GPUALIGN_INJECT_CUDA_FAULT=N (docs/gpu.md): the N-th batch
+/// (1-based, over the engine's lifetime) launches a kernel that traps. 0 = off.
+std::uint64_t injected_fault_batch() {
+    const char* e = std::getenv("GPUALIGN_INJECT_CUDA_FAULT");
+    if (!e || !*e) return 0;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(e, &end, 10);
+    return end && *end == '\0' ? n : 0;
+}
+
 }  // namespace
+
+/// One submission of align_async, until collect.
+struct Request {
+    Ticket id = 0;
+    std::span<const PairView> pairs;
+    std::vector<AlignmentResult> results;
+    std::size_t in_flight = 0;  // batches enqueued and not yet finished
+    double kernel_ms = 0.0;
+};
 
 /// One stream with its own pinned host and device buffers.
 struct Slot {
@@ -94,7 +169,8 @@ struct Slot {
     std::uint8_t* d_dirs = nullptr;
     std::uint8_t* d_scratch = nullptr;  // int4 boundary rows
     // the batch in flight
-    std::vector<std::size_t> members;  // input index of batch slot b
+    Request* owner = nullptr;
+    std::vector<std::size_t> members;  // input index (in owner->pairs) of batch slot b
     std::size_t cigar_slots = 0;
     bool busy = false;
 };
@@ -105,33 +181,63 @@ struct Engine::Impl {
     bool score_only;
     EngineOptions options;
     int rows = 16;                       // tuning: rows per lane of the DP kernel in use
-    std::size_t cap_bases = 0;           // query+ref bases per batch
-    std::size_t cap_pairs = 0;           // pairs per batch
-    std::uint64_t cap_dirs = 0;          // direction-bit bytes per batch (0 in score-only mode)
+    Shape shape;                         // capacity of every slot
+    std::size_t device_bytes = 0;        // device memory held (rounded allocation sizes)
+    std::size_t matrix_bytes = 0;
+    int retries = 0;                     // halvings after cudaErrorMemoryAllocation
+    std::uint64_t host_pairs = 0;        // pairs aligned on the host after a halving
     std::int32_t* d_matrix = nullptr;
     std::vector<Slot> slots;
+    std::size_t next_slot = 0;           // round robin: the oldest batch in flight is the first busy slot from here
+    std::map<Ticket, std::unique_ptr<Request>> requests;
+    Ticket last_ticket = 0;
     double kernel_ms = 0.0;
     int host_threads = 1;                // OpenMP threads for packing and result building
+    std::uint64_t batches_launched = 0;
+    std::uint64_t fault_batch = 0;       // test hook GPUALIGN_INJECT_CUDA_FAULT
+    std::string broken;                  // non-empty after a CUDA error other than an allocation failure
 
     void release() noexcept;
-    void submit(Slot& slot, std::span<const PairView> pairs, const std::vector<std::size_t>& order,
-                std::size_t first, std::size_t last);
-    void finish(Slot& slot, std::vector<AlignmentResult>& results);
+    void free_buffers(Slot& s) noexcept;
+    void alloc_buffers(Slot& s);
+    void allocate(std::size_t budget);
+    void shrink();
+    void check_usable() const;
+    Slot& acquire();
+    void drain();
+    void enqueue(Request& r);
+    void submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first, std::size_t last);
+    void finish(Slot& slot);
+    void align_on_host(Request& r, const std::vector<std::size_t>& indices);
 };
+
+void Engine::Impl::free_buffers(Slot& s) noexcept {
+    cudaFreeHost(s.h_seqs);
+    cudaFreeHost(s.h_tasks);
+    cudaFreeHost(s.h_out);
+    cudaFreeHost(s.h_cigar);
+    cudaFree(s.d_seqs);
+    cudaFree(s.d_tasks);
+    cudaFree(s.d_out);
+    cudaFree(s.d_cigar);
+    cudaFree(s.d_dirs);
+    cudaFree(s.d_scratch);
+    s.h_seqs = nullptr;
+    s.h_tasks = nullptr;
+    s.h_out = nullptr;
+    s.h_cigar = nullptr;
+    s.d_seqs = nullptr;
+    s.d_tasks = nullptr;
+    s.d_out = nullptr;
+    s.d_cigar = nullptr;
+    s.d_dirs = nullptr;
+    s.d_scratch = nullptr;
+}
 
 void Engine::Impl::release() noexcept {
     for (Slot& s : slots) {
         if (s.stream) cudaStreamSynchronize(s.stream);
-        cudaFreeHost(s.h_seqs);
-        cudaFreeHost(s.h_tasks);
-        cudaFreeHost(s.h_out);
-        cudaFreeHost(s.h_cigar);
-        cudaFree(s.d_seqs);
-        cudaFree(s.d_tasks);
-        cudaFree(s.d_out);
-        cudaFree(s.d_cigar);
-        cudaFree(s.d_dirs);
-        cudaFree(s.d_scratch);
+        free_buffers(s);
         if (s.kernel_start) cudaEventDestroy(s.kernel_start);
         if (s.kernel_stop) cudaEventDestroy(s.kernel_stop);
         if (s.stream) cudaStreamDestroy(s.stream);
@@ -139,6 +245,82 @@ void Engine::Impl::release() noexcept {
     slots.clear();
     cudaFree(d_matrix);
     d_matrix = nullptr;
+    device_bytes = 0;
+}
+
+void Engine::Impl::alloc_buffers(Slot& s) {
+    host_alloc(s.h_seqs, shape.bases, "pinned sequence buffer");
+    host_alloc(s.h_tasks, shape.pairs, "pinned task buffer");
+    host_alloc(s.h_out, shape.pairs * detail::out_fields, "pinned result buffer");
+    device_alloc(s.d_seqs, shape.bases, "device sequence buffer", device_bytes);
+    device_alloc(s.d_tasks, shape.pairs, "device task buffer", device_bytes);
+    device_alloc(s.d_out, shape.pairs * detail::out_fields, "device result buffer", device_bytes);
+    device_alloc(s.d_scratch, (shape.bases + shape.pairs) * 16, "device boundary rows", device_bytes);
+    if (!score_only) {
+        host_alloc(s.h_cigar, shape.bases, "pinned CIGAR buffer");
+        device_alloc(s.d_cigar, shape.bases, "device CIGAR buffer", device_bytes);
+        device_alloc(s.d_dirs, shape.dirs, "device direction bits", device_bytes);
+    }
+}
+
+// Sizes every slot for `budget` device bytes (0: the default shape from
+// max_batch_bases and the free memory) and allocates; on
+// cudaErrorMemoryAllocation frees them, halves the budget and tries again.
+void Engine::Impl::allocate(std::size_t budget) {
+    const bool tb = !score_only;
+    const std::size_t nstreams = slots.size();
+    if (budget == 0) {
+        shape.bases = options.max_batch_bases;
+        shape.pairs = std::min(detail::max_batch_pairs, options.max_batch_bases);
+        shape.dirs = 0;
+        if (tb) {
+            std::size_t free_b = 0, total_b = 0;
+            GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "querying free device memory");
+            const std::uint64_t fixed_all = static_cast<std::uint64_t>(slot_device_bytes(shape, true)) * nstreams + (64u << 20);
+            const std::uint64_t avail = free_b / 10 * 8;
+            if (avail > fixed_all + nstreams * (16u << 20))
+                shape.dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, (avail - fixed_all) / nstreams) &
+                             ~std::uint64_t{7};
+            else  // little free memory: size from it as if it were a limit
+                shape = shape_for_budget(static_cast<std::size_t>(avail / nstreams), options.max_batch_bases, true);
+        }
+    } else {
+        shape = shape_for_budget(budget, options.max_batch_bases, tb);
+    }
+    while (true) {
+        const bool valid = shape.bases >= 2 && shape.pairs >= 1 && (!tb || shape.dirs >= 16);
+        if (!valid) {
+            std::size_t free_b = 0, total_b = 0;
+            (void)cudaMemGetInfo(&free_b, &total_b);
+            throw std::runtime_error(
+                "gpualign: could not allocate the GPU engine's buffers (cudaErrorMemoryAllocation) even at " +
+                std::to_string(min_slot_budget) + " bytes per stream (" + std::to_string(nstreams) + " streams, " +
+                std::to_string(retries) + " halvings; device memory free " + std::to_string(free_b >> 20) + " of " +
+                std::to_string(total_b >> 20) + " MiB; gpu memory limit " +
+                (options.gpu_memory_limit ? std::to_string(options.gpu_memory_limit) + " bytes" : std::string("none")) +
+                ")");
+        }
+        try {
+            for (Slot& s : slots) alloc_buffers(s);
+            return;
+        } catch (const CudaError& e) {
+            if (e.code() != cudaErrorMemoryAllocation) throw;
+            for (Slot& s : slots) free_buffers(s);
+            device_bytes = matrix_bytes;
+            ++retries;
+            shape = shape_for_budget(slot_device_bytes(shape, tb) / 2, options.max_batch_bases, tb);
+        }
+    }
+}
+
+// After cudaErrorMemoryAllocation in a batch: wait for the batches in flight,
+// then reallocate every slot at half its size.
+void Engine::Impl::shrink() {
+    drain();
+    for (Slot& s : slots) free_buffers(s);
+    device_bytes = matrix_bytes;
+    ++retries;
+    allocate(slot_device_bytes(shape, !score_only) / 2);
 }
 
 Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const EngineOptions& options)
@@ -155,29 +337,22 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     im.host_threads = options.host_threads > 0 ? options.host_threads : omp_get_num_procs();
 #endif
     im.rows = detail::rows_per_thread(mode == AlignMode::local, !score_only);
-    im.cap_bases = options.max_batch_bases;
-    im.cap_pairs = std::min(detail::max_batch_pairs, options.max_batch_bases);
+    im.fault_batch = injected_fault_batch();
+    const std::size_t nstreams = static_cast<std::size_t>(options.streams);
+    im.matrix_bytes = rounded(scheme.matrix.size() * sizeof(std::int32_t));
+    std::size_t budget = 0;
+    if (options.gpu_memory_limit) {
+        const std::size_t minimum = nstreams * min_slot_budget + im.matrix_bytes;
+        if (options.gpu_memory_limit < minimum)
+            throw std::runtime_error("gpualign: GPU memory limit (--gpu-memory) of " +
+                                     std::to_string(options.gpu_memory_limit) +
+                                     " bytes is too small for the GPU engine: with " + std::to_string(nstreams) +
+                                     " streams it needs at least " + std::to_string(minimum) + " bytes");
+        budget = (options.gpu_memory_limit - im.matrix_bytes) / nstreams;
+    }
     try {
         GPUALIGN_CUDA(cudaSetDevice(options.device), "selecting device " + std::to_string(options.device));
-        const std::size_t nstreams = static_cast<std::size_t>(options.streams);
-        // Fixed device bytes per slot: sequences, tasks, outputs, CIGAR runs, boundary rows.
-        const std::size_t fixed = im.cap_bases + im.cap_pairs * sizeof(PairTask) +
-                                  im.cap_pairs * detail::out_fields * sizeof(std::int32_t) +
-                                  (score_only ? 0 : im.cap_bases * sizeof(std::uint32_t)) +
-                                  (im.cap_bases + im.cap_pairs) * 16;
-        if (!score_only) {
-            std::size_t free_b = 0, total_b = 0;
-            GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "querying free device memory");
-            std::uint64_t budget = options.gpu_memory_limit ? std::min<std::uint64_t>(options.gpu_memory_limit, free_b)
-                                                            : free_b / 10 * 8;
-            const std::uint64_t fixed_all = static_cast<std::uint64_t>(fixed) * nstreams + (64u << 20);
-            if (budget <= fixed_all + nstreams * (16u << 20))
-                throw std::runtime_error("gpualign: device memory budget of " + std::to_string(budget >> 20) +
-                                         " MiB is too small for " + std::to_string(nstreams) + " streams");
-            im.cap_dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, (budget - fixed_all) / nstreams);
-            im.cap_dirs &= ~std::uint64_t{7};
-        }
-        device_alloc(im.d_matrix, scheme.matrix.size(), "substitution matrix");
+        device_alloc(im.d_matrix, scheme.matrix.size(), "substitution matrix", im.device_bytes);
         GPUALIGN_CUDA(cudaMemcpy(im.d_matrix, scheme.matrix.data(), scheme.matrix.size() * sizeof(std::int32_t),
                                  cudaMemcpyHostToDevice),
                       "uploading the substitution matrix");
@@ -186,19 +361,8 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
             GPUALIGN_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "creating a stream");
             GPUALIGN_CUDA(cudaEventCreate(&s.kernel_start), "creating an event");
             GPUALIGN_CUDA(cudaEventCreate(&s.kernel_stop), "creating an event");
-            host_alloc(s.h_seqs, im.cap_bases, "pinned sequence buffer");
-            host_alloc(s.h_tasks, im.cap_pairs, "pinned task buffer");
-            host_alloc(s.h_out, im.cap_pairs * detail::out_fields, "pinned result buffer");
-            device_alloc(s.d_seqs, im.cap_bases, "device sequence buffer");
-            device_alloc(s.d_tasks, im.cap_pairs, "device task buffer");
-            device_alloc(s.d_out, im.cap_pairs * detail::out_fields, "device result buffer");
-            device_alloc(s.d_scratch, (im.cap_bases + im.cap_pairs) * 16, "device boundary rows");
-            if (!score_only) {
-                host_alloc(s.h_cigar, im.cap_bases, "pinned CIGAR buffer");
-                device_alloc(s.d_cigar, im.cap_bases, "device CIGAR buffer");
-                device_alloc(s.d_dirs, im.cap_dirs, "device direction bits");
-            }
         }
+        im.allocate(budget);
     } catch (...) {
         im.release();
         throw;
@@ -213,17 +377,53 @@ bool Engine::accepts(std::size_t query_len, std::size_t ref_len) const noexcept 
     const Impl& im = *impl_;
     if (query_len > detail::max_sequence_length || ref_len > detail::max_sequence_length) return false;
     if (!fits_int32(im.scheme, query_len, ref_len)) return false;
-    if (query_len + ref_len > im.cap_bases) return false;
+    if (query_len + ref_len > im.shape.bases) return false;
     if (!im.score_only && query_len > 0 && ref_len > 0 &&
-        detail::direction_bytes(query_len, ref_len, im.rows) + 8 > im.cap_dirs)
+        detail::direction_bytes(query_len, ref_len, im.rows) + 8 > im.shape.dirs)
         return false;
     return true;
 }
 
 double Engine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }
 
-void Engine::Impl::submit(Slot& slot, std::span<const PairView> pairs, const std::vector<std::size_t>& order,
-                          std::size_t first, std::size_t last) {
+EngineMemory Engine::memory() const noexcept {
+    const Impl& im = *impl_;
+    EngineMemory m;
+    m.limit = im.options.gpu_memory_limit;
+    m.device_bytes = im.device_bytes;
+    m.streams = static_cast<int>(im.slots.size());
+    m.batch_bases = im.shape.bases;
+    m.batch_pairs = im.shape.pairs;
+    m.traceback_bytes = im.score_only ? 0 : im.shape.dirs;
+    m.allocation_retries = im.retries;
+    m.host_pairs = im.host_pairs;
+    return m;
+}
+
+void Engine::Impl::check_usable() const {
+    if (!broken.empty())
+        throw std::runtime_error("gpualign::gpu::Engine is unusable after an earlier CUDA error: " + broken);
+}
+
+// The next slot in rotation; if it holds a batch (the oldest in flight), that
+// batch is finished first.
+Slot& Engine::Impl::acquire() {
+    Slot& s = slots[next_slot];
+    next_slot = (next_slot + 1) % slots.size();
+    if (s.busy) finish(s);
+    return s;
+}
+
+void Engine::Impl::drain() {
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+        Slot& s = slots[(next_slot + k) % slots.size()];
+        if (s.busy) finish(s);
+    }
+}
+
+void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first,
+                          std::size_t last) {
+    const std::span<const PairView> pairs = r.pairs;
     const std::uint32_t count = static_cast<std::uint32_t>(last - first);
     const std::uint32_t srows = detail::stripe_rows(rows);
     std::uint64_t seq_off = 0, dir_off = 0;
@@ -256,7 +456,7 @@ void Engine::Impl::submit(Slot& slot, std::span<const PairView> pairs, const std
         std::memcpy(slot.h_seqs + t.ref_offset, pv.ref.data(), pv.ref.size());
     }
 
-    const std::string what = "batch of " + std::to_string(count) + " pairs";
+    const std::string what = "batch " + std::to_string(batches_launched + 1) + " of " + std::to_string(count) + " pairs";
     GPUALIGN_CUDA(cudaMemcpyAsync(slot.d_seqs, slot.h_seqs, seq_off, cudaMemcpyHostToDevice, slot.stream), what);
     GPUALIGN_CUDA(cudaMemcpyAsync(slot.d_tasks, slot.h_tasks, count * sizeof(PairTask), cudaMemcpyHostToDevice, slot.stream), what);
     detail::LaunchArgs a{};
@@ -274,6 +474,7 @@ void Engine::Impl::submit(Slot& slot, std::span<const PairView> pairs, const std
     a.dna = scheme.alphabet == Alphabet::dna;
     a.local = mode == AlignMode::local;
     a.traceback = !score_only;
+    a.inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_start, slot.stream), what);
     detail::launch_alignment(a, slot.stream);
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_stop, slot.stream), what);
@@ -284,56 +485,70 @@ void Engine::Impl::submit(Slot& slot, std::span<const PairView> pairs, const std
         GPUALIGN_CUDA(cudaMemcpyAsync(slot.h_cigar, slot.d_cigar, slot.cigar_slots * sizeof(std::uint32_t),
                                       cudaMemcpyDeviceToHost, slot.stream),
                       what);
+    ++batches_launched;
+    slot.owner = &r;
+    ++r.in_flight;
     slot.busy = true;
 }
 
-void Engine::Impl::finish(Slot& slot, std::vector<AlignmentResult>& results) {
+void Engine::Impl::finish(Slot& slot) {
     const std::size_t count = slot.members.size();
-    const std::string what = "batch of " + std::to_string(count) + " pairs";
+    const std::string what = "waiting for a batch of " + std::to_string(count) + " pairs";
     GPUALIGN_CUDA(cudaStreamSynchronize(slot.stream), what);
     float ms = 0.0f;
     GPUALIGN_CUDA(cudaEventElapsedTime(&ms, slot.kernel_start, slot.kernel_stop), what);
-    kernel_ms += ms;
+    Request& r = *slot.owner;
+    r.kernel_ms += ms;
     const std::int32_t* out = slot.h_out;
 #pragma omp parallel for schedule(static, 256) num_threads(host_threads)
     for (std::size_t b = 0; b < count; ++b) {
-        AlignmentResult& r = results[slot.members[b]];
-        r.score = out[detail::out_score * count + b];
-        r.query_begin = out[detail::out_query_begin * count + b];
-        r.query_end = out[detail::out_query_end * count + b];
-        r.ref_begin = out[detail::out_ref_begin * count + b];
-        r.ref_end = out[detail::out_ref_end * count + b];
-        r.has_cigar = !score_only;
-        r.cigar.clear();
+        AlignmentResult& res = r.results[slot.members[b]];
+        res.score = out[detail::out_score * count + b];
+        res.query_begin = out[detail::out_query_begin * count + b];
+        res.query_end = out[detail::out_query_end * count + b];
+        res.ref_begin = out[detail::out_ref_begin * count + b];
+        res.ref_end = out[detail::out_ref_end * count + b];
+        res.has_cigar = !score_only;
+        res.cigar.clear();
         if (!score_only) {
             const std::size_t runs = static_cast<std::size_t>(out[detail::out_cigar_runs * count + b]);
             const std::uint32_t* rev = slot.h_cigar + slot.h_tasks[b].cigar_offset;
-            r.cigar.assign(std::make_reverse_iterator(rev + runs), std::make_reverse_iterator(rev));
+            res.cigar.assign(std::make_reverse_iterator(rev + runs), std::make_reverse_iterator(rev));
         }
     }
+    --r.in_flight;
+    slot.owner = nullptr;
     slot.busy = false;
 }
 
-std::vector<AlignmentResult> Engine::align(std::span<const PairView> pairs) {
-    Impl& im = *impl_;
-    GPUALIGN_CUDA(cudaSetDevice(im.options.device), "selecting device " + std::to_string(im.options.device));
-    im.kernel_ms = 0.0;
-    std::vector<AlignmentResult> results(pairs.size());
-    for (std::size_t i = 0; i < pairs.size(); ++i)
-        if (!accepts(pairs[i].query.size(), pairs[i].ref.size()))
-            throw std::invalid_argument("gpualign::gpu::Engine: pair " + std::to_string(i) + " of lengths " +
-                                        std::to_string(pairs[i].query.size()) + " x " +
-                                        std::to_string(pairs[i].ref.size()) + " is not accepted (see accepts())");
+// Pairs that no longer fit the buffers after a halving: the CPU reference,
+// which gives the same bytes by definition.
+void Engine::Impl::align_on_host(Request& r, const std::vector<std::size_t>& indices) {
+    std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(host_threads)
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+        const PairView& pv = r.pairs[indices[k]];
+        try {
+            r.results[indices[k]] = align_pair(pv.query, pv.ref, scheme, mode, score_only);
+        } catch (...) {
+#pragma omp critical
+            if (!error) error = std::current_exception();
+        }
+    }
+    if (error) std::rethrow_exception(error);
+    host_pairs += indices.size();
+}
 
-    std::size_t next_slot = 0;
-    std::vector<std::size_t> order;
+void Engine::Impl::enqueue(Request& r) {
+    const std::span<const PairView> pairs = r.pairs;
+    std::vector<std::size_t> order, on_host;
     for (std::size_t w0 = 0; w0 < pairs.size(); w0 += detail::window_pairs) {
         const std::size_t w1 = std::min(pairs.size(), w0 + detail::window_pairs);
         order.clear();
         for (std::size_t i = w0; i < w1; ++i) {
             const std::size_t m = pairs[i].query.size(), n = pairs[i].ref.size();
             if (m == 0 || n == 0)
-                results[i] = trivial_result(m, n, im.scheme, im.mode, im.score_only);
+                r.results[i] = trivial_result(m, n, scheme, mode, score_only);
             else
                 order.push_back(i);
         }
@@ -343,28 +558,86 @@ std::vector<AlignmentResult> Engine::align(std::span<const PairView> pairs) {
         });
         std::size_t first = 0;
         while (first < order.size()) {
+            const std::size_t m0 = pairs[order[first]].query.size(), n0 = pairs[order[first]].ref.size();
+            const std::uint64_t d0 = score_only ? 0 : (detail::direction_bytes(m0, n0, rows) + 7) & ~std::uint64_t{7};
+            if (m0 + n0 > shape.bases || (!score_only && d0 > shape.dirs)) {  // only after a halving
+                on_host.push_back(order[first++]);
+                continue;
+            }
             std::size_t last = first, bases = 0;
             std::uint64_t dirs = 0;
-            while (last < order.size() && last - first < im.cap_pairs) {
+            while (last < order.size() && last - first < shape.pairs) {
                 const std::size_t m = pairs[order[last]].query.size(), n = pairs[order[last]].ref.size();
-                const std::uint64_t d = im.score_only ? 0 : (detail::direction_bytes(m, n, im.rows) + 7) & ~std::uint64_t{7};
-                if (bases + m + n > im.cap_bases || dirs + d > im.cap_dirs) break;
+                const std::uint64_t d = score_only ? 0 : (detail::direction_bytes(m, n, rows) + 7) & ~std::uint64_t{7};
+                if (bases + m + n > shape.bases || dirs + d > shape.dirs) break;
                 bases += m + n;
                 dirs += d;
                 ++last;
             }
-            Slot& slot = im.slots[next_slot];
-            next_slot = (next_slot + 1) % im.slots.size();
-            if (slot.busy) im.finish(slot, results);
-            im.submit(slot, pairs, order, first, last);
+            Slot& slot = acquire();
+            try {
+                submit(slot, r, order, first, last);
+            } catch (const CudaError& e) {
+                if (e.code() != cudaErrorMemoryAllocation) throw;
+                shrink();  // then cut the same pairs again, smaller
+                continue;
+            }
             first = last;
         }
     }
-    for (std::size_t k = 0; k < im.slots.size(); ++k) {
-        Slot& slot = im.slots[(next_slot + k) % im.slots.size()];
-        if (slot.busy) im.finish(slot, results);
+    if (!on_host.empty()) align_on_host(r, on_host);
+}
+
+Ticket Engine::align_async(std::span<const PairView> pairs) {
+    Impl& im = *impl_;
+    im.check_usable();
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+        if (!accepts(pairs[i].query.size(), pairs[i].ref.size()))
+            throw std::invalid_argument("gpualign::gpu::Engine: pair " + std::to_string(i) + " of lengths " +
+                                        std::to_string(pairs[i].query.size()) + " x " +
+                                        std::to_string(pairs[i].ref.size()) + " is not accepted (see accepts())");
+    auto owned = std::make_unique<Request>();
+    Request& r = *owned;
+    r.id = ++im.last_ticket;
+    r.pairs = pairs;
+    r.results.resize(pairs.size());
+    im.requests.emplace(r.id, std::move(owned));
+    try {
+        GPUALIGN_CUDA(cudaSetDevice(im.options.device), "selecting device " + std::to_string(im.options.device));
+        im.enqueue(r);
+    } catch (const std::exception& e) {
+        im.broken = e.what();
+        throw;
     }
+    return r.id;
+}
+
+std::vector<AlignmentResult> Engine::collect(Ticket ticket) {
+    Impl& im = *impl_;
+    im.check_usable();
+    const auto it = im.requests.find(ticket);
+    if (it == im.requests.end())
+        throw std::invalid_argument("gpualign::gpu::Engine::collect: unknown or already collected ticket " +
+                                    std::to_string(ticket));
+    Request& r = *it->second;
+    try {
+        GPUALIGN_CUDA(cudaSetDevice(im.options.device), "selecting device " + std::to_string(im.options.device));
+        // Batches finish in submission order: the oldest in flight first.
+        while (r.in_flight > 0) {
+            std::size_t k = 0;
+            while (!im.slots[(im.next_slot + k) % im.slots.size()].busy) ++k;
+            im.finish(im.slots[(im.next_slot + k) % im.slots.size()]);
+        }
+    } catch (const std::exception& e) {
+        im.broken = e.what();
+        throw;
+    }
+    im.kernel_ms = r.kernel_ms;
+    std::vector<AlignmentResult> results = std::move(r.results);
+    im.requests.erase(it);
     return results;
 }
+
+std::vector<AlignmentResult> Engine::align(std::span<const PairView> pairs) { return collect(align_async(pairs)); }
 
 }  // namespace gpualign::gpu

@@ -20,6 +20,9 @@ bool Engine::accepts(std::size_t, std::size_t) const noexcept { return false; }
 std::vector<AlignmentResult> Engine::align(std::span<const PairView>) {
     throw std::runtime_error("gpualign was built without CUDA support");
 }
+Ticket Engine::align_async(std::span<const PairView>) { throw std::runtime_error("gpualign was built without CUDA support"); }
+std::vector<AlignmentResult> Engine::collect(Ticket) { throw std::runtime_error("gpualign was built without CUDA support"); }
+EngineMemory Engine::memory() const noexcept { return {}; }
 double Engine::last_kernel_ms() const noexcept { return 0.0; }
 
 }  // namespace gpualign::gpu

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,33 @@ bool same_file(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+std::size_t parse_byte_size(const std::string& text, const char* option) {
+    const auto bad = [&](const char* why) {
+        return std::invalid_argument(std::string(option) + " '" + text + "': " + why +
+                                     " (expected bytes with an optional K, M, G or T suffix, e.g. 512M or 2G)");
+    };
+    std::size_t i = 0, value = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+        const std::size_t digit = static_cast<std::size_t>(text[i] - '0');
+        if (value > (SIZE_MAX - digit) / 10) throw bad("too large");
+        value = value * 10 + digit;
+        ++i;
+    }
+    if (i == 0) throw bad("not a number");
+    std::string suffix = text.substr(i);
+    std::transform(suffix.begin(), suffix.end(), suffix.begin(), [](unsigned char c) { return std::toupper(c); });
+    int shift = 0;
+    if (!suffix.empty() && std::string("KMGT").find(suffix[0]) != std::string::npos) {
+        shift = 10 * (1 + static_cast<int>(std::string("KMGT").find(suffix[0])));
+        suffix.erase(0, 1);
+        if (suffix == "IB") suffix.clear();
+    }
+    if (suffix == "B") suffix.clear();
+    if (!suffix.empty()) throw bad("unknown suffix");
+    if (shift > 0 && value > (SIZE_MAX >> shift)) throw bad("too large");
+    return value << shift;
+}
+
 void AlignConfig::validate() const {
     require(!query_path.empty(), "missing QUERIES file");
     require(!ref_path.empty(), "missing REFS file");
@@ -48,6 +76,12 @@ void AlignConfig::validate() const {
     require(device >= 0, "--device must be >= 0, got " + std::to_string(device));
     require(batch_pairs > 0, "--batch-pairs must be > 0");
     require(batch_bases > 0, "--batch-bases must be > 0");
+    require(gpu_memory == 0 || gpu_memory >= Defaults::gpu_memory_min,
+            "--gpu-memory " + std::to_string(gpu_memory) + " bytes is below the minimum of " +
+                std::to_string(Defaults::gpu_memory_min) + " bytes (1M); 0 means no cap");
+    require(gpu_streams >= 1 && gpu_streams <= Defaults::gpu_streams_max,
+            "--gpu-streams must be between 1 and " + std::to_string(Defaults::gpu_streams_max) + ", got " +
+                std::to_string(gpu_streams));
     require(!(score_only && output_format() == OutputFormat::sam),
             "--score-only gives no CIGAR, which SAM records of aligned reads need; use TSV output with --score-only");
     require(!same_file(query_path, out_path), "output " + out_path + " is the same file as QUERIES " + query_path);

@@ -187,7 +187,14 @@ public:
             gpu::EngineOptions options;
             options.device = c.device;
             options.host_threads = threads_;
+            options.gpu_memory_limit = c.gpu_memory;
+            options.streams = c.gpu_streams;
             engine_ = std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, options);
+            const gpu::EngineMemory mem = engine_->memory();
+            spdlog::debug("GPU engine: {} streams, batches of up to {} bases / {} pairs / {} traceback bytes; {} bytes "
+                          "of device memory (limit {}), {} allocation retries",
+                          mem.streams, mem.batch_bases, mem.batch_pairs, mem.traceback_bytes, mem.device_bytes,
+                          mem.limit ? std::to_string(mem.limit) : std::string("none"), mem.allocation_retries);
             description_ = "gpu " + gpu::device_description(c.device);
             spdlog::info("using GPU {}", gpu::device_description(c.device));
         } else {
@@ -195,38 +202,70 @@ public:
         }
     }
 
-    std::vector<AlignmentResult> align(const Batch& b) {
-        std::vector<AlignmentResult> out(b.size());
-        std::vector<std::size_t> on_cpu;
+    /// A batch handed to the backend and not yet collected: on the GPU its
+    /// device batches are in flight (gpu::Engine::align_async); the pairs
+    /// the engine does not take are aligned on the CPU in collect().
+    struct Pending {
+        std::shared_ptr<const Batch> batch;
+        std::vector<std::size_t> on_gpu, on_cpu;  // pair indices within the batch
+        std::optional<gpu::Ticket> ticket;
+    };
+
+    /// Starts aligning `b` and returns without waiting for the GPU (the CPU
+    /// backend does all its work in collect()).
+    Pending submit(std::shared_ptr<const Batch> b) {
+        Pending p;
+        p.batch = std::move(b);
+        const Batch& batch = *p.batch;
         if (engine_) {
             std::vector<gpu::PairView> views;
-            std::vector<std::size_t> on_gpu;
-            for (std::size_t k = 0; k < b.size(); ++k) {
-                const auto& q = b.queries[k].codes;
-                const auto& r = b.refs[k].codes;
+            views.reserve(batch.size());
+            p.on_gpu.reserve(batch.size());
+            for (std::size_t k = 0; k < batch.size(); ++k) {
+                const auto& q = batch.queries[k].codes;
+                const auto& r = batch.refs[k].codes;
                 if (engine_->accepts(q.size(), r.size())) {
                     views.push_back({q, r});
-                    on_gpu.push_back(k);
+                    p.on_gpu.push_back(k);
                 } else {
-                    on_cpu.push_back(k);
+                    p.on_cpu.push_back(k);
                 }
             }
-            if (!views.empty()) {
-                std::vector<AlignmentResult> got = engine_->align(views);
-                kernel_ms_ += engine_->last_kernel_ms();
-                for (std::size_t n = 0; n < on_gpu.size(); ++n) out[on_gpu[n]] = std::move(got[n]);
-            }
-            cpu_fallback_ += on_cpu.size();
+            // The engine reads the views only inside align_async (packing)
+            // and, after an allocation failure, inside collect; the records
+            // they point to live in p.batch.
+            views_.push_back(std::move(views));
+            if (!views_.back().empty()) p.ticket = engine_->align_async(views_.back());
+            cpu_fallback_ += p.on_cpu.size();
         } else {
-            on_cpu.resize(b.size());
-            for (std::size_t k = 0; k < b.size(); ++k) on_cpu[k] = k;
+            p.on_cpu.resize(batch.size());
+            for (std::size_t k = 0; k < batch.size(); ++k) p.on_cpu[k] = k;
         }
-        if (!on_cpu.empty()) align_on_cpu(b, on_cpu, scheme_, mode_, score_only_, threads_, out);
+        return p;
+    }
+
+    /// The results of a submitted batch, in the batch's order. Submissions
+    /// are collected in the order they were made.
+    std::vector<AlignmentResult> collect(Pending& p) {
+        const Batch& b = *p.batch;
+        std::vector<AlignmentResult> out(b.size());
+        // CPU pairs first: the GPU keeps working meanwhile.
+        if (!p.on_cpu.empty()) align_on_cpu(b, p.on_cpu, scheme_, mode_, score_only_, threads_, out);
+        if (p.ticket) {
+            std::vector<AlignmentResult> got = engine_->collect(*p.ticket);
+            kernel_ms_ += engine_->last_kernel_ms();
+            for (std::size_t n = 0; n < p.on_gpu.size(); ++n) out[p.on_gpu[n]] = std::move(got[n]);
+        }
+        if (engine_) views_.pop_front();
         return out;
     }
 
     const std::string& description() const noexcept { return description_; }
-    std::uint64_t cpu_fallback() const noexcept { return cpu_fallback_; }
+    /// Pairs aligned on the CPU by this backend: those the engine does not
+    /// accept, plus those it aligned on the host after shrinking its buffers.
+    std::uint64_t cpu_fallback() const noexcept {
+        return cpu_fallback_ + (engine_ ? engine_->memory().host_pairs : 0);
+    }
     /// Sum of Engine::last_kernel_ms over the batches (0 on the CPU).
     double kernel_ms() const noexcept { return kernel_ms_; }
     int threads() const noexcept { return threads_; }
@@ -237,6 +276,7 @@ private:
     bool score_only_;
     int threads_ = 1;
     std::unique_ptr<gpu::Engine> engine_;
+    std::deque<std::vector<gpu::PairView>> views_;  // of the submissions not yet collected, oldest first
     std::string description_;
     std::uint64_t cpu_fallback_ = 0;
     double kernel_ms_ = 0.0;
@@ -320,17 +360,13 @@ RunStats run_alignment(const AlignConfig& c) {
     // declared after the reader and the writer so that they finish before
     // those are destroyed.
     std::future<void> written;
-    const auto loop0 = Clock::now();
-    while (true) {
-        const auto r0 = Clock::now();
-        auto batch = std::make_shared<Batch>(next_batch.get());
-        t.read_waited += seconds_since(r0);
-        if (batch->size() == 0) break;
-        if (t.batches++ == 0) t.first_aligned = seconds_since(start);
-        next_batch = std::async(std::launch::async, read_batch);
+    // Hands the results of a submitted batch to the writer (after the
+    // previous write finished).
+    const auto deliver = [&](Aligner::Pending& p) {
         const auto a0 = Clock::now();
-        auto results = std::make_shared<std::vector<AlignmentResult>>(aligner->align(*batch));
+        auto results = std::make_shared<std::vector<AlignmentResult>>(aligner->collect(p));
         t.align += seconds_since(a0);
+        const std::shared_ptr<const Batch> batch = p.batch;
         for (std::size_t k = 0; k < batch->size(); ++k)
             stats.cells += static_cast<std::uint64_t>(batch->queries[k].codes.size()) * batch->refs[k].codes.size();
         stats.pairs += batch->size();
@@ -342,7 +378,27 @@ RunStats run_alignment(const AlignConfig& c) {
             t.format += wt.format_seconds;
             t.write += wt.write_seconds;
         });
+    };
+    // Batch k is submitted (on the GPU: packed and enqueued) before batch
+    // k-1 is collected, so the GPU works on both while the host collects,
+    // reads and writes.
+    std::optional<Aligner::Pending> previous;
+    const auto loop0 = Clock::now();
+    while (true) {
+        const auto r0 = Clock::now();
+        auto batch = std::make_shared<const Batch>(next_batch.get());
+        t.read_waited += seconds_since(r0);
+        if (batch->size() == 0) break;
+        if (t.batches++ == 0) t.first_aligned = seconds_since(start);
+        next_batch = std::async(std::launch::async, read_batch);
+        const auto a0 = Clock::now();
+        Aligner::Pending current = aligner->submit(batch);
+        t.align += seconds_since(a0);
+        if (previous) deliver(*previous);
+        previous = std::move(current);
     }
+    if (previous) deliver(*previous);
+    previous.reset();
     const auto w0 = Clock::now();
     if (written.valid()) written.get();
     t.write_waited += seconds_since(w0);
@@ -352,7 +408,8 @@ RunStats run_alignment(const AlignConfig& c) {
     t.commit = seconds_since(c0);
     stats.cpu_fallback = aligner->cpu_fallback();
     if (stats.cpu_fallback > 0)
-        spdlog::info("{} pairs were too long for the GPU batch kernels and were aligned on the CPU", stats.cpu_fallback);
+        spdlog::info("{} pairs were too long for the GPU batch kernels (or its --gpu-memory) and were aligned on the CPU",
+                     stats.cpu_fallback);
     stats.backend = aligner->description();
     const double kernel_ms = aligner->kernel_ms();
     const auto d0 = Clock::now();

@@ -27,7 +27,21 @@ struct Defaults {
     static constexpr std::int32_t protein_gap_extend = 1;
     static constexpr std::size_t batch_pairs = 32768;         ///< pairs per batch (CPU and GPU)
     static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
+    static constexpr std::size_t gpu_memory = 0;              ///< --gpu-memory: device memory cap in bytes, 0 = no cap
+    static constexpr std::size_t gpu_memory_min = 1u << 20;   ///< smallest non-zero --gpu-memory accepted (1 MiB)
+    static constexpr int gpu_streams = 2;                     ///< --gpu-streams: CUDA streams of the GPU engine
+    static constexpr int gpu_streams_max = 16;
 };
+
+/// Parses a byte count as written on the command line: decimal digits with an
+/// optional binary suffix K, M, G or T (case-insensitive, 1024-based; a
+/// trailing "B" or "iB" is allowed: 512M, 512MiB, 2g, 1048576).
+/// @param text    the value, e.g. "512M".
+/// @param option  the option's name for the message, e.g. "--gpu-memory".
+/// @return the number of bytes.
+/// @throws std::invalid_argument naming the option and the value when the
+///         text is empty, malformed, or overflows std::size_t.
+std::size_t parse_byte_size(const std::string& text, const char* option);
 
 /// Everything one run needs. Optional fields left empty take the defaults of
 /// the alphabet that is finally chosen (see resolve_scoring in pipeline.hpp).
@@ -50,13 +64,17 @@ struct AlignConfig {
     int device = 0;                         ///< CUDA device ordinal
     std::size_t batch_pairs = Defaults::batch_pairs;
     std::size_t batch_bases = Defaults::batch_bases;
+    std::size_t gpu_memory = Defaults::gpu_memory;  ///< cap on the GPU engine's device memory in bytes, 0 = no cap
+    int gpu_streams = Defaults::gpu_streams;        ///< CUDA streams (buffer sets) of the GPU engine, 1..gpu_streams_max
     std::string command_line;               ///< for SAM @PG CL
 
     /// Checks every field once. Throws std::invalid_argument naming the
     /// option: negative scores or penalties, empty paths, threads < 0,
     /// device < 0, zero batch sizes, --match/--mismatch/--n-score with
     /// --alphabet protein, --matrix with --match/--mismatch/--n-score,
-    /// --score-only with SAM output, the same path as input and output.
+    /// --score-only with SAM output, the same path as input and output,
+    /// a non-zero gpu_memory under Defaults::gpu_memory_min, gpu_streams
+    /// outside 1..Defaults::gpu_streams_max.
     void validate() const;
 
     /// The output format: `format` if set, else ".sam" (case-insensitive) in

@@ -33,10 +33,31 @@ struct PairView {
 struct EngineOptions {
     int device = 0;                              ///< CUDA device ordinal
     int streams = 2;                             ///< CUDA streams in rotation (>= 1)
-    std::size_t max_batch_bases = 8u << 20;      ///< query+ref bases per device batch
-    std::size_t gpu_memory_limit = 0;            ///< cap on device memory, 0 = no cap
+    std::size_t max_batch_bases = 8u << 20;      ///< query+ref bases per device batch (upper bound)
+    /// Cap on the engine's device memory in bytes, 0 = no cap. Every device
+    /// allocation of the engine (sequences, tasks, results, CIGAR runs,
+    /// boundary rows, direction bits, the substitution matrix) counts, each
+    /// rounded up to 256 bytes; the CUDA context and the kernels' code do
+    /// not. Batches are sized from it (see docs/gpu.md, "Device memory").
+    std::size_t gpu_memory_limit = 0;
     int host_threads = 0;                        ///< host threads packing batches and building results (OpenMP), 0 = all cores
 };
+
+/// How an Engine sized its buffers (EngineOptions and the device's memory),
+/// for logs and tests. Host values; sizes in bytes unless named otherwise.
+struct EngineMemory {
+    std::size_t limit = 0;              ///< EngineOptions::gpu_memory_limit (0 = no cap)
+    std::size_t device_bytes = 0;       ///< device memory held now: sum of the allocation sizes, each rounded up to 256
+    int streams = 0;                    ///< streams (slots), each with its own buffers
+    std::size_t batch_bases = 0;        ///< query+ref bases per device batch
+    std::size_t batch_pairs = 0;        ///< pairs per device batch
+    std::uint64_t traceback_bytes = 0;  ///< direction-bit bytes per batch (0 in score-only mode)
+    int allocation_retries = 0;         ///< times cudaErrorMemoryAllocation made the engine halve its buffers
+    std::uint64_t host_pairs = 0;       ///< pairs that no longer fitted after such a halving, aligned on the host with align_pair
+};
+
+/// Identifies one Engine::align_async submission until Engine::collect.
+using Ticket = std::uint64_t;
 
 /// The batch aligner on one GPU: an owning host object holding device
 /// buffers, pinned host buffers and streams, allocated once and reused.
@@ -46,9 +67,16 @@ struct EngineOptions {
 /// CIGAR under the canonical rule of docs/scoring.md.
 class Engine {
 public:
-    /// @throws std::invalid_argument for an invalid scheme,
-    ///         std::runtime_error naming the CUDA error (cudaGetErrorName)
-    ///         when the device cannot be initialised or memory allocated.
+    /// Allocates the buffers of every stream, sized from
+    /// options.gpu_memory_limit when set (else from the free device memory);
+    /// when an allocation fails with cudaErrorMemoryAllocation it halves them
+    /// and tries again.
+    /// @throws std::invalid_argument for an invalid scheme or options;
+    ///         std::runtime_error when the device cannot be initialised
+    ///         (naming the CUDA error, cudaGetErrorName), when
+    ///         gpu_memory_limit is too small for the engine's smallest buffers
+    ///         (naming the limit and the minimum), or when even the smallest
+    ///         buffers cannot be allocated.
     Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const EngineOptions& options);
     ~Engine();
     Engine(const Engine&) = delete;
@@ -63,14 +91,45 @@ public:
     bool accepts(std::size_t query_len, std::size_t ref_len) const noexcept;
 
     /// Aligns `pairs` (all accepted) and returns one result per pair, in input
-    /// order. Blocks until done. Internally splits into device batches and
-    /// overlaps copies and kernels across streams.
-    /// @throws std::runtime_error naming the CUDA error and the batch;
-    ///         std::invalid_argument if a pair is not accepted (accepts()).
+    /// order. Blocks until done: collect(align_async(pairs)).
+    /// @throws as align_async and collect.
     std::vector<AlignmentResult> align(std::span<const PairView> pairs);
 
-    /// Kernel-only time of the last align() call in milliseconds: the sum of
-    /// CUDA-event times around each batch's kernels. Exact with streams = 1;
+    /// Starts aligning `pairs` (all accepted) and returns without waiting for
+    /// the GPU: the pairs are sorted, cut into device batches, packed into
+    /// pinned memory and enqueued (copies and kernels) on the streams in
+    /// rotation. When every stream is busy, the oldest batch in flight (of
+    /// this or an earlier submission) is waited for and its results are stored
+    /// with its submission. So consecutive submissions keep the GPU busy while
+    /// the host packs the next one. The spans in `pairs` must stay valid until
+    /// collect() of the returned ticket returns.
+    ///
+    /// If a CUDA call returns cudaErrorMemoryAllocation, the engine waits for
+    /// the batches in flight, halves its buffers and cuts the remaining pairs
+    /// again; pairs that no longer fit are aligned on the host (align_pair,
+    /// counted in memory().host_pairs). Any other CUDA error leaves the engine
+    /// unusable: this and every later call throw.
+    /// @throws std::invalid_argument if a pair is not accepted (accepts());
+    ///         nothing is enqueued then.
+    /// @throws std::runtime_error naming the CUDA error (cudaGetErrorName)
+    ///         and the batch.
+    Ticket align_async(std::span<const PairView> pairs);
+
+    /// Waits for every batch of submission `ticket` and returns its results,
+    /// one per pair, in the input order of that submission. Each ticket is
+    /// collected once; tickets may be collected in any order (batches finish
+    /// in submission order).
+    /// @throws std::invalid_argument for an unknown or already collected ticket;
+    ///         std::runtime_error naming the CUDA error (cudaGetErrorName) of
+    ///         a failed batch (for example a kernel fault).
+    std::vector<AlignmentResult> collect(Ticket ticket);
+
+    /// The engine's buffer sizes and device memory (see EngineMemory).
+    EngineMemory memory() const noexcept;
+
+    /// Kernel-only time of the submission returned by the last align() or
+    /// collect() call in milliseconds: the sum of CUDA-event times around each
+    /// of its batches' kernels. Exact with streams = 1;
     /// with several streams concurrent batches overlap and the sum overcounts.
     double last_kernel_ms() const noexcept;
 
