@@ -379,10 +379,11 @@ RunStats run_alignment(const AlignConfig& c) {
             t.write += wt.write_seconds;
         });
     };
-    // Batch k is submitted (on the GPU: packed and enqueued) before batch
-    // k-1 is collected, so the GPU works on both while the host collects,
-    // reads and writes.
-    std::optional<Aligner::Pending> previous;
+    // Each batch is submitted and collected in turn. Submitting batch k+1
+    // before collecting batch k (so that the GPU never drains between
+    // batches) was measured slower end to end on (a)x3 (docs/benchmarks.md,
+    // 2026-11-22): the loop is bound by reading, and the later hand-over to
+    // the writer cost more than the overlap gained.
     const auto loop0 = Clock::now();
     while (true) {
         const auto r0 = Clock::now();
@@ -394,11 +395,8 @@ RunStats run_alignment(const AlignConfig& c) {
         const auto a0 = Clock::now();
         Aligner::Pending current = aligner->submit(batch);
         t.align += seconds_since(a0);
-        if (previous) deliver(*previous);
-        previous = std::move(current);
+        deliver(current);
     }
-    if (previous) deliver(*previous);
-    previous.reset();
     const auto w0 = Clock::now();
     if (written.valid()) written.get();
     t.write_waited += seconds_since(w0);
