@@ -65,11 +65,6 @@ cxxopts::Options make_options() {
     return o;
 }
 
-/// Options that take a value; giving one twice is an error (cxxopts keeps the last).
-constexpr std::initializer_list<const char*> value_options = {
-    "match", "mismatch", "gap-open", "gap-extend", "matrix", "n-score", "alphabet", "output", "format",
-    "threads", "backend", "device", "batch-pairs", "batch-bases", "gpu-memory", "gpu-streams"};
-
 template <typename Enum>
 Enum parse_choice(const std::string& option, const std::string& value,
                   std::initializer_list<std::pair<const char*, Enum>> choices) {
@@ -84,8 +79,6 @@ Enum parse_choice(const std::string& option, const std::string& value,
 AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line) {
     if (pos.size() != 3)
         throw UsageError("expected 3 arguments (sw|nw QUERIES REFS), got " + std::to_string(pos.size()));
-    for (const char* name : value_options)
-        if (r.count(name) > 1) throw UsageError(std::string("--") + name + " is given more than once");
     AlignConfig c;
     c.mode = parse_choice<AlignMode>("mode", pos[0], {{"sw", AlignMode::local}, {"nw", AlignMode::global}});
     c.query_path = pos[1];

@@ -18,8 +18,8 @@ inline constexpr int exit_usage = 2;  ///< bad command line (UsageError)
 /// Longest accepted argument, in bytes (a path can be at most PATH_MAX = 4096).
 inline constexpr std::size_t max_argument_length = 4096;
 
-/// A bad command line: unknown option, missing or malformed value, an option
-/// given twice, an argument longer than max_argument_length, a bad choice,
+/// A bad command line: unknown option, missing or malformed value, an
+/// argument longer than max_argument_length, a bad choice,
 /// conflicting options, or a value that AlignConfig::validate rejects.
 /// what() is one sentence naming the option or argument.
 class UsageError : public std::invalid_argument {
@@ -44,7 +44,8 @@ struct Command {
 /// @param argc, argv  as given to main (argv[0] is the program name;
 ///                    borrowed for the call only). The whole argv, joined by
 ///                    spaces, becomes config.command_line (SAM @PG CL).
-/// @return help or version text, or a validated AlignConfig. Touches no file
+/// @return help or version text, or a validated AlignConfig. An option given
+///         twice takes its last value (as with most Unix tools). Touches no file
 ///         except to stat paths for AlignConfig::validate's same-file check.
 /// @throws UsageError  on any bad command line (see UsageError); nothing else.
 Command parse_command_line(int argc, const char* const* argv);

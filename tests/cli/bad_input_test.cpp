@@ -250,7 +250,7 @@ std::vector<Case> table() {
     c.push_back(fails("matrix_and_n_score", q_lf, t_lf, 2, {"--matrix conflicts with --n-score"}, std_args + " --matrix {dir}/m.mat --n-score 1"));
     c.push_back(fails("score_only_with_sam", q_lf, t_lf, 2, {"--score-only"}, "sw {dir}/q.fa {dir}/t.fa --score-only -o {dir}/out.sam"));
     c.push_back(fails("protein_with_match", q_lf, t_lf, 2, {"--match"}, std_args + " --alphabet protein --match 2"));
-    c.push_back(fails("option_given_twice", q_lf, t_lf, 2, {"--threads is given more than once"}, std_args + " --threads 1 --threads 2"));
+    c.push_back(fails("bad_choice", q_lf, t_lf, 2, {"--alphabet must be one of auto|dna|protein, got 'rna'"}, std_args + " --alphabet rna"));
     c.push_back(fails("option_value_missing", q_lf, t_lf, 2, {"threads"}, std_args + " --threads"));
     c.push_back(fails("option_value_not_a_number", q_lf, t_lf, 2, {"many"}, std_args + " --threads many"));
     c.push_back(fails("option_value_overflows", q_lf, t_lf, 2, {"99999999999"}, std_args + " --match 99999999999"));
@@ -258,7 +258,7 @@ std::vector<Case> table() {
     c.push_back(fails("too_many_arguments", q_lf, t_lf, 2, {"expected 3 arguments"}, std_args + " {dir}/q.fa"));
     c.push_back(fails("both_inputs_stdin", q_lf, t_lf, 2, {"stdin"}, "sw - - --backend cpu -o {out}"));
     c.push_back(fails("empty_output_path", q_lf, t_lf, 2, {"--output"}, "sw {dir}/q.fa {dir}/t.fa -o ''"));
-    c.push_back(fails("argument_of_100kb", q_lf, t_lf, 2, {"argument 9 is 100002 bytes long"}, std_args + " --" + std::string(100000, 'x')));
+    c.push_back(fails("argument_of_100kb", q_lf, t_lf, 2, {"argument 8 is 100002 bytes long"}, std_args + " --" + std::string(100000, 'x')));
     return c;
 }
 

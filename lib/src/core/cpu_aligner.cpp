@@ -52,7 +52,7 @@ AlignmentResult align_with_traceback(std::span<const std::uint8_t> q, std::span<
         std::int32_t h_left = h_cur[0];
         std::int32_t row_best = 0, row_best_j = 0;
         const std::int32_t* row_scores = &s.matrix[static_cast<std::size_t>(q[i - 1]) * s.size];
-        std::uint8_t* d = &dir[static_cast<std::size_t>((i - 1) * n)];
+        std::uint8_t* d = dir.data() + static_cast<std::size_t>((i - 1) * n);  // not &dir[..]: dir is empty when n == 0
         // Branch-free form of the recurrences (conditional moves): the
         // choices are data-dependent and mispredict as branches.
         for (std::int64_t j = 1; j <= n; ++j) {
