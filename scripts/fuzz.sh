@@ -22,5 +22,6 @@ for t in "${targets[@]}"; do
   mkdir -p "build-fuzz/corpus/$t" "build-fuzz/artifacts/$t"
   ASAN_OPTIONS=detect_leaks=1 "build-fuzz/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len=8192 -print_final_stats=1 -artifact_prefix="build-fuzz/artifacts/$t/" \
-    "build-fuzz/corpus/$t" "fuzz/corpus/$t" 2>&1 | grep -E "INITED|DONE|ERROR|SUMMARY|stat::|Test unit written"
+    "build-fuzz/corpus/$t" "fuzz/corpus/$t" "fuzz/regressions/$t" 2>&1 | grep -E "INITED|DONE|ERROR|SUMMARY|stat::|Test unit written" ||
+    echo "fuzz_$t stopped on a finding: see build-fuzz/artifacts/$t/"
 done
