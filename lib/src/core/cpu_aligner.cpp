@@ -136,7 +136,36 @@ AlignmentResult align_with_traceback(std::span<const std::uint8_t> q, std::span<
     return res;
 }
 
-// Score-only: linear memory; the local begin cell is carried with each state.
+// Global score-only: H(m,n) in linear memory; no begin cell to carry (a
+// global alignment always begins at (0,0)).
+AlignmentResult align_global_score_only(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r,
+                                        const ScoringScheme& s) {
+    const std::int64_t m = static_cast<std::int64_t>(q.size());
+    const std::int64_t n = static_cast<std::int64_t>(r.size());
+    const std::int32_t open = s.gap_open + s.gap_extend, ext = s.gap_extend;
+    std::vector<std::int32_t> h_prev(n + 1), h_cur(n + 1), f(n + 1, neg_inf);
+    for (std::int64_t j = 0; j <= n; ++j) h_prev[j] = global_border(s, j);
+    for (std::int64_t i = 1; i <= m; ++i) {
+        h_cur[0] = global_border(s, i);
+        std::int32_t e = neg_inf, h_left = h_cur[0];
+        const std::int32_t* row_scores = &s.matrix[static_cast<std::size_t>(q[i - 1]) * s.size];
+        for (std::int64_t j = 1; j <= n; ++j) {
+            e = std::max(e - ext, h_left - open);             // E(i,j)
+            f[j] = std::max(f[j] - ext, h_prev[j] - open);    // F(i,j)
+            const std::int32_t h = std::max({h_prev[j - 1] + row_scores[r[j - 1]], e, f[j]});  // H(i,j)
+            h_cur[j] = h;
+            h_left = h;
+        }
+        std::swap(h_prev, h_cur);
+    }
+    AlignmentResult res;
+    res.score = h_prev[n];
+    res.query_end = static_cast<std::int32_t>(m);
+    res.ref_end = static_cast<std::int32_t>(n);
+    return res;
+}
+
+// Local score-only: linear memory; the begin cell is carried with each state.
 AlignmentResult align_score_only(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r,
                                  const ScoringScheme& s, AlignMode mode) {
     const std::int64_t m = static_cast<std::int64_t>(q.size());
@@ -226,7 +255,8 @@ AlignmentResult align_pair(std::span<const std::uint8_t> query, std::span<const 
     if (!fits_int32(s, query.size(), ref.size()))
         throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
                                 std::to_string(ref.size()) + " could overflow 32-bit scores");
-    if (score_only) return align_score_only(query, ref, s, mode);
+    if (score_only)
+        return mode == AlignMode::global ? align_global_score_only(query, ref, s) : align_score_only(query, ref, s, mode);
     if (static_cast<std::uint64_t>(query.size()) * ref.size() > max_traceback_cells)
         throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
                                 std::to_string(ref.size()) + " needs more than " +
