@@ -1,6 +1,7 @@
 // gpualign — FASTA read by one producer (zlib) and parsed by OpenMP threads
 // with SeqAn3 (SequenceReader::from_text), records handed out in file order.
 #include "gpualign/parallel_reader.hpp"
+#include "line_ends.hpp"
 
 #include <zlib.h>
 
@@ -66,7 +67,7 @@ struct ParallelSequenceReader::Impl {
     gzFile gz = nullptr;
     std::string pending;       // text read but not yet cut into a block
     bool first_read = true;    // the BOM and leading blanks are still to be skipped
-    bool pending_cr = false;   // the last chunk ended in a CR (written as LF)
+    detail::LineEndNormalizer normalize_line_ends;  // CRLF / CR -> LF across chunks
     bool eof = false;
     std::string failure;       // read error met at eof
 
@@ -125,24 +126,6 @@ struct ParallelSequenceReader::Impl {
         }
     }
 
-    /// CRLF and lone CR become LF, as GzStreamBuf does (chunking does not matter).
-    std::size_t normalize_line_ends(char* p, std::size_t n) noexcept {
-        std::size_t k = 0;
-        if (pending_cr && n > 0 && p[0] == '\n') k = 1;
-        pending_cr = false;
-        if (k == 0 && std::memchr(p, '\r', n) == nullptr) return n;
-        std::size_t out = 0;
-        for (; k < n; ++k) {
-            char c = p[k];
-            if (c == '\r') {
-                if (k + 1 < n && p[k + 1] == '\n') continue;
-                if (k + 1 == n) pending_cr = true;
-                c = '\n';
-            }
-            p[out++] = c;
-        }
-        return out;
-    }
 
     /// Parses one block with SeqAn3, numbering from 1; marks it failed on any error.
     void parse(Block& b) const noexcept {

@@ -1,5 +1,6 @@
 // gpualign — FASTA/FASTQ reading: zlib stream -> SeqAn3 parser -> our encoding.
 #include "gpualign/sequence_io.hpp"
+#include "line_ends.hpp"
 
 #include <unistd.h>
 #include <zlib.h>
@@ -128,35 +129,13 @@ protected:
     }
 
 private:
-    /// Rewrites `n` bytes in place so that every line ends in LF: CRLF
-    /// becomes LF and a lone CR (classic Mac OS) becomes LF. SeqAn3 splits
-    /// lines at LF only. A CR at the end of a chunk is written as LF and an
-    /// LF at the start of the next chunk is then dropped. Returns the new length.
-    std::size_t normalize_line_ends(char* p, std::size_t n) noexcept {
-        std::size_t k = 0;
-        if (pending_cr_ && n > 0 && p[0] == '\n') k = 1;
-        pending_cr_ = false;
-        if (k == 0 && std::memchr(p, '\r', n) == nullptr) return n;
-        std::size_t out = 0;
-        for (; k < n; ++k) {
-            char c = p[k];
-            if (c == '\r') {
-                if (k + 1 < n && p[k + 1] == '\n') continue;
-                if (k + 1 == n) pending_cr_ = true;
-                c = '\n';
-            }
-            p[out++] = c;
-        }
-        return out;
-    }
-
     static constexpr std::size_t putback = 64;
     static constexpr std::size_t chunk = 128 * 1024;
     gzFile file_;
     std::vector<char> buffer_;
     std::string failure_;
     bool at_eof_ = false;
-    bool pending_cr_ = false;  ///< the previous chunk ended in a CR (written as LF)
+    detail::LineEndNormalizer normalize_line_ends;  // CRLF / CR -> LF across chunks
 };
 
 /// std::streambuf over borrowed in-memory text (SequenceReader::from_text).

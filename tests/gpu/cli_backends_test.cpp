@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "gpu/gpu_test_util.hpp"
 #include "gpualign/gpu/engine.hpp"
 
 namespace {
@@ -19,19 +20,8 @@ std::string shared_data() {
     return env ? env : GPUALIGN_SHARED_DATA;
 }
 
-/// The gpualign binary: GPUALIGN_BINARY from the environment (device runs
-/// carry it elsewhere), else the one this build made.
-std::string binary() {
-    const char* env = std::getenv("GPUALIGN_BINARY");
-    return env ? env : GPUALIGN_BINARY;
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using gpualign::test::binary;
+using gpualign::test::slurp;
 
 struct Workload {
     const char* name;

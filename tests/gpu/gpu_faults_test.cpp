@@ -29,18 +29,6 @@ namespace fs = std::filesystem;
 #define SKIP_WITHOUT_GPU() \
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible"
 
-std::string binary() {
-    const char* env = std::getenv("GPUALIGN_BINARY");
-    return env ? env : GPUALIGN_BINARY;
-}
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 /// Exit status of a shell command (-1 if it did not exit normally).
 int run_status(const std::string& cmd) {
     const int rc = std::system(cmd.c_str());

@@ -8,7 +8,9 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -23,6 +25,25 @@
 namespace gpualign::test {
 
 using Seq = std::vector<std::uint8_t>;
+
+/// The gpualign binary for CLI tests: GPUALIGN_BINARY from the environment
+/// (device runs carry it elsewhere), else the one this build made.
+inline std::string binary() {
+    if (const char* env = std::getenv("GPUALIGN_BINARY"); env && *env) return env;
+#ifdef GPUALIGN_BINARY
+    return GPUALIGN_BINARY;
+#else
+    return "gpualign";
+#endif
+}
+
+/// The whole file as bytes.
+inline std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
 
 /// Directory of the shared real data: $GPUALIGN_SHARED_DATA, else the compile-time default.
 inline std::string shared_data_dir() {
