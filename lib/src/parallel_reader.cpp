@@ -1,6 +1,7 @@
 // gpualign — FASTA read by one producer (zlib) and parsed by OpenMP threads
 // with SeqAn3 (SequenceReader::from_text), records handed out in file order.
 #include "gpualign/parallel_reader.hpp"
+#include "gz_read.hpp"
 #include "line_ends.hpp"
 
 #include <zlib.h>
@@ -93,21 +94,14 @@ struct ParallelSequenceReader::Impl {
         started = true;
     }
 
-    /// Appends up to block_bytes bytes to `pending`, LF-normalised. The error
-    /// texts are those of sequence_io.cpp's GzStreamBuf.
+    /// Appends up to block_bytes bytes to `pending`, LF-normalised; failures
+    /// are worded by detail::gz_read_failure, as in SequenceReader.
     void read_more() {
         const std::size_t old = pending.size();
         pending.resize(old + block_bytes);
         const int got = gzread(gz, pending.data() + old, static_cast<unsigned>(block_bytes));
-        int errnum = Z_OK;
-        const char* msg = gzerror(gz, &errnum);
-        if (got < 0 || (errnum != Z_OK && errnum != Z_BUF_ERROR) || (got == 0 && errnum == Z_BUF_ERROR)) {
-            if (errnum == Z_BUF_ERROR)
-                failure = "truncated gzip stream (unexpected end of file inside compressed data)";
-            else if (errnum == Z_ERRNO)
-                failure = fmt::format("read error: {}", std::strerror(errno));
-            else
-                failure = fmt::format("corrupt gzip stream: {}", msg ? msg : "unknown zlib error");
+        if (auto why = detail::gz_read_failure(gz, got)) {
+            failure = std::move(*why);
             pending.resize(old);
             eof = true;
             return;

@@ -1,5 +1,6 @@
 // gpualign — FASTA/FASTQ reading: zlib stream -> SeqAn3 parser -> our encoding.
 #include "gpualign/sequence_io.hpp"
+#include "gz_read.hpp"
 #include "line_ends.hpp"
 
 #include <unistd.h>
@@ -107,15 +108,8 @@ protected:
         std::size_t n = 0;
         while (n == 0) {  // a chunk can shrink to nothing: the LF of a CRLF split across two reads
             const int got = gzread(file_, buffer_.data() + putback, static_cast<unsigned>(chunk));
-            int errnum = Z_OK;
-            const char* msg = gzerror(file_, &errnum);
-            if (got < 0 || (errnum != Z_OK && errnum != Z_BUF_ERROR) || (got == 0 && errnum == Z_BUF_ERROR)) {
-                if (errnum == Z_BUF_ERROR)
-                    failure_ = "truncated gzip stream (unexpected end of file inside compressed data)";
-                else if (errnum == Z_ERRNO)
-                    failure_ = fmt::format("read error: {}", std::strerror(errno));
-                else
-                    failure_ = fmt::format("corrupt gzip stream: {}", msg ? msg : "unknown zlib error");
+            if (auto why = detail::gz_read_failure(file_, got)) {
+                failure_ = std::move(*why);
                 throw GzFailure(failure_);
             }
             if (got == 0) {

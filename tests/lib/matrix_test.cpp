@@ -7,6 +7,8 @@
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "lib/expect_input_error.hpp"
 #include <seqan3/alignment/scoring/aminoacid_scoring_scheme.hpp>
 #include <seqan3/alphabet/aminoacid/aa27.hpp>
 
@@ -33,16 +35,7 @@ struct TempMatrix {
     ~TempMatrix() { std::filesystem::remove(path); }
 };
 
-template <typename F>
-void expect_input_error(F&& f, std::initializer_list<std::string> parts) {
-    try {
-        f();
-        ADD_FAILURE() << "no InputError thrown";
-    } catch (const InputError& e) {
-        const std::string msg = e.what();
-        for (const auto& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-    }
-}
+using test::expect_input_error;
 
 /// BLOSUM62 written out in NCBI layout (24 letters), from SeqAn3's values.
 std::string ncbi_text_from_builtin(const std::string& letters) {

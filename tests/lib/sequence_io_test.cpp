@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "lib/expect_input_error.hpp"
 #include <seqan3/alphabet/aminoacid/aa27.hpp>
 #include <seqan3/alphabet/nucleotide/dna5.hpp>
 
@@ -31,17 +33,7 @@ std::vector<SequenceRecord> read_all(const std::string& path, AlphabetChoice cho
     return out;
 }
 
-/// Runs `f`, expects an InputError and checks that its message contains each of `parts`.
-template <typename F>
-void expect_input_error(F&& f, std::initializer_list<std::string> parts) {
-    try {
-        f();
-        ADD_FAILURE() << "no InputError thrown";
-    } catch (const InputError& e) {
-        const std::string msg = e.what();
-        for (const auto& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
-    }
-}
+using test::expect_input_error;
 
 std::vector<std::uint8_t> dna5_ranks(std::string_view s) {
     std::vector<std::uint8_t> out;
