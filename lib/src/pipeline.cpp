@@ -5,13 +5,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <exception>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -40,44 +44,56 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-/// One input file and the records read ahead from it.
+/// Moves `count` records from `from` to `to` on `threads` threads (one by
+/// one, the moves cost as much as parsing).
+void move_records(SequenceRecord* from, std::size_t count, SequenceRecord* to, int threads) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (count > 4096)
+    for (std::size_t k = 0; k < count; ++k) to[k] = std::move(from[k]);
+}
+
+/// One input file and the records parsed ahead from it.
 struct InputSide {
     explicit InputSide(ParallelSequenceReader r) : reader(std::move(r)) {}
 
     ParallelSequenceReader reader;
-    std::deque<SequenceRecord> pending;
+    std::vector<SequenceRecord> pending;  // records [head, size) are not yet in a batch
+    std::size_t head = 0;
     std::size_t pending_bases = 0;
-    bool at_end = false;
 
-    /// Reads ahead until `pairs` records or `bases` letters are pending, or the file ends.
-    void fill(std::size_t pairs, std::size_t bases) {
-        while (!at_end && pending.size() < pairs && pending_bases < bases) {
-            SequenceRecord r;
-            if (!reader.next(r)) {
-                at_end = true;
-                break;
-            }
-            pending_bases += r.codes.size();
-            pending.push_back(std::move(r));
-        }
+    std::size_t available() const noexcept { return pending.size() - head; }
+    bool at_end() const noexcept { return available() == 0 && reader.exhausted(); }
+    /// How many more records / letters fill() must parse to hold `pairs` or `bases`.
+    std::pair<std::size_t, std::size_t> shortfall(std::size_t pairs, std::size_t bases) const noexcept {
+        if (available() >= pairs || pending_bases >= bases) return {0, 0};
+        return {pairs - available(), bases - pending_bases};
     }
-    SequenceRecord take() {
-        SequenceRecord r = std::move(pending.front());
-        pending.pop_front();
-        pending_bases -= r.codes.size();
-        return r;
+    /// Moves what the reader parsed into `pending` (dropping the records
+    /// already taken). @throws InputError queued by the reader.
+    void collect(int threads) {
+        if (head > 0) {
+            std::vector<SequenceRecord> rest(pending.size() - head);
+            move_records(pending.data() + head, rest.size(), rest.data(), threads);
+            pending.swap(rest);
+            head = 0;
+        }
+        const std::size_t old = pending.size();
+        reader.take_parsed(pending);
+        std::size_t bases = 0;
+#pragma omp parallel for reduction(+ : bases) num_threads(threads) if (pending.size() - old > 4096)
+        for (std::size_t k = old; k < pending.size(); ++k) bases += pending[k].codes.size();
+        pending_bases += bases;
     }
 };
 
 /// Reads record i of QUERIES together with record i of REFS, in batches. The
-/// two files are read (parsed and encoded) concurrently, each FASTA file on
-/// half of the `threads` (ParallelSequenceReader).
+/// two files are parsed concurrently by one OpenMP team of `threads`
+/// (ParallelSequenceReader::fill as two tasks, each file's blocks as tasks).
 class PairReader {
 public:
     PairReader(const AlignConfig& c, int threads)
         : queries_(ParallelSequenceReader(c.query_path, c.alphabet, std::max(1, threads / 2))),
           refs_(ParallelSequenceReader(c.ref_path, c.alphabet, std::max(1, threads / 2))),
-          batch_pairs_(c.batch_pairs), batch_bases_(c.batch_bases) {}
+          threads_(std::max(1, threads)), batch_pairs_(c.batch_pairs), batch_bases_(c.batch_bases) {}
 
     bool parallel() const noexcept { return queries_.reader.parallel() || refs_.reader.parallel(); }
 
@@ -94,31 +110,73 @@ public:
     /// The next batch: at most batch_pairs pairs, and no more pairs once
     /// batch_bases letters are reached (a batch always holds at least one
     /// pair). Empty at the end of both files.
-    /// @throws InputError when one file has more records than the other.
+    /// @throws InputError for bad input, or when one file has more records
+    ///         than the other.
     Batch next() {
-        auto refs_done = std::async(std::launch::async, [this] { refs_.fill(batch_pairs_, batch_bases_); });
-        queries_.fill(batch_pairs_, batch_bases_);
-        refs_done.get();
+        fill();
         Batch b;
         b.first = pairs_read_;
-        std::size_t bases = 0;
-        while (b.size() < batch_pairs_ && bases < batch_bases_) {
-            const bool has_q = !queries_.pending.empty(), has_r = !refs_.pending.empty();
-            if (!has_q || !has_r) {
-                if (has_q && refs_.at_end) throw count_mismatch();
-                if (has_r && queries_.at_end) throw count_mismatch();
-                break;
-            }
-            b.queries.push_back(queries_.take());
-            b.refs.push_back(refs_.take());
-            bases += b.queries.back().codes.size() + b.refs.back().codes.size();
-            ++pairs_read_;
+        const std::size_t avail = std::min(queries_.available(), refs_.available());
+        std::size_t n = 0, query_bases = 0, ref_bases = 0;
+        while (n < avail && n < batch_pairs_ && query_bases + ref_bases < batch_bases_) {
+            query_bases += queries_.pending[queries_.head + n].codes.size();
+            ref_bases += refs_.pending[refs_.head + n].codes.size();
+            ++n;
         }
-        if (b.size() == 0 && !(queries_.at_end && refs_.at_end)) return next();
+        if (n == 0) {
+            if (queries_.available() > 0 || refs_.available() > 0) throw count_mismatch();
+            return b;  // both files ended
+        }
+        for (InputSide* side : {&queries_, &refs_}) {
+            std::vector<SequenceRecord>& to = side == &queries_ ? b.queries : b.refs;
+            to.resize(n);
+            move_records(side->pending.data() + side->head, n, to.data(), threads_);
+        }
+        queries_.pending_bases -= query_bases;
+        refs_.pending_bases -= ref_bases;
+        queries_.head += n;
+        refs_.head += n;
+        pairs_read_ += n;
         return b;
     }
 
+    /// Hands the records of a finished batch back to the readers for reuse
+    /// (ParallelSequenceReader::recycle). Safe to call from another thread.
+    void recycle(Batch&& b) {
+        queries_.reader.recycle(std::move(b.queries));
+        refs_.reader.recycle(std::move(b.refs));
+    }
+
 private:
+    /// Parses ahead until each side holds a batch (or its file ended), both
+    /// files on one team.
+    void fill() {
+        const auto [q_records, q_bases] = queries_.shortfall(batch_pairs_, batch_bases_);
+        const auto [r_records, r_bases] = refs_.shortfall(batch_pairs_, batch_bases_);
+        std::exception_ptr error;
+#pragma omp parallel num_threads(threads_)
+#pragma omp single
+        {
+#pragma omp task shared(error)
+            try {
+                if (q_records > 0) queries_.reader.fill(q_records, q_bases);
+            } catch (...) {
+#pragma omp critical(gpualign_pair_reader)
+                error = std::current_exception();
+            }
+#pragma omp task shared(error)
+            try {
+                if (r_records > 0) refs_.reader.fill(r_records, r_bases);
+            } catch (...) {
+#pragma omp critical(gpualign_pair_reader)
+                error = std::current_exception();
+            }
+        }
+        if (error) std::rethrow_exception(error);
+        queries_.collect(threads_);
+        refs_.collect(threads_);
+    }
+
     InputError count_mismatch() {
         for (InputSide* side : {&queries_, &refs_}) {
             SequenceRecord scratch;
@@ -131,6 +189,7 @@ private:
     }
 
     InputSide queries_, refs_;
+    int threads_;
     std::size_t batch_pairs_, batch_bases_;
     std::uint64_t pairs_read_ = 0;
 };
@@ -169,7 +228,9 @@ void align_on_cpu(const Batch& b, const std::vector<std::size_t>& indices, const
 /// A backend: the CPU, or a GPU engine with the CPU for pairs it cannot take.
 class Aligner {
 public:
-    Aligner(const AlignConfig& c, const ScoringScheme& s) : scheme_(s), mode_(c.mode), score_only_(c.score_only) {
+    /// @param engine_threads  host threads of the GPU engine (packing, results).
+    Aligner(const AlignConfig& c, const ScoringScheme& s, int engine_threads)
+        : scheme_(s), mode_(c.mode), score_only_(c.score_only) {
         threads_ = c.threads > 0 ? c.threads : omp_get_num_procs();
         bool use_gpu = false;
         const int devices = c.backend == BackendChoice::cpu ? 0 : gpu::device_count();
@@ -186,7 +247,7 @@ public:
                                          " CUDA device(s) visible");
             gpu::EngineOptions options;
             options.device = c.device;
-            options.host_threads = threads_;
+            options.host_threads = engine_threads;
             options.gpu_memory_limit = c.gpu_memory;
             options.streams = c.gpu_streams;
             engine_ = std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, options);
@@ -297,8 +358,121 @@ struct StageTimes {
     double commit = 0;        ///< flushing and renaming the output
     double teardown = 0;      ///< releasing the backend (device buffers, pinned memory)
     double first_aligned = 0; ///< from the start until the first batch was handed to the aligner
+    double loop = 0;          ///< from the backend being ready until the last batch was written
     std::size_t batches = 0;
 };
+
+/// Threads of each pipeline stage (OpenMP team sizes), from --threads.
+struct PipelineThreads {
+    int read = 1;    ///< parsing both input files (one team)
+    int engine = 1;  ///< GPU engine: packing batches and building results
+    int write = 1;   ///< formatting output lines
+
+    /// Threads joined on destruction (or by join()).
+    class Joined {
+    public:
+        Joined() = default;
+        Joined(const Joined&) = delete;
+        Joined& operator=(const Joined&) = delete;
+        ~Joined() { join(); }
+        template <typename F>
+        void add(F&& f) { threads_.emplace_back(std::forward<F>(f)); }
+        void join() {
+            for (std::thread& th : threads_)
+                if (th.joinable()) th.join();
+        }
+
+    private:
+        std::vector<std::thread> threads_;
+    };
+};
+
+/// The stages run at the same time: reading (the heaviest host stage on a
+/// GPU run) gets all threads, formatting half and the engine's host work a
+/// quarter. (The CPU backend aligns on all threads.)
+PipelineThreads split_threads(int threads) {
+    PipelineThreads p;
+    p.read = threads;
+    p.engine = std::max(1, threads / 4);
+    p.write = std::max(1, threads / 2);
+    return p;
+}
+
+/// Batches parsed ahead of the aligner, and aligned batches waiting for the writer.
+constexpr std::size_t read_ahead = 2;
+constexpr std::size_t write_behind = 1;
+
+/// A bounded first-in first-out hand-over between two pipeline threads.
+template <typename T>
+class Channel {
+public:
+    explicit Channel(std::size_t capacity) : capacity_(capacity) {}
+
+    /// Blocks while the channel is full. False (and `item` dropped) once aborted.
+    bool push(T item) {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return aborted_ || items_.size() < capacity_; });
+        if (aborted_) return false;
+        items_.push_back(std::move(item));
+        changed_.notify_all();
+        return true;
+    }
+    /// Blocks while the channel is empty and open. Nothing once aborted, or
+    /// once finished and empty.
+    std::optional<T> pop() {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return aborted_ || finished_ || !items_.empty(); });
+        if (aborted_ || items_.empty()) return std::nullopt;
+        T item = std::move(items_.front());
+        items_.pop_front();
+        changed_.notify_all();
+        return item;
+    }
+    /// No more pushes: pop() hands out what is left, then nothing.
+    void finish() {
+        std::lock_guard lock(mutex_);
+        finished_ = true;
+        changed_.notify_all();
+    }
+    /// Stops both sides now: push() fails, pop() returns nothing.
+    void abort() {
+        std::lock_guard lock(mutex_);
+        aborted_ = true;
+        changed_.notify_all();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<T> items_;
+    std::size_t capacity_;
+    bool finished_ = false, aborted_ = false;
+};
+
+/// A batch read for the aligner, or the error that ended reading.
+struct ReadItem {
+    Batch batch;               ///< empty at the end of both files
+    std::exception_ptr error;
+};
+
+/// An aligned batch for the writer.
+struct WriteItem {
+    std::shared_ptr<Batch> batch;  ///< the only reference (its records are recycled after writing)
+    std::vector<AlignmentResult> results;
+};
+
+void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThreads& split, bool parallel_read,
+                double kernel_ms) {
+    spdlog::debug("stages (s): open+detect {:.3f}; backend init {:.3f} (main waited {:.3f}); first batch aligned at "
+                  "{:.3f}; {} batches, loop {:.3f}",
+                  t.open, t.init, t.init_waited, t.first_aligned, t.batches, t.loop);
+    spdlog::debug("stages (s): read {:.3f} busy on {} threads{} (aligner waited {:.3f}); align {:.3f} busy (GPU "
+                  "kernels {:.3f}, engine host threads {}); format {:.3f} on {} threads + write {:.3f} (aligner waited "
+                  "{:.3f}); commit {:.3f}; teardown {:.3f}; total {:.3f}",
+                  t.read, split.read, parallel_read ? "" : " (serial parse)", t.read_waited, t.align,
+                  kernel_ms / 1000.0, split.engine, t.format, split.write, t.write, t.write_waited, t.commit,
+                  t.teardown, stats.seconds);
+}
 
 }  // namespace
 
@@ -321,28 +495,13 @@ RunStats run_alignment(const AlignConfig& c) {
     const auto start = Clock::now();
     StageTimes t;
     const int threads = c.threads > 0 ? c.threads : omp_get_num_procs();
-    PairReader reader(c, threads);
+    const PipelineThreads split = split_threads(threads);
+    PairReader reader(c, split.read);
     const Alphabet alphabet = reader.alphabet();
     const ScoringScheme scheme = resolve_scoring(c, alphabet);
     t.open = seconds_since(start);
     spdlog::debug("{} alignment, {} alphabet, matrix {}, gap_open {}, gap_extend {}", to_string(c.mode),
                   to_string(alphabet), scheme.matrix_name, scheme.gap_open, scheme.gap_extend);
-
-    // The backend (CUDA context and Engine buffers: the slowest start-up step
-    // on a GPU) starts on its own thread while the first batch is read.
-    std::future<std::unique_ptr<Aligner>> aligner_ready = std::async(std::launch::async, [&c, &scheme, &t] {
-        const auto t0 = Clock::now();
-        auto a = std::make_unique<Aligner>(c, scheme);
-        t.init = seconds_since(t0);
-        return a;
-    });
-    const auto read_batch = [&reader, &t] {
-        const auto t0 = Clock::now();
-        Batch b = reader.next();
-        t.read += seconds_since(t0);
-        return b;
-    };
-    std::future<Batch> next_batch = std::async(std::launch::async, read_batch);
 
     WriterOptions wopt;
     wopt.format = c.output_format();
@@ -350,80 +509,110 @@ RunStats run_alignment(const AlignConfig& c) {
     wopt.command_line = c.command_line;
     AlignmentWriter writer(c.out_path, wopt);
 
-    const auto wait0 = Clock::now();
-    std::unique_ptr<Aligner> aligner = aligner_ready.get();
-    t.init_waited = seconds_since(wait0);
-
-    RunStats stats;
-    // Three stages overlap: reading batch k+1 and writing batch k-1 run while
-    // batch k is aligned; each of them uses several threads. The futures are
-    // declared after the reader and the writer so that they finish before
-    // those are destroyed.
-    std::future<void> written;
-    // Hands the results of a submitted batch to the writer (after the
-    // previous write finished).
-    const auto deliver = [&](Aligner::Pending& p) {
-        const auto a0 = Clock::now();
-        auto results = std::make_shared<std::vector<AlignmentResult>>(aligner->collect(p));
-        t.align += seconds_since(a0);
-        const std::shared_ptr<const Batch> batch = p.batch;
-        for (std::size_t k = 0; k < batch->size(); ++k)
-            stats.cells += static_cast<std::uint64_t>(batch->queries[k].codes.size()) * batch->refs[k].codes.size();
-        stats.pairs += batch->size();
-        const auto w0 = Clock::now();
-        if (written.valid()) written.get();
-        t.write_waited += seconds_since(w0);
-        written = std::async(std::launch::async, [&writer, &t, batch, results, threads] {
-            const BatchWriteTimes wt = writer.write_batch(batch->queries, batch->refs, *results, threads);
-            t.format += wt.format_seconds;
-            t.write += wt.write_seconds;
+    // Three threads, each with its own OpenMP team, joined by bounded
+    // channels: the reader parses up to read_ahead batches ahead, this
+    // thread aligns, the writer formats and writes in input order. The
+    // backend (CUDA context and Engine buffers: the slowest start-up step on
+    // a GPU) starts on a fourth thread meanwhile.
+    std::future<std::unique_ptr<Aligner>> aligner_ready = std::async(std::launch::async, [&c, &scheme, &t, split] {
+        const auto t0 = Clock::now();
+        auto a = std::make_unique<Aligner>(c, scheme, split.engine);
+        t.init = seconds_since(t0);
+        return a;
+    });
+    Channel<ReadItem> to_align(read_ahead);
+    Channel<WriteItem> to_write(write_behind);
+    std::exception_ptr write_error;
+    {
+        PipelineThreads::Joined stages;  // joined (after the channels are aborted on error) before leaving this block
+        stages.add([&] {
+            try {
+                while (true) {
+                    const auto t0 = Clock::now();
+                    ReadItem item{reader.next(), nullptr};
+                    t.read += seconds_since(t0);
+                    const bool end = item.batch.size() == 0;
+                    if (!to_align.push(std::move(item)) || end) return;
+                }
+            } catch (...) {
+                to_align.push(ReadItem{Batch{}, std::current_exception()});
+            }
         });
-    };
-    // Each batch is submitted and collected in turn. Submitting batch k+1
-    // before collecting batch k (so that the GPU never drains between
-    // batches) was measured slower end to end on (a)x3 (docs/benchmarks.md,
-    // 2026-11-22): the loop is bound by reading, and the later hand-over to
-    // the writer cost more than the overlap gained.
-    const auto loop0 = Clock::now();
-    while (true) {
-        const auto r0 = Clock::now();
-        auto batch = std::make_shared<const Batch>(next_batch.get());
-        t.read_waited += seconds_since(r0);
-        if (batch->size() == 0) break;
-        if (t.batches++ == 0) t.first_aligned = seconds_since(start);
-        next_batch = std::async(std::launch::async, read_batch);
-        const auto a0 = Clock::now();
-        Aligner::Pending current = aligner->submit(batch);
-        t.align += seconds_since(a0);
-        deliver(current);
+        stages.add([&] {
+            try {
+                while (std::optional<WriteItem> item = to_write.pop()) {
+                    const BatchWriteTimes wt = writer.write_batch(item->batch->queries, item->batch->refs, item->results,
+                                                                  split.write);
+                    t.format += wt.format_seconds;
+                    t.write += wt.write_seconds;
+                    if (item->batch.use_count() == 1) reader.recycle(std::move(*item->batch));
+                }
+            } catch (...) {
+                write_error = std::current_exception();
+                to_write.abort();
+            }
+        });
+        try {
+            const auto wait0 = Clock::now();
+            std::unique_ptr<Aligner> aligner = aligner_ready.get();
+            t.init_waited = seconds_since(wait0);
+            const auto loop0 = Clock::now();
+            RunStats stats;
+            while (true) {
+                const auto r0 = Clock::now();
+                std::optional<ReadItem> item = to_align.pop();
+                t.read_waited += seconds_since(r0);
+                if (!item) break;  // not reached: the reader always ends with an end or error item
+                if (item->error) std::rethrow_exception(item->error);
+                if (item->batch.size() == 0) break;
+                if (t.batches++ == 0) t.first_aligned = seconds_since(start);
+                WriteItem out;
+                {
+                    auto batch = std::make_shared<Batch>(std::move(item->batch));
+                    const auto a0 = Clock::now();
+                    Aligner::Pending pending = aligner->submit(batch);
+                    out.results = aligner->collect(pending);
+                    t.align += seconds_since(a0);
+                    for (std::size_t k = 0; k < batch->size(); ++k)
+                        stats.cells +=
+                            static_cast<std::uint64_t>(batch->queries[k].codes.size()) * batch->refs[k].codes.size();
+                    stats.pairs += batch->size();
+                    out.batch = std::move(batch);
+                }  // `pending` lets go of the batch here
+                const auto w0 = Clock::now();
+                const bool taken = to_write.push(std::move(out));
+                t.write_waited += seconds_since(w0);
+                if (!taken) break;  // the writer failed: write_error is set
+            }
+            to_align.abort();  // the reader has pushed its last item, or must stop after a write failure
+            const auto w0 = Clock::now();
+            to_write.finish();
+            stages.join();
+            t.write_waited += seconds_since(w0);
+            if (write_error) std::rethrow_exception(write_error);
+            t.loop = seconds_since(loop0);
+            const auto c0 = Clock::now();
+            writer.commit();
+            t.commit = seconds_since(c0);
+            stats.cpu_fallback = aligner->cpu_fallback();
+            if (stats.cpu_fallback > 0)
+                spdlog::info("{} pairs were too long for the GPU batch kernels (or its --gpu-memory) and were aligned on "
+                             "the CPU",
+                             stats.cpu_fallback);
+            stats.backend = aligner->description();
+            const double kernel_ms = aligner->kernel_ms();
+            const auto d0 = Clock::now();
+            aligner.reset();
+            t.teardown = seconds_since(d0);
+            stats.seconds = seconds_since(start);
+            log_stages(t, stats, split, reader.parallel(), kernel_ms);
+            return stats;
+        } catch (...) {
+            to_align.abort();
+            to_write.abort();
+            throw;
+        }
     }
-    const auto w0 = Clock::now();
-    if (written.valid()) written.get();
-    t.write_waited += seconds_since(w0);
-    const double loop = seconds_since(loop0);
-    const auto c0 = Clock::now();
-    writer.commit();
-    t.commit = seconds_since(c0);
-    stats.cpu_fallback = aligner->cpu_fallback();
-    if (stats.cpu_fallback > 0)
-        spdlog::info("{} pairs were too long for the GPU batch kernels (or its --gpu-memory) and were aligned on the CPU",
-                     stats.cpu_fallback);
-    stats.backend = aligner->description();
-    const double kernel_ms = aligner->kernel_ms();
-    const auto d0 = Clock::now();
-    aligner.reset();
-    t.teardown = seconds_since(d0);
-    stats.seconds = seconds_since(start);
-    spdlog::debug("stages (s): open+detect {:.3f}; backend init {:.3f} (main waited {:.3f}); first batch aligned at "
-                  "{:.3f}; {} batches, loop {:.3f}",
-                  t.open, t.init, t.init_waited, t.first_aligned, t.batches, loop);
-    spdlog::debug("stages (s): read {:.3f} busy on {} threads{} (idle {:.3f}, aligner waited {:.3f}); align {:.3f} "
-                  "busy (GPU kernels {:.3f}, idle {:.3f}); format {:.3f} + write {:.3f} busy (idle {:.3f}, aligner "
-                  "waited {:.3f}); commit {:.3f}; teardown {:.3f}; total {:.3f}",
-                  t.read, threads, reader.parallel() ? "" : " (serial parse)", std::max(0.0, stats.seconds - t.read),
-                  t.read_waited, t.align, kernel_ms / 1000.0, std::max(0.0, loop - t.align), t.format, t.write,
-                  std::max(0.0, loop - t.format - t.write), t.write_waited, t.commit, t.teardown, stats.seconds);
-    return stats;
 }
 
 }  // namespace gpualign

@@ -342,7 +342,7 @@ struct SequenceReader::Impl {
         const auto [name, description] = split_header(rec.id());
         out.name.assign(name);
         out.description.assign(description);
-        out.sequence.swap(rec.sequence());
+        out.sequence.assign(rec.sequence());  // a copy: SeqAn3 keeps its buffer's capacity for the next record
         out.quality.clear();
         for (const seqan3::phred94 q : rec.base_qualities()) out.quality.push_back(q.to_char());
         out.number = number;

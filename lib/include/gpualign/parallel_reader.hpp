@@ -1,15 +1,17 @@
 // gpualign — reading one FASTA file on several threads, still with SeqAn3.
 //
-// A producer reads large blocks of (decompressed, LF-normalised) bytes and
-// cuts them at record starts; worker threads (OpenMP) parse each block with
-// SeqAn3's sequence_file_input through SequenceReader::from_text and encode
-// it. Records come out in file order with the same numbers, contents and
-// error messages as SequenceReader gives for the whole file.
+// The text is cut into blocks of about 1 MiB at record starts: views of a
+// read-only memory map for a plain file (no copy), or decompressed chunks for
+// gzip. OpenMP tasks parse each block with SeqAn3's sequence_file_input
+// through SequenceReader::from_text and encode it. Records come out in file
+// order with the same numbers, contents and error messages as SequenceReader
+// gives for the whole file.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "gpualign/config.hpp"
 #include "gpualign/scoring.hpp"
@@ -36,8 +38,11 @@ namespace gpualign {
 /// every record before it was handed out. A block that fails is re-parsed
 /// in order with its true record offset to produce the message.
 ///
-/// Memory: at most about 2 * threads blocks of block_bytes (1 MiB) of text,
-/// plus their parsed records, are held at a time. Not thread-safe; move-only.
+/// Memory: the parsed records not yet handed out, plus at most about
+/// 2 * threads blocks of block_bytes (1 MiB) of text while parsing. A plain
+/// file is memory-mapped; the pages before the last parsed block are dropped
+/// from the map (madvise MADV_DONTNEED), so resident memory does not grow
+/// with the file. Not thread-safe; move-only.
 class ParallelSequenceReader {
 public:
     /// Bytes of text per block handed to one parser thread.
@@ -56,6 +61,32 @@ public:
     /// As SequenceReader::next: the next record in file order (encoded), or
     /// false at the end of the file. @throws InputError as SequenceReader.
     bool next(SequenceRecord& out);
+
+    /// Parses ahead until at least `min_records` records or `min_bases`
+    /// letters are parsed and not yet handed out, or the file ends, or an
+    /// error is queued (it is raised by next()/take_parsed() in order).
+    /// Called inside an OpenMP parallel region (e.g. from an `omp task`, so
+    /// that one team parses several files), the blocks are parsed as tasks
+    /// of that team; otherwise it opens its own team of threads().
+    /// @throws nothing that belongs to the input (see above); std::bad_alloc.
+    void fill(std::size_t min_records, std::size_t min_bases);
+
+    /// Moves every parsed record not yet handed out (see fill) to the end of
+    /// `out`, in file order, and returns how many.
+    /// @throws InputError queued by fill, after the records before it were
+    ///         moved to `out`.
+    std::size_t take_parsed(std::vector<SequenceRecord>& out);
+
+    /// Hands records back after use, so that later blocks are parsed into
+    /// their buffers instead of fresh memory (allocating and first touching
+    /// memory, not parsing, limits parallel reading). The only member that
+    /// may be called from another thread while the reader is in use; the
+    /// records' contents are discarded. At most 262,144 records are kept.
+    void recycle(std::vector<SequenceRecord>&& records);
+
+    /// True when every record was handed out and the file has ended (or an
+    /// error was raised).
+    bool exhausted() const noexcept;
     /// As SequenceReader::alphabet (decided from the first records).
     Alphabet alphabet();
     /// The path as given ("-" for stdin).
@@ -64,6 +95,8 @@ public:
     std::uint64_t records_read() const noexcept;
     /// True when blocks are parsed on several threads (FASTA from a path, threads > 1).
     bool parallel() const noexcept;
+    /// The threads given to the constructor (at least 1).
+    int threads() const noexcept;
 
 private:
     struct Impl;

@@ -33,13 +33,17 @@ ScoringScheme resolve_scoring(const AlignConfig& config, Alphabet alphabet);
 /// Streams record i of QUERIES with record i of REFS in batches of at most
 /// config.batch_pairs pairs and config.batch_bases bases, aligns each batch
 /// (CPU: OpenMP over pairs; GPU: gpu::Engine, with pairs it does not accept
-/// sent to the CPU and counted), and writes results in input order. Reading
-/// the next batch and writing the previous one overlap the alignment of the
-/// current one; the backend (CUDA context, Engine buffers) starts on its own
-/// thread while the first batch is read; FASTA files are parsed on
-/// config.threads / 2 threads each (ParallelSequenceReader) and output lines
-/// formatted on config.threads threads. `-v` logs the time of each stage. Output goes to a temporary file renamed on success, so a
-/// failed run leaves no partial output.
+/// sent to the CPU and counted), and writes results in input order.
+///
+/// Threads: a reader thread parses up to two batches ahead (both FASTA files
+/// on one OpenMP team of config.threads, ParallelSequenceReader), this
+/// thread aligns, and a writer thread formats (config.threads / 2 threads)
+/// and writes; bounded queues join them. The backend (CUDA context, Engine
+/// buffers) starts on its own thread while the first batches are read. The
+/// records of written batches go back to the readers for reuse
+/// (ParallelSequenceReader::recycle). `-v` logs the time of each stage.
+/// Output goes to a temporary file renamed on success, so a failed run
+/// leaves no partial output.
 ///
 /// @throws InputError for bad input (file, record and position named),
 ///         std::invalid_argument for bad options, std::runtime_error for
