@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One device call: CUDA start-up breakdown, reader throughput by thread
-# count, and the CLI on (a) / (a)x3 with the -v stage log.
+# One device call: CUDA start-up breakdown (cuda_startup_probe, carried as
+# .carry/cuda_startup_probe) and the CLI on (a) / (a)x3 with the -v stage log.
+# Usage: bench/device_probe.sh OUT_DIR
 set -uo pipefail
 out=${1:?OUT dir}
 export LD_LIBRARY_PATH=$PWD/.carry/lib
@@ -10,12 +11,10 @@ nvidia-smi -L; nproc; nvidia-smi -q | grep -i -E "persistence|driver version" | 
 (python3 scripts/gen_pairs.py 100000 512 0.1 42 $W/a_q.fa $W/a_r.fa && for k in 1 2 3; do cat $W/a_q.fa; done > $W/a3_q.fa &&
   for k in 1 2 3; do cat $W/a_r.fa; done > $W/a3_r.fa) &
 gen=$!
-for k in 1 2 3; do .carry/probe; echo; done
-s=$(date +%s%N); .carry/probe > /dev/null; echo "probe process wall $(( ($(date +%s%N) - s) / 1000000 )) ms"
+for k in 1 2 3; do .carry/cuda_startup_probe; echo; done
+s=$(date +%s%N); .carry/cuda_startup_probe > /dev/null; echo "probe process wall $(( ($(date +%s%N) - s) / 1000000 )) ms"
 wait $gen
 cat $W/*.fa > /dev/null
-for t in 1 2 4 8 16; do echo "rb threads $t: $(.carry/rb $W/a_q.fa $t)"; done
-for t in 8 16; do echo "rb threads $t a3: $(.carry/rb $W/a3_q.fa $t)"; done
 run() {
   local label=$1; shift
   local s=$(date +%s%N)
