@@ -109,6 +109,56 @@ TEST_F(ParallelReader, RealPacbioReadsMatchSerial) {
     expect_same(serial(p, AlphabetChoice::automatic), parallel(p, AlphabetChoice::automatic, 2));
 }
 
+// The bulk interface used by the pipeline: fill() ahead, take_parsed() in
+// chunks, and recycle() each chunk so that later blocks are parsed into
+// reused records (stale names, descriptions or letters would show here).
+TEST_F(ParallelReader, FillTakeAndRecycleGiveTheSameRecordsAsSerial) {
+    const fs::path p = make_fasta(3, 4000);
+    const Outcome want = serial(p, AlphabetChoice::dna);
+    ASSERT_TRUE(want.error.empty());
+    ParallelSequenceReader r(p.string(), AlphabetChoice::dna, 4);
+    ASSERT_TRUE(r.parallel());
+    Outcome got;
+    std::vector<SequenceRecord> chunk;
+    std::size_t recycled = 0;
+    while (!r.exhausted()) {
+        r.fill(700, std::size_t{1} << 40);
+        chunk.clear();
+        const std::size_t n = r.take_parsed(chunk);
+        ASSERT_EQ(n, chunk.size());
+        got.records.insert(got.records.end(), chunk.begin(), chunk.end());
+        recycled += chunk.size();
+        r.recycle(std::move(chunk));
+        chunk = {};
+    }
+    EXPECT_GT(recycled, 700u);
+    EXPECT_EQ(r.records_read(), want.records.size());
+    expect_same(want, got);
+    for (std::size_t k = 0; k < want.records.size(); ++k)
+        ASSERT_EQ(want.records[k].description, got.records[k].description) << "record " << k;
+}
+
+// An error in a later block is raised by take_parsed() only after the
+// records before it were handed over.
+TEST_F(ParallelReader, TakeParsedRaisesTheErrorAfterTheRecordsBeforeIt) {
+    const fs::path p = make_fasta(4, 3000, "2500");
+    const Outcome want = serial(p, AlphabetChoice::dna);
+    ParallelSequenceReader r(p.string(), AlphabetChoice::dna, 4);
+    std::vector<SequenceRecord> all;
+    std::string error;
+    try {
+        while (!r.exhausted()) {
+            r.fill(1000, std::size_t{1} << 40);
+            r.take_parsed(all);
+        }
+    } catch (const InputError& e) {
+        error = e.what();
+    }
+    EXPECT_EQ(want.error, error);
+    ASSERT_EQ(all.size(), want.records.size());
+    EXPECT_EQ(all.back().name, want.records.back().name);
+}
+
 TEST_F(ParallelReader, FastqFallsBackToOneThreadWithSameRecords) {
     const fs::path p = fs::path(GPUALIGN_TEST_DATA) / "io" / "reads.fq";
     ParallelSequenceReader probe(p.string(), AlphabetChoice::dna, 4);
