@@ -47,6 +47,14 @@ struct Block {
 
 bool is_space(unsigned char c) noexcept { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
+/// Bytes before the first record of a file that starts with `s`: a UTF-8
+/// byte order mark, then blanks (SequenceReader skips the same).
+std::size_t leading_skip(std::string_view s) noexcept {
+    std::size_t p = s.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    while (p < s.size() && is_space(static_cast<unsigned char>(s[p]))) ++p;
+    return p;
+}
+
 /// True when the '>' at `p` of `s` is a safe cut point (see
 /// ParallelSequenceReader): it begins a line whose preceding line is
 /// non-empty and holds no '>' or ';'.
@@ -177,10 +185,7 @@ struct ParallelSequenceReader::Impl {
         if (!compressed) {
             map = std::make_unique<Mapping>(path);
             if (map->data()) {
-                std::string_view s(map->data(), map->size());
-                std::size_t p = s.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
-                while (p < s.size() && is_space(static_cast<unsigned char>(s[p]))) ++p;
-                map_pos = p;
+                map_pos = leading_skip(std::string_view(map->data(), map->size()));
                 started = true;
                 return;
             }
@@ -212,9 +217,7 @@ struct ParallelSequenceReader::Impl {
         }
         pending.resize(old + normalize_line_ends(pending.data() + old, static_cast<std::size_t>(got)));
         if (first_read && !pending.empty()) {
-            std::size_t skip = pending.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
-            while (skip < pending.size() && is_space(static_cast<unsigned char>(pending[skip]))) ++skip;
-            pending.erase(0, skip);
+            pending.erase(0, leading_skip(pending));
             first_read = pending.empty();
         }
     }

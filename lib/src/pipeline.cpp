@@ -61,7 +61,6 @@ struct InputSide {
     std::size_t pending_bases = 0;
 
     std::size_t available() const noexcept { return pending.size() - head; }
-    bool at_end() const noexcept { return available() == 0 && reader.exhausted(); }
     /// How many more records / letters fill() must parse to hold `pairs` or `bases`.
     std::pair<std::size_t, std::size_t> shortfall(std::size_t pairs, std::size_t bases) const noexcept {
         if (available() >= pairs || pending_bases >= bases) return {0, 0};
@@ -151,22 +150,14 @@ private:
     /// Parses ahead until each side holds a batch (or its file ended), both
     /// files on one team.
     void fill() {
-        const auto [q_records, q_bases] = queries_.shortfall(batch_pairs_, batch_bases_);
-        const auto [r_records, r_bases] = refs_.shortfall(batch_pairs_, batch_bases_);
         std::exception_ptr error;
 #pragma omp parallel num_threads(threads_)
 #pragma omp single
-        {
-#pragma omp task shared(error)
+        for (InputSide* side : {&queries_, &refs_}) {
+#pragma omp task firstprivate(side) shared(error)
             try {
-                if (q_records > 0) queries_.reader.fill(q_records, q_bases);
-            } catch (...) {
-#pragma omp critical(gpualign_pair_reader)
-                error = std::current_exception();
-            }
-#pragma omp task shared(error)
-            try {
-                if (r_records > 0) refs_.reader.fill(r_records, r_bases);
+                const auto [records, bases] = side->shortfall(batch_pairs_, batch_bases_);
+                if (records > 0) side->reader.fill(records, bases);
             } catch (...) {
 #pragma omp critical(gpualign_pair_reader)
                 error = std::current_exception();
@@ -367,24 +358,6 @@ struct PipelineThreads {
     int read = 1;    ///< parsing both input files (one team)
     int engine = 1;  ///< GPU engine: packing batches and building results
     int write = 1;   ///< formatting output lines
-
-    /// Threads joined on destruction (or by join()).
-    class Joined {
-    public:
-        Joined() = default;
-        Joined(const Joined&) = delete;
-        Joined& operator=(const Joined&) = delete;
-        ~Joined() { join(); }
-        template <typename F>
-        void add(F&& f) { threads_.emplace_back(std::forward<F>(f)); }
-        void join() {
-            for (std::thread& th : threads_)
-                if (th.joinable()) th.join();
-        }
-
-    private:
-        std::vector<std::thread> threads_;
-    };
 };
 
 /// The stages run at the same time: reading (the heaviest host stage on a
@@ -524,8 +497,8 @@ RunStats run_alignment(const AlignConfig& c) {
     Channel<WriteItem> to_write(write_behind);
     std::exception_ptr write_error;
     {
-        PipelineThreads::Joined stages;  // joined (after the channels are aborted on error) before leaving this block
-        stages.add([&] {
+        // Both joined before leaving this block (after the channels are aborted on error).
+        std::jthread reading([&] {
             try {
                 while (true) {
                     const auto t0 = Clock::now();
@@ -538,7 +511,7 @@ RunStats run_alignment(const AlignConfig& c) {
                 to_align.push(ReadItem{Batch{}, std::current_exception()});
             }
         });
-        stages.add([&] {
+        std::jthread writing([&] {
             try {
                 while (std::optional<WriteItem> item = to_write.pop()) {
                     const BatchWriteTimes wt = writer.write_batch(item->batch->queries, item->batch->refs, item->results,
@@ -587,7 +560,8 @@ RunStats run_alignment(const AlignConfig& c) {
             to_align.abort();  // the reader has pushed its last item, or must stop after a write failure
             const auto w0 = Clock::now();
             to_write.finish();
-            stages.join();
+            reading.join();
+            writing.join();
             t.write_waited += seconds_since(w0);
             if (write_error) std::rethrow_exception(write_error);
             t.loop = seconds_since(loop0);
