@@ -17,6 +17,7 @@
 #include <deque>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -27,16 +28,58 @@
 namespace gpualign {
 namespace {
 
+/// Parsed blocks handed back for reuse: a RecordBlock handed out by
+/// take_blocks() returns here when its last owner (a batch) lets go of it, on
+/// whatever thread that is, so that later blocks are parsed into memory that
+/// is already allocated and touched rather than fresh pages (first touching
+/// fresh memory, not parsing, limited parallel reading).
+class BlockPool {
+public:
+    /// Bytes of block capacity kept at most; blocks beyond it are freed.
+    static constexpr std::size_t max_bytes = std::size_t{256} << 20;
+
+    /// A cleared block, reused when one is free; returns to `pool` when its
+    /// last owner releases it. @throws std::bad_alloc.
+    static std::shared_ptr<RecordBlock> make(const std::shared_ptr<BlockPool>& pool) {
+        std::unique_ptr<RecordBlock> b;
+        {
+            std::lock_guard lock(pool->mutex_);
+            if (!pool->free_.empty()) {
+                b = std::move(pool->free_.back());
+                pool->free_.pop_back();
+                pool->free_bytes_ -= b->capacity_bytes();
+            }
+        }
+        if (!b) b = std::make_unique<RecordBlock>();
+        return std::shared_ptr<RecordBlock>(b.release(), [pool](RecordBlock* p) { pool->give_back(p); });
+    }
+
+private:
+    void give_back(RecordBlock* p) noexcept {
+        std::unique_ptr<RecordBlock> b(p);
+        b->clear();
+        const std::size_t bytes = b->capacity_bytes();
+        std::lock_guard lock(mutex_);
+        if (free_bytes_ + bytes > max_bytes) return;
+        try {
+            free_.push_back(std::move(b));
+            free_bytes_ += bytes;
+        } catch (const std::bad_alloc&) {  // the block is freed instead
+        }
+    }
+
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<RecordBlock>> free_;
+    std::size_t free_bytes_ = 0;
+};
+
 /// One block of text and what parsing it gave.
 struct Block {
     std::string owned;                    ///< the text when it is not a view of the map (gzip, or CR line ends)
     std::string_view mapped;              ///< the text as a view of the map, when `owned` is not used
     bool owns = false;
     std::string failure;                  ///< read error after this text (last block only)
-    std::vector<SequenceRecord> records;  ///< numbered from 1 until fixed up in order; recycled ones beyond `count`
-    std::size_t count = 0;                ///< records parsed (the rest of `records` are spare, recycled)
-    std::size_t pool_first = 0, pool_count = 0;  ///< the pooled records parse() starts from
-    std::size_t bases = 0;                ///< letters in `records` not yet handed out
+    std::shared_ptr<RecordBlock> records; ///< the parsed records; numbered once fixed up in order
     std::exception_ptr error;             ///< raised after `records`, in order
     bool failed = false;                  ///< the parallel parse threw (re-parsed in order)
 
@@ -159,20 +202,14 @@ struct ParallelSequenceReader::Impl {
 
     // parsed blocks not yet handed out, in file order
     std::deque<Block> ready;
-    std::size_t record_index = 0;      // in ready.front()
+    std::size_t record_index = 0;      // in ready.front(), for next()
     std::size_t queued_records = 0, queued_bases = 0;
     std::uint64_t records_before = 0;  // records in blocks fixed up so far
     std::uint64_t handed_out = 0;
     bool stopped = false;              // an error is queued, or the serial reader ended
     static constexpr std::size_t blocks_per_round = 2;  // per thread
-
-    // records handed back for reuse (recycle(); the only state shared with other threads)
-    std::mutex returned_mutex;
-    std::vector<std::vector<SequenceRecord>> returned;
-    std::vector<SequenceRecord> pool;  // records whose buffers parse() reuses
-    std::uint64_t parsed_bytes = 0, parsed_records = 0;  // for provision()
-    static constexpr std::size_t pool_max = 1u << 18;
-    static constexpr std::size_t recycle_max_letters = 1u << 20;
+    std::shared_ptr<BlockPool> pool = std::make_shared<BlockPool>();
+    SequenceRecord scratch;            // serial mode: one record on its way into a block
 
     ~Impl() {
         if (gz) gzclose_r(gz);
@@ -260,50 +297,16 @@ struct ParallelSequenceReader::Impl {
         return true;
     }
 
-    /// Parses one block with SeqAn3, numbering from 1; marks it failed on any error.
-    /// Parses into the block's (recycled) records first, so that their
-    /// buffers are reused rather than allocated.
+    /// Parses one block with SeqAn3 into its RecordBlock; marks it failed on any error.
     void parse(Block& b) noexcept {
         if (b.error) return;
         try {
-            b.records.reserve(b.pool_count);
-            for (std::size_t k = 0; k < b.pool_count; ++k) b.records.push_back(std::move(pool[b.pool_first + k]));
             SequenceReader r = SequenceReader::from_text(b.text(), path, SequenceFormat::fasta, alphabet, 1, b.failure);
-            while (true) {
-                if (b.count == b.records.size()) b.records.emplace_back();
-                if (!r.next(b.records[b.count])) break;
-                b.bases += b.records[b.count].codes.size();
-                ++b.count;
-            }
+            SequenceRecord rec;  // its buffers are reused record to record
+            while (r.next(rec)) b.records->append(rec);
         } catch (...) {
             b.failed = true;
         }
-    }
-
-    /// Moves records handed back by recycle() into the pool (up to pool_max).
-    void take_returned() {
-        std::vector<std::vector<SequenceRecord>> got;
-        {
-            std::lock_guard lock(returned_mutex);
-            got.swap(returned);
-        }
-        for (auto& v : got)
-            for (SequenceRecord& r : v) {
-                if (pool.size() >= pool_max) return;
-                if (r.sequence.capacity() <= recycle_max_letters) pool.push_back(std::move(r));
-            }
-    }
-
-    /// Reserves for block `b` a range of the pool about as long as the
-    /// number of records its text should hold (parse() moves them into the
-    /// block, on the block's own task); `pool_used` counts from the pool's end.
-    void provision(Block& b, std::size_t& pool_used) const {
-        if (parsed_records == 0) return;
-        const std::size_t per_record = std::max<std::uint64_t>(1, parsed_bytes / parsed_records);
-        const std::size_t want = std::min(pool.size() - pool_used, b.text().size() / per_record + 4);
-        pool_used += want;
-        b.pool_first = pool.size() - pool_used;
-        b.pool_count = want;
     }
 
     /// Parallel mode: cuts up to blocks_per_round * threads blocks, parses
@@ -319,41 +322,28 @@ struct ParallelSequenceReader::Impl {
             if (round.back().error) break;
         }
         if (round.empty()) return false;
-        take_returned();
-        std::size_t pool_used = 0;
-        for (Block& b : round) provision(b, pool_used);
+        for (Block& b : round) b.records = BlockPool::make(pool);
         // Runs on the team of the enclosing parallel region (one team can
         // serve both input files); it waits for its own tasks only.
 #pragma omp taskloop grainsize(1) shared(round)
         for (std::size_t i = 0; i < round.size(); ++i) parse(round[i]);
-        pool.resize(pool.size() - pool_used);  // moved into the blocks
 
         for (Block& b : round) {
-            parsed_bytes += b.text().size();
+            b.records->set_first_number(records_before + 1);
             if (b.failed) {  // again, in order, so that the message holds the true record number
-                b.records.clear();
-                b.bases = 0;
+                b.records->clear();
                 try {
                     SequenceReader r = SequenceReader::from_text(b.text(), path, SequenceFormat::fasta, alphabet,
                                                                  records_before + 1, b.failure);
                     SequenceRecord rec;
-                    while (r.next(rec)) {
-                        b.bases += rec.codes.size();
-                        b.records.push_back(std::move(rec));
-                    }
+                    while (r.next(rec)) b.records->append(rec);
                 } catch (...) {
                     b.error = std::current_exception();
                 }
-            } else {
-                for (std::size_t k = b.count; k < b.records.size() && pool.size() < pool_max; ++k)
-                    pool.push_back(std::move(b.records[k]));
-                b.records.resize(b.count);
-                for (SequenceRecord& rec : b.records) rec.number += records_before;
             }
-            parsed_records += b.records.size();
-            records_before += b.records.size();
-            queued_records += b.records.size();
-            queued_bases += b.bases;
+            records_before += b.records->size();
+            queued_records += b.records->size();
+            queued_bases += b.records->bases();
             b.owned = std::string();
             b.mapped = {};
             b.owns = false;
@@ -368,12 +358,11 @@ struct ParallelSequenceReader::Impl {
         return true;
     }
 
-    /// Serial mode: one record from the probe reader into the queue.
+    /// Serial mode: one record from the probe reader into the queue (the
+    /// last block, or a new one once that holds block_bytes letters).
     bool parse_serial() {
-        Block& b = ready.empty() ? ready.emplace_back() : ready.back();
-        SequenceRecord rec;
         try {
-            if (!probe->next(rec)) {
+            if (!probe->next(scratch)) {
                 stopped = true;
                 return false;
             }
@@ -382,10 +371,14 @@ struct ParallelSequenceReader::Impl {
             stopped = true;
             return false;
         }
+        if (ready.empty() || ready.back().records->bases() >= block_bytes) {
+            Block& b = ready.emplace_back();
+            b.records = BlockPool::make(pool);
+            b.records->set_first_number(scratch.number);
+        }
+        ready.back().records->append(scratch);
         ++queued_records;
-        queued_bases += rec.codes.size();
-        b.bases += rec.codes.size();
-        b.records.push_back(std::move(rec));
+        queued_bases += scratch.codes.size();
         return true;
     }
 
@@ -424,16 +417,19 @@ struct ParallelSequenceReader::Impl {
         record_index = 0;
     }
 
+    std::size_t front_records() const noexcept {
+        const Block& b = ready.front();
+        return b.records ? b.records->size() : 0;
+    }
+
     bool next(SequenceRecord& out) {
         while (true) {
             if (!ready.empty()) {
-                Block& b = ready.front();
-                if (record_index < b.records.size()) {
-                    SequenceRecord& rec = b.records[record_index++];
+                if (record_index < front_records()) {
+                    const RecordBlock& records = *ready.front().records;
+                    records.copy_to(record_index++, out);
                     --queued_records;
-                    queued_bases -= rec.codes.size();
-                    b.bases -= rec.codes.size();
-                    out = std::move(rec);
+                    queued_bases -= out.codes.size();
                     ++handed_out;
                     return true;
                 }
@@ -445,36 +441,34 @@ struct ParallelSequenceReader::Impl {
         }
     }
 
-    /// Moves the queued records to `out` (the blocks in parallel: moving
-    /// records one by one is as costly as parsing them), then raises a
-    /// queued error.
-    std::size_t take_parsed(std::vector<SequenceRecord>& out) {
-        std::vector<std::size_t> offset;  // in out, of each ready block
-        std::size_t blocks = 0, total = out.size();
-        for (const Block& b : ready) {
-            offset.push_back(total);
-            total += b.records.size() - (blocks == 0 ? record_index : 0);
-            ++blocks;
-            if (b.error) break;
-        }
-        const std::size_t moved = total - out.size();
-        out.resize(total);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (blocks > 1 && !omp_in_parallel())
-        for (std::size_t i = 0; i < blocks; ++i) {
-            Block& b = ready[i];
-            const std::size_t first = i == 0 ? record_index : 0;
-            for (std::size_t k = first; k < b.records.size(); ++k) out[offset[i] + k - first] = std::move(b.records[k]);
+    /// Hands the queued blocks to `out` (a block partly handed out by next()
+    /// is copied from its next record on), then raises a queued error.
+    std::size_t take_blocks(std::vector<std::shared_ptr<const RecordBlock>>& out) {
+        std::size_t moved = 0;
+        while (!ready.empty()) {
+            Block& b = ready.front();
+            const std::size_t n = front_records();
+            if (record_index < n) {
+                std::shared_ptr<RecordBlock> records = std::move(b.records);
+                if (record_index > 0) {  // only after next(): the rest into a block of their own
+                    std::shared_ptr<RecordBlock> rest = BlockPool::make(pool);
+                    rest->set_first_number(records->first_number() + record_index);
+                    SequenceRecord rec;
+                    for (std::size_t k = record_index; k < n; ++k) {
+                        records->copy_to(k, rec);
+                        rest->append(rec);
+                    }
+                    records = std::move(rest);
+                }
+                moved += records->size();
+                queued_records -= records->size();
+                queued_bases -= records->bases();
+                out.push_back(std::move(records));
+            }
+            record_index = n;
+            pop_front_block();  // rethrows at an error block, the last one queued
         }
         handed_out += moved;
-        queued_records -= moved;
-        for (std::size_t i = 0; i < blocks; ++i) {
-            Block& b = ready.front();
-            queued_bases -= b.bases;
-            b.bases = 0;
-            b.records.clear();
-            record_index = 0;
-            pop_front_block();  // rethrows at the error block, the last one here
-        }
         return moved;
     }
 };
@@ -498,11 +492,8 @@ ParallelSequenceReader& ParallelSequenceReader::operator=(ParallelSequenceReader
 
 bool ParallelSequenceReader::next(SequenceRecord& out) { return impl_->next(out); }
 void ParallelSequenceReader::fill(std::size_t min_records, std::size_t min_bases) { impl_->fill(min_records, min_bases); }
-std::size_t ParallelSequenceReader::take_parsed(std::vector<SequenceRecord>& out) { return impl_->take_parsed(out); }
-void ParallelSequenceReader::recycle(std::vector<SequenceRecord>&& records) {
-    if (records.empty() || !impl_->parallel) return;
-    std::lock_guard lock(impl_->returned_mutex);
-    impl_->returned.push_back(std::move(records));
+std::size_t ParallelSequenceReader::take_blocks(std::vector<std::shared_ptr<const RecordBlock>>& out) {
+    return impl_->take_blocks(out);
 }
 bool ParallelSequenceReader::exhausted() const noexcept { return impl_->stopped && impl_->ready.empty(); }
 Alphabet ParallelSequenceReader::alphabet() {

@@ -32,11 +32,14 @@ namespace gpualign {
 namespace {
 
 /// One batch of pairs; queries[k] pairs with refs[k]. `first` is the 0-based
-/// index of the batch's first pair in the input.
+/// index of the batch's first pair in the input. The views point into
+/// `blocks`, which the batch shares with the batches next to it (a block's
+/// memory returns to its reader when the last batch using it is destroyed).
 struct Batch {
     std::uint64_t first = 0;
-    std::vector<SequenceRecord> queries;
-    std::vector<SequenceRecord> refs;
+    std::vector<RecordView> queries;
+    std::vector<RecordView> refs;
+    std::vector<std::shared_ptr<const RecordBlock>> blocks;
     std::size_t size() const noexcept { return queries.size(); }
 };
 
@@ -44,43 +47,64 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-/// Moves `count` records from `from` to `to` on `threads` threads (one by
-/// one, the moves cost as much as parsing).
-void move_records(SequenceRecord* from, std::size_t count, SequenceRecord* to, int threads) {
-#pragma omp parallel for schedule(static) num_threads(threads) if (count > 4096)
-    for (std::size_t k = 0; k < count; ++k) to[k] = std::move(from[k]);
-}
-
-/// One input file and the records parsed ahead from it.
+/// One input file and the blocks parsed ahead from it.
 struct InputSide {
     explicit InputSide(ParallelSequenceReader r) : reader(std::move(r)) {}
 
-    ParallelSequenceReader reader;
-    std::vector<SequenceRecord> pending;  // records [head, size) are not yet in a batch
-    std::size_t head = 0;
-    std::size_t pending_bases = 0;
+    /// A position in `blocks`: record `record` of blocks[block].
+    struct Cursor {
+        std::size_t block = 0, record = 0;
+    };
 
-    std::size_t available() const noexcept { return pending.size() - head; }
+    ParallelSequenceReader reader;
+    std::deque<std::shared_ptr<const RecordBlock>> blocks;  // records from `head` of the front one on are not in a batch
+    std::size_t head = 0;
+    std::size_t available = 0;      // records not yet in a batch
+    std::size_t pending_bases = 0;  // their letters
+
     /// How many more records / letters fill() must parse to hold `pairs` or `bases`.
     std::pair<std::size_t, std::size_t> shortfall(std::size_t pairs, std::size_t bases) const noexcept {
-        if (available() >= pairs || pending_bases >= bases) return {0, 0};
-        return {pairs - available(), bases - pending_bases};
+        if (available >= pairs || pending_bases >= bases) return {0, 0};
+        return {pairs - available, bases - pending_bases};
     }
-    /// Moves what the reader parsed into `pending` (dropping the records
-    /// already taken). @throws InputError queued by the reader.
-    void collect(int threads) {
-        if (head > 0) {
-            std::vector<SequenceRecord> rest(pending.size() - head);
-            move_records(pending.data() + head, rest.size(), rest.data(), threads);
-            pending.swap(rest);
-            head = 0;
+    /// Takes what the reader parsed. @throws InputError queued by the reader.
+    void collect() {
+        std::vector<std::shared_ptr<const RecordBlock>> got;
+        struct Append {  // also when take_blocks throws: the blocks before the error stay queued
+            InputSide& side;
+            std::vector<std::shared_ptr<const RecordBlock>>& got;
+            ~Append() {
+                for (auto& blk : got) {
+                    side.available += blk->size();
+                    side.pending_bases += blk->bases();
+                    side.blocks.push_back(std::move(blk));
+                }
+            }
+        } append{*this, got};
+        reader.take_blocks(got);
+    }
+    Cursor start() const noexcept { return {0, head}; }
+    /// The record at `c`, and `c` moved to the next one (blocks are never empty).
+    RecordView at(Cursor& c) const noexcept {
+        const RecordBlock& blk = *blocks[c.block];
+        const RecordView v = blk[c.record];
+        if (++c.record == blk.size()) {
+            ++c.block;
+            c.record = 0;
         }
-        const std::size_t old = pending.size();
-        reader.take_parsed(pending);
-        std::size_t bases = 0;
-#pragma omp parallel for reduction(+ : bases) num_threads(threads) if (pending.size() - old > 4096)
-        for (std::size_t k = old; k < pending.size(); ++k) bases += pending[k].codes.size();
-        pending_bases += bases;
+        return v;
+    }
+    /// Hands the records before `c` (`n` records, `bases` letters) to
+    /// batch `b`, with the blocks they lie in.
+    void consume(Cursor c, std::size_t n, std::size_t bases, Batch& b) {
+        for (std::size_t k = 0; k < c.block; ++k) {
+            b.blocks.push_back(std::move(blocks.front()));
+            blocks.pop_front();
+        }
+        if (c.record > 0) b.blocks.push_back(blocks.front());  // shared with the next batch
+        head = c.record;
+        available -= n;
+        pending_bases -= bases;
     }
 };
 
@@ -115,35 +139,27 @@ public:
         fill();
         Batch b;
         b.first = pairs_read_;
-        const std::size_t avail = std::min(queries_.available(), refs_.available());
-        std::size_t n = 0, query_bases = 0, ref_bases = 0;
-        while (n < avail && n < batch_pairs_ && query_bases + ref_bases < batch_bases_) {
-            query_bases += queries_.pending[queries_.head + n].codes.size();
-            ref_bases += refs_.pending[refs_.head + n].codes.size();
-            ++n;
+        const std::size_t avail = std::min(queries_.available, refs_.available);
+        const std::size_t most = std::min(avail, batch_pairs_);
+        b.queries.reserve(most);
+        b.refs.reserve(most);
+        InputSide::Cursor qc = queries_.start(), rc = refs_.start();
+        std::size_t query_bases = 0, ref_bases = 0;
+        while (b.queries.size() < most && query_bases + ref_bases < batch_bases_) {
+            b.queries.push_back(queries_.at(qc));
+            b.refs.push_back(refs_.at(rc));
+            query_bases += b.queries.back().codes.size();
+            ref_bases += b.refs.back().codes.size();
         }
+        const std::size_t n = b.queries.size();
         if (n == 0) {
-            if (queries_.available() > 0 || refs_.available() > 0) throw count_mismatch();
+            if (queries_.available > 0 || refs_.available > 0) throw count_mismatch();
             return b;  // both files ended
         }
-        for (InputSide* side : {&queries_, &refs_}) {
-            std::vector<SequenceRecord>& to = side == &queries_ ? b.queries : b.refs;
-            to.resize(n);
-            move_records(side->pending.data() + side->head, n, to.data(), threads_);
-        }
-        queries_.pending_bases -= query_bases;
-        refs_.pending_bases -= ref_bases;
-        queries_.head += n;
-        refs_.head += n;
+        queries_.consume(qc, n, query_bases, b);
+        refs_.consume(rc, n, ref_bases, b);
         pairs_read_ += n;
         return b;
-    }
-
-    /// Hands the records of a finished batch back to the readers for reuse
-    /// (ParallelSequenceReader::recycle). Safe to call from another thread.
-    void recycle(Batch&& b) {
-        queries_.reader.recycle(std::move(b.queries));
-        refs_.reader.recycle(std::move(b.refs));
     }
 
 private:
@@ -164,8 +180,8 @@ private:
             }
         }
         if (error) std::rethrow_exception(error);
-        queries_.collect(threads_);
-        refs_.collect(threads_);
+        queries_.collect();
+        refs_.collect();
     }
 
     InputError count_mismatch() {
@@ -186,7 +202,8 @@ private:
 };
 
 std::string pair_context(const Batch& b, std::size_t k) {
-    return "pair " + std::to_string(b.first + k + 1) + " (query " + b.queries[k].name + ", ref " + b.refs[k].name + ")";
+    return "pair " + std::to_string(b.first + k + 1) + " (query " + std::string(b.queries[k].name) + ", ref " +
+           std::string(b.refs[k].name) + ")";
 }
 
 /// Aligns the pairs `indices` of `b` on the CPU, in parallel over pairs.
@@ -274,8 +291,7 @@ public:
             views.reserve(batch.size());
             p.on_gpu.reserve(batch.size());
             for (std::size_t k = 0; k < batch.size(); ++k) {
-                const auto& q = batch.queries[k].codes;
-                const auto& r = batch.refs[k].codes;
+                const std::span<const std::uint8_t> q = batch.queries[k].codes, r = batch.refs[k].codes;
                 if (engine_->accepts(q.size(), r.size())) {
                     views.push_back({q, r});
                     p.on_gpu.push_back(k);
@@ -430,7 +446,7 @@ struct ReadItem {
 
 /// An aligned batch for the writer.
 struct WriteItem {
-    std::shared_ptr<Batch> batch;  ///< the only reference (its records are recycled after writing)
+    std::shared_ptr<const Batch> batch;  ///< its blocks return to the readers when the writer lets go of it
     std::vector<AlignmentResult> results;
 };
 
@@ -518,7 +534,6 @@ RunStats run_alignment(const AlignConfig& c) {
                                                                   split.write);
                     t.format += wt.format_seconds;
                     t.write += wt.write_seconds;
-                    if (item->batch.use_count() == 1) reader.recycle(std::move(*item->batch));
                 }
             } catch (...) {
                 write_error = std::current_exception();
@@ -531,6 +546,23 @@ RunStats run_alignment(const AlignConfig& c) {
             t.init_waited = seconds_since(wait0);
             const auto loop0 = Clock::now();
             RunStats stats;
+            // One batch stays submitted while the next is read and submitted,
+            // so that the GPU is not idle between batches.
+            std::optional<Aligner::Pending> in_flight;
+            // Collects the batch in flight and hands it to the writer; false when the writer failed.
+            const auto hand_over = [&]() -> bool {
+                const auto a0 = Clock::now();
+                WriteItem out;
+                out.results = aligner->collect(*in_flight);
+                out.batch = std::move(in_flight->batch);
+                in_flight.reset();
+                t.align += seconds_since(a0);
+                const auto w0 = Clock::now();
+                const bool taken = to_write.push(std::move(out));
+                t.write_waited += seconds_since(w0);
+                return taken;
+            };
+            bool writer_failed = false;
             while (true) {
                 const auto r0 = Clock::now();
                 std::optional<ReadItem> item = to_align.pop();
@@ -539,24 +571,20 @@ RunStats run_alignment(const AlignConfig& c) {
                 if (item->error) std::rethrow_exception(item->error);
                 if (item->batch.size() == 0) break;
                 if (t.batches++ == 0) t.first_aligned = seconds_since(start);
-                WriteItem out;
-                {
-                    auto batch = std::make_shared<Batch>(std::move(item->batch));
-                    const auto a0 = Clock::now();
-                    Aligner::Pending pending = aligner->submit(batch);
-                    out.results = aligner->collect(pending);
-                    t.align += seconds_since(a0);
-                    for (std::size_t k = 0; k < batch->size(); ++k)
-                        stats.cells +=
-                            static_cast<std::uint64_t>(batch->queries[k].codes.size()) * batch->refs[k].codes.size();
-                    stats.pairs += batch->size();
-                    out.batch = std::move(batch);
-                }  // `pending` lets go of the batch here
-                const auto w0 = Clock::now();
-                const bool taken = to_write.push(std::move(out));
-                t.write_waited += seconds_since(w0);
-                if (!taken) break;  // the writer failed: write_error is set
+                auto batch = std::make_shared<const Batch>(std::move(item->batch));
+                for (std::size_t k = 0; k < batch->size(); ++k)
+                    stats.cells += static_cast<std::uint64_t>(batch->queries[k].codes.size()) * batch->refs[k].codes.size();
+                stats.pairs += batch->size();
+                const auto a0 = Clock::now();
+                Aligner::Pending submitted = aligner->submit(std::move(batch));
+                t.align += seconds_since(a0);
+                if (in_flight && !hand_over()) {
+                    writer_failed = true;  // write_error is set
+                    break;
+                }
+                in_flight = std::move(submitted);
             }
+            if (in_flight && !writer_failed) hand_over();
             to_align.abort();  // the reader has pushed its last item, or must stop after a write failure
             const auto w0 = Clock::now();
             to_write.finish();

@@ -97,7 +97,7 @@ std::filesystem::path scratch_dir(const std::string& path) {
     return (tmp && *tmp) ? std::filesystem::path(tmp) : std::filesystem::path("/tmp");
 }
 
-void check_coordinates(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) {
+void check_coordinates(const RecordView& q, const RecordView& r, const AlignmentResult& res) {
     if (res.query_begin < 0 || res.query_begin > res.query_end ||
         static_cast<std::size_t>(res.query_end) > q.sequence.size() || res.ref_begin < 0 ||
         res.ref_begin > res.ref_end || static_cast<std::size_t>(res.ref_end) > r.sequence.size())
@@ -108,6 +108,15 @@ void check_coordinates(const SequenceRecord& q, const SequenceRecord& r, const A
 }
 
 bool is_unaligned(const AlignmentResult& res) noexcept { return res.query_begin == res.query_end; }
+
+/// Appends the CIGAR text of `cigar` (as cigar_string, without a temporary string).
+void append_cigar(std::span<const std::uint32_t> cigar, fmt::memory_buffer& out) {
+    for (const std::uint32_t c : cigar) {
+        const fmt::format_int len(cigar_len(c));
+        out.append(len.data(), len.data() + len.size());
+        out.push_back(cigar_char(cigar_op(c)));
+    }
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -152,9 +161,9 @@ BatchWriteTimes format_in_parallel(std::size_t n, int threads, Format&& format, 
 class AlignmentWriter::Impl {
 public:
     virtual ~Impl() = default;
-    virtual void add_reference(const std::string& name, std::uint64_t length) = 0;
-    virtual void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) = 0;
-    virtual BatchWriteTimes write_batch(std::span<const SequenceRecord> q, std::span<const SequenceRecord> r,
+    virtual void add_reference(std::string_view name, std::uint64_t length) = 0;
+    virtual void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) = 0;
+    virtual BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                         std::span<const AlignmentResult> res, int threads) = 0;
     virtual void commit() = 0;
 };
@@ -169,13 +178,13 @@ public:
         out_.write(tsv_header);
         out_.write("\n");
     }
-    void add_reference(const std::string&, std::uint64_t) override {}
-    void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) override {
+    void add_reference(std::string_view, std::uint64_t) override {}
+    void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
         line_.clear();
         format_line(q, r, res, line_);
         out_.write({line_.data(), line_.size()});
     }
-    BatchWriteTimes write_batch(std::span<const SequenceRecord> q, std::span<const SequenceRecord> r,
+    BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                 std::span<const AlignmentResult> res, int threads) override {
         return format_in_parallel(
             q.size(), threads, [&](std::size_t k, fmt::memory_buffer& b) { format_line(q[k], r[k], res[k], b); },
@@ -185,7 +194,7 @@ public:
 
 private:
     /// Appends the TSV line of one pair to `line_`.
-    static void format_line(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res,
+    static void format_line(const RecordView& q, const RecordView& r, const AlignmentResult& res,
                             fmt::memory_buffer& line_) {
         check_coordinates(q, r, res);
         auto it = std::back_inserter(line_);
@@ -195,8 +204,9 @@ private:
             const CigarStats st = cigar_stats(res.cigar);
             const std::uint64_t len = st.alignment_len();
             const double identity = len == 0 ? 0.0 : static_cast<double>(st.matches) / static_cast<double>(len);
-            fmt::format_to(it, "{}\t{}\t{}\t{}\t{:.4f}\t{}\n", st.matches, st.mismatches, st.gap_opens, len, identity,
-                           cigar_string(res.cigar));
+            fmt::format_to(it, "{}\t{}\t{}\t{}\t{:.4f}\t", st.matches, st.mismatches, st.gap_opens, len, identity);
+            append_cigar(res.cigar, line_);
+            line_.push_back('\n');
         } else {
             fmt::format_to(it, "*\t*\t*\t*\t*\t*\n");
         }
@@ -242,9 +252,11 @@ public:
         if (meta_.version.empty()) meta_.version = GPUALIGN_VERSION;
     }
 
-    void add_reference(const std::string& name, std::uint64_t length) override {
-        const auto [it, inserted] = ref_lengths_.try_emplace(name, length);
-        if (!inserted) {
+    void add_reference(std::string_view name, std::uint64_t length) override {
+        auto it = ref_lengths_.find(name);
+        if (it == ref_lengths_.end()) {
+            ref_lengths_.emplace(std::string(name), length);
+        } else {
             if (it->second != length)
                 throw InputError(fmt::format("reference name '{}' occurs with two lengths ({} and {}); SAM @SQ "
                                              "names must be unique",
@@ -260,7 +272,7 @@ public:
         fmt::format_to(std::back_inserter(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
     }
 
-    void write(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res) override {
+    void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
         check_coordinates(q, r, res);
         add_reference(r.name, r.sequence.size());
         line_.clear();
@@ -271,7 +283,7 @@ public:
     /// The references are declared in pair order first (stateful); then the
     /// records are formatted in parallel up to the first pair that failed
     /// there, whose error comes after any earlier pair's.
-    BatchWriteTimes write_batch(std::span<const SequenceRecord> q, std::span<const SequenceRecord> r,
+    BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                 std::span<const AlignmentResult> res, int threads) override {
         std::size_t stop = q.size();
         std::exception_ptr error;
@@ -293,7 +305,7 @@ public:
     }
 
     /// Appends the SAM record of one pair (references already declared) to `line_`.
-    void format_record(const SequenceRecord& q, const SequenceRecord& r, const AlignmentResult& res,
+    void format_record(const RecordView& q, const RecordView& r, const AlignmentResult& res,
                        fmt::memory_buffer& line_) const {
         if (!valid_qname(q.name))
             throw OutputError(fmt::format("{}: query name '{}' (record {}) is not a valid SAM QNAME "
@@ -307,8 +319,7 @@ public:
             fmt::format_to(it, "{}\t0\t{}\t{}\t255\t", q.name, r.name, res.ref_begin + 1);
             if (res.has_cigar) {
                 if (res.query_begin > 0) fmt::format_to(it, "{}S", res.query_begin);
-                const std::string cigar = cigar_string(res.cigar);
-                line_.append(cigar.data(), cigar.data() + cigar.size());
+                append_cigar(res.cigar, line_);
                 const auto tail = static_cast<std::int64_t>(q.sequence.size()) - res.query_end;
                 if (tail > 0) fmt::format_to(it, "{}S", tail);
             } else {
@@ -338,7 +349,7 @@ public:
     }
 
 private:
-    static void append_seq_qual(const SequenceRecord& q, fmt::memory_buffer& line_) {
+    static void append_seq_qual(const RecordView& q, fmt::memory_buffer& line_) {
         bool ok = !q.sequence.empty();
         for (char c : q.sequence) {
             const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '=' || c == '.';
@@ -362,7 +373,12 @@ private:
     OutputFile out_;
     SpoolFile body_;
     WriterOptions meta_;
-    std::unordered_map<std::string, std::uint64_t> ref_lengths_;
+    /// Hashes std::string and std::string_view alike (lookups without a copy).
+    struct NameHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, std::uint64_t, NameHash, std::equal_to<>> ref_lengths_;
     fmt::memory_buffer sq_lines_;
     fmt::memory_buffer line_;
 };
@@ -469,10 +485,12 @@ void AlignmentWriter::add_reference(const std::string& name, std::uint64_t lengt
     impl_->add_reference(name, length);
 }
 void AlignmentWriter::write(const SequenceRecord& query, const SequenceRecord& ref, const AlignmentResult& result) {
+    impl_->write(view_of(query), view_of(ref), result);
+}
+void AlignmentWriter::write(const RecordView& query, const RecordView& ref, const AlignmentResult& result) {
     impl_->write(query, ref, result);
 }
-BatchWriteTimes AlignmentWriter::write_batch(std::span<const SequenceRecord> queries,
-                                             std::span<const SequenceRecord> refs,
+BatchWriteTimes AlignmentWriter::write_batch(std::span<const RecordView> queries, std::span<const RecordView> refs,
                                              std::span<const AlignmentResult> results, int threads) {
     if (queries.size() != refs.size() || queries.size() != results.size())
         throw std::invalid_argument("AlignmentWriter::write_batch: spans of different sizes");

@@ -109,61 +109,90 @@ TEST_F(ParallelReader, RealPacbioReadsMatchSerial) {
     expect_same(serial(p, AlphabetChoice::automatic), parallel(p, AlphabetChoice::automatic, 2));
 }
 
-// The bulk interface used by the pipeline: fill() ahead, take_parsed() in
-// chunks, and recycle() each chunk so that later blocks are parsed into
-// reused records (stale names, descriptions or letters would show here).
-TEST_F(ParallelReader, FillTakeAndRecycleGiveTheSameRecordsAsSerial) {
+/// Appends the records of `blocks` to `o` (copies, with their numbers).
+void append_records(const std::vector<std::shared_ptr<const RecordBlock>>& blocks, Outcome& o) {
+    for (const auto& blk : blocks)
+        for (std::size_t k = 0; k < blk->size(); ++k) blk->copy_to(k, o.records.emplace_back());
+}
+
+// The bulk interface used by the pipeline: fill() ahead and take_blocks() in
+// chunks, letting go of each chunk before the next fill, so that later
+// blocks are parsed into reused memory (stale names, descriptions or letters
+// would show here).
+TEST_F(ParallelReader, FillAndTakeBlocksGiveTheSameRecordsAsSerial) {
     const fs::path p = make_fasta(3, 4000);
     const Outcome want = serial(p, AlphabetChoice::dna);
     ASSERT_TRUE(want.error.empty());
-    ParallelSequenceReader r(p.string(), AlphabetChoice::dna, 4);
-    ASSERT_TRUE(r.parallel());
-    Outcome got;
-    std::vector<SequenceRecord> chunk;
-    std::size_t recycled = 0;
-    while (!r.exhausted()) {
-        r.fill(700, std::size_t{1} << 40);
-        chunk.clear();
-        const std::size_t n = r.take_parsed(chunk);
-        ASSERT_EQ(n, chunk.size());
-        got.records.insert(got.records.end(), chunk.begin(), chunk.end());
-        recycled += chunk.size();
-        r.recycle(std::move(chunk));
-        chunk = {};
+    for (const bool with_next : {false, true}) {
+        ParallelSequenceReader r(p.string(), AlphabetChoice::dna, 4);
+        ASSERT_TRUE(r.parallel());
+        Outcome got;
+        if (with_next) {  // a block partly handed out by next() first
+            for (int k = 0; k < 5; ++k) ASSERT_TRUE(r.next(got.records.emplace_back()));
+        }
+        std::size_t chunks = 0;
+        while (!r.exhausted()) {
+            r.fill(700, std::size_t{1} << 40);
+            std::vector<std::shared_ptr<const RecordBlock>> chunk;
+            const std::size_t n = r.take_blocks(chunk);
+            std::size_t in_blocks = 0;
+            for (const auto& blk : chunk) {
+                EXPECT_FALSE(blk->empty());
+                in_blocks += blk->size();
+            }
+            ASSERT_EQ(n, in_blocks);
+            append_records(chunk, got);
+            ++chunks;
+        }
+        EXPECT_GE(chunks, 3u);  // rounds of 8 blocks of 1 MiB, about 10 MiB in all: later rounds reuse blocks
+        EXPECT_EQ(r.records_read(), want.records.size());
+        expect_same(want, got);
+        for (std::size_t k = 0; k < want.records.size(); ++k) {
+            ASSERT_EQ(want.records[k].description, got.records[k].description) << "record " << k;
+            ASSERT_EQ(want.records[k].quality, got.records[k].quality) << "record " << k;
+        }
     }
-    EXPECT_GT(recycled, 700u);
-    EXPECT_EQ(r.records_read(), want.records.size());
-    expect_same(want, got);
-    for (std::size_t k = 0; k < want.records.size(); ++k)
-        ASSERT_EQ(want.records[k].description, got.records[k].description) << "record " << k;
 }
 
-// An error in a later block is raised by take_parsed() only after the
+// The same through the serial fallback (threads = 1), which packs records
+// into blocks one by one.
+TEST_F(ParallelReader, TakeBlocksOnTheSerialFallbackGivesTheSameRecords) {
+    const fs::path p = make_fasta(5, 1500);
+    const Outcome want = serial(p, AlphabetChoice::dna);
+    ParallelSequenceReader r(p.string(), AlphabetChoice::dna, 1);
+    ASSERT_FALSE(r.parallel());
+    Outcome got;
+    while (!r.exhausted()) {
+        r.fill(400, std::size_t{1} << 40);
+        std::vector<std::shared_ptr<const RecordBlock>> chunk;
+        r.take_blocks(chunk);
+        append_records(chunk, got);
+    }
+    expect_same(want, got);
+}
+
+// An error in a later block is raised by take_blocks() only after the
 // records before it were handed over.
-TEST_F(ParallelReader, TakeParsedRaisesTheErrorAfterTheRecordsBeforeIt) {
+TEST_F(ParallelReader, TakeBlocksRaisesTheErrorAfterTheRecordsBeforeIt) {
     const fs::path p = make_fasta(4, 3000, "2500");
     const Outcome want = serial(p, AlphabetChoice::dna);
+    ASSERT_FALSE(want.error.empty());
     ParallelSequenceReader r(p.string(), AlphabetChoice::dna, 4);
-    std::vector<SequenceRecord> all;
+    std::vector<std::shared_ptr<const RecordBlock>> all;
     std::string error;
     try {
         while (!r.exhausted()) {
             r.fill(1000, std::size_t{1} << 40);
-            r.take_parsed(all);
+            r.take_blocks(all);
         }
     } catch (const InputError& e) {
         error = e.what();
     }
     EXPECT_EQ(want.error, error);
-    ASSERT_EQ(all.size(), want.records.size());
-    EXPECT_EQ(all.back().name, want.records.back().name);
-}
-
-TEST_F(ParallelReader, FastqFallsBackToOneThreadWithSameRecords) {
-    const fs::path p = fs::path(GPUALIGN_TEST_DATA) / "io" / "reads.fq";
-    ParallelSequenceReader probe(p.string(), AlphabetChoice::dna, 4);
-    EXPECT_FALSE(probe.parallel());
-    expect_same(serial(p, AlphabetChoice::dna), parallel(p, AlphabetChoice::dna, 4));
+    Outcome got;
+    append_records(all, got);
+    got.error = error;
+    expect_same(want, got);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "gpualign/cpu_aligner.hpp"
+#include "gpualign/record_block.hpp"
 #include "gpualign/writers.hpp"
 
 namespace gpualign {
@@ -380,6 +383,64 @@ TEST(Writers, SamOfRealAlignmentsIsAcceptedBySamtools) {
         const auto [rc, out] = run("samtools view -F 4 -c '" + path.string() + "'");
         EXPECT_EQ(rc, 0);
         EXPECT_EQ(std::stoul(out), k) << "every real read-vs-window pair aligns";
+    }
+}
+
+// write_batch over views of records in a RecordBlock (as the pipeline
+// calls it) gives the same bytes as write() per pair, for every format and
+// thread count; 3,000 random pairs so that the batch spans many buffers.
+TEST(Writers, WriteBatchOfViewsEqualsWritePerPair) {
+    TempDir dir;
+    std::mt19937 rng(7);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    std::vector<SequenceRecord> qs, rs;
+    RecordBlock qblock, rblock;
+    for (int k = 0; k < 3000; ++k) {
+        const auto random_seq = [&](std::size_t len) {
+            std::string seq;
+            for (std::size_t i = 0; i < len; ++i) seq += "ACGTN"[rng() % 5];
+            return seq;
+        };
+        SequenceRecord q = record("q" + std::to_string(k), random_seq(1 + rng() % 200));
+        SequenceRecord r = record("ref" + std::to_string(k % 17), random_seq(100 + k % 17));
+        q.number = r.number = static_cast<std::uint64_t>(k) + 1;
+        if (k % 5 == 0) q.description = "desc " + std::to_string(k);
+        qblock.append(q);
+        rblock.append(r);
+        qs.push_back(std::move(q));
+        rs.push_back(std::move(r));
+    }
+    ASSERT_EQ(qblock.size(), qs.size());
+    for (const bool score_only : {false, true}) {
+        std::vector<AlignmentResult> results;
+        for (std::size_t k = 0; k < qs.size(); ++k)
+            results.push_back(align_pair(qs[k].codes, rs[k].codes, s, AlignMode::local, score_only));
+        for (const OutputFormat f : {OutputFormat::tsv, OutputFormat::sam}) {
+            const auto one = dir.path / "one.out";
+            {
+                AlignmentWriter w(one.string(), {f, score_only});
+                for (std::size_t k = 0; k < qs.size(); ++k) w.write(qs[k], rs[k], results[k]);
+                w.commit();
+            }
+            std::vector<RecordView> qv, rv;
+            for (std::size_t k = 0; k < qs.size(); ++k) {
+                qv.push_back(qblock[k]);
+                rv.push_back(rblock[k]);
+                ASSERT_EQ(qv.back().number, qs[k].number);
+                ASSERT_EQ(qv.back().description, qs[k].description);
+            }
+            for (const int threads : {1, 4}) {
+                const auto batch = dir.path / "batch.out";
+                AlignmentWriter w(batch.string(), {f, score_only});
+                w.write_batch(std::span(qv).first(1000), std::span(rv).first(1000),
+                              std::span(results).first(1000), threads);
+                w.write_batch(std::span(qv).subspan(1000), std::span(rv).subspan(1000),
+                              std::span(results).subspan(1000), threads);
+                w.commit();
+                EXPECT_EQ(slurp(one), slurp(batch)) << "format " << static_cast<int>(f) << ", score-only "
+                                                    << score_only << ", threads " << threads;
+            }
+        }
     }
 }
 

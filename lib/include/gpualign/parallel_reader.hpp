@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpualign/config.hpp"
+#include "gpualign/record_block.hpp"
 #include "gpualign/scoring.hpp"
 #include "gpualign/sequence_io.hpp"
 
@@ -38,8 +39,9 @@ namespace gpualign {
 /// every record before it was handed out. A block that fails is re-parsed
 /// in order with its true record offset to produce the message.
 ///
-/// Memory: the parsed records not yet handed out, plus at most about
-/// 2 * threads blocks of block_bytes (1 MiB) of text while parsing. A plain
+/// Memory: the parsed records not yet handed out (RecordBlock, about the
+/// size of their text), plus at most about 2 * threads blocks of
+/// block_bytes (1 MiB) of text while parsing. A plain
 /// file is memory-mapped; the pages before the last parsed block are dropped
 /// from the map (madvise MADV_DONTNEED), so resident memory does not grow
 /// with the file. Not thread-safe; move-only.
@@ -64,25 +66,24 @@ public:
 
     /// Parses ahead until at least `min_records` records or `min_bases`
     /// letters are parsed and not yet handed out, or the file ends, or an
-    /// error is queued (it is raised by next()/take_parsed() in order).
+    /// error is queued (it is raised by next()/take_blocks() in order).
     /// Called inside an OpenMP parallel region (e.g. from an `omp task`, so
     /// that one team parses several files), the blocks are parsed as tasks
     /// of that team; otherwise it opens its own team of threads().
     /// @throws nothing that belongs to the input (see above); std::bad_alloc.
     void fill(std::size_t min_records, std::size_t min_bases);
 
-    /// Moves every parsed record not yet handed out (see fill) to the end of
-    /// `out`, in file order, and returns how many.
+    /// Appends every parsed record not yet handed out (see fill) to `out`
+    /// as blocks, in file order, and returns how many records. The blocks
+    /// are shared, read-only and contiguous (RecordBlock); when the last
+    /// owner lets go of one (on any thread), its memory returns to this
+    /// reader's pool and later blocks are parsed into it, so a steady stream
+    /// of batches neither allocates nor first-touches memory. The pool keeps
+    /// at most 256 MiB of block memory and outlives the reader while
+    /// blocks are held.
     /// @throws InputError queued by fill, after the records before it were
-    ///         moved to `out`.
-    std::size_t take_parsed(std::vector<SequenceRecord>& out);
-
-    /// Hands records back after use, so that later blocks are parsed into
-    /// their buffers instead of fresh memory (allocating and first touching
-    /// memory, not parsing, limits parallel reading). The only member that
-    /// may be called from another thread while the reader is in use; the
-    /// records' contents are discarded. At most 262,144 records are kept.
-    void recycle(std::vector<SequenceRecord>&& records);
+    ///         appended to `out`.
+    std::size_t take_blocks(std::vector<std::shared_ptr<const RecordBlock>>& out);
 
     /// True when every record was handed out and the file has ended (or an
     /// error was raised).

@@ -20,6 +20,7 @@
 #include "gpualign/alignment.hpp"
 #include "gpualign/config.hpp"
 #include "gpualign/io_error.hpp"
+#include "gpualign/record_block.hpp"
 #include "gpualign/scoring.hpp"
 #include "gpualign/sequence_io.hpp"
 
@@ -149,6 +150,8 @@ public:
     ///         another length (SAM); OutputError on a write error or a name
     ///         SAM cannot hold (QNAME [!-?A-~]{1,254}, RNAME per §1.2.1).
     void write(const SequenceRecord& query, const SequenceRecord& ref, const AlignmentResult& result);
+    /// The same for borrowed views of the records (RecordView).
+    void write(const RecordView& query, const RecordView& ref, const AlignmentResult& result);
 
     /// Writes pair k = (queries[k], refs[k], results[k]) for every k, with the
     /// same bytes as that many write() calls in order: the lines are formatted
@@ -157,7 +160,7 @@ public:
     /// @throws what write() throws for the first failing pair in pair order,
     ///         after the pairs before it were written; std::invalid_argument
     ///         when the spans differ in size.
-    BatchWriteTimes write_batch(std::span<const SequenceRecord> queries, std::span<const SequenceRecord> refs,
+    BatchWriteTimes write_batch(std::span<const RecordView> queries, std::span<const RecordView> refs,
                                 std::span<const AlignmentResult> results, int threads);
 
     /// Completes the output. Call once, after the last write.
