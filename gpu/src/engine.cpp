@@ -352,6 +352,14 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     }
     try {
         GPUALIGN_CUDA(cudaSetDevice(options.device), "selecting device " + std::to_string(options.device));
+        // Waiting for a batch blocks the host thread instead of spinning on
+        // a core that the pipeline's reader and writer threads need. The
+        // device's existing flags stay when its context is already active
+        // with other flags (another Engine in this process).
+        if (const cudaError_t e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync); e != cudaSuccess) {
+            if (e != cudaErrorSetOnActiveProcess) GPUALIGN_CUDA(e, "setting the device's scheduling flags");
+            (void)cudaGetLastError();
+        }
         device_alloc(im.d_matrix, scheme.matrix.size(), "substitution matrix", im.device_bytes);
         GPUALIGN_CUDA(cudaMemcpy(im.d_matrix, scheme.matrix.data(), scheme.matrix.size() * sizeof(std::int32_t),
                                  cudaMemcpyHostToDevice),

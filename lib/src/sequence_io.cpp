@@ -202,11 +202,19 @@ std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view l
                                            std::vector<std::uint8_t>& codes) {
     const auto& t = alphabet == Alphabet::dna ? tables().dna : tables().protein;
     codes.resize(letters.size());
+    // Branch-free over the whole sequence (rejected characters have code -1,
+    // so their sign bit shows in `bad`); the first rejected one is looked up
+    // only when there is one.
+    std::uint8_t bad = 0;
+    std::uint8_t* out = codes.data();
     for (std::size_t k = 0; k < letters.size(); ++k) {
-        const std::int8_t code = t[static_cast<unsigned char>(letters[k])];
-        if (code < 0) return k;
-        codes[k] = static_cast<std::uint8_t>(code);
+        const auto code = static_cast<std::uint8_t>(t[static_cast<unsigned char>(letters[k])]);
+        out[k] = code;
+        bad |= code;
     }
+    if (!(bad & 0x80)) return std::nullopt;
+    for (std::size_t k = 0; k < letters.size(); ++k)
+        if (t[static_cast<unsigned char>(letters[k])] < 0) return k;
     return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -109,13 +110,33 @@ void check_coordinates(const RecordView& q, const RecordView& r, const Alignment
 
 bool is_unaligned(const AlignmentResult& res) noexcept { return res.query_begin == res.query_end; }
 
-/// Appends the CIGAR text of `cigar` (as cigar_string, without a temporary string).
+/// Appends the CIGAR text of `cigar`, the same bytes as cigar_string: run
+/// lengths below 100 (nearly all of them) from a table, longer ones through
+/// fmt::format_int; op letters by their BAM code ("MIDNSHP=X").
 void append_cigar(std::span<const std::uint32_t> cigar, fmt::memory_buffer& out) {
+    static constexpr std::array<std::array<char, 2>, 100> two_digits = [] {
+        std::array<std::array<char, 2>, 100> t{};
+        for (int k = 0; k < 100; ++k) t[k] = {static_cast<char>('0' + k / 10), static_cast<char>('0' + k % 10)};
+        return t;
+    }();
+    static constexpr std::string_view op_letters = "MIDNSHP=X???????";
+    const std::size_t old = out.size();
+    out.resize(old + cigar.size() * 11);  // at most 10 digits and a letter per run
+    char* p = out.data() + old;
     for (const std::uint32_t c : cigar) {
-        const fmt::format_int len(cigar_len(c));
-        out.append(len.data(), len.data() + len.size());
-        out.push_back(cigar_char(cigar_op(c)));
+        const std::uint32_t len = cigar_len(c);
+        if (len < 10) {
+            *p++ = static_cast<char>('0' + len);
+        } else if (len < 100) {
+            *p++ = two_digits[len][0];
+            *p++ = two_digits[len][1];
+        } else {
+            const fmt::format_int digits(len);
+            p = std::copy(digits.data(), digits.data() + digits.size(), p);
+        }
+        *p++ = op_letters[c & 0xF];
     }
+    out.resize(static_cast<std::size_t>(p - out.data()));
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -126,16 +147,20 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 /// into buffers of consecutive pairs, then hands the buffers to `write` in
 /// order. A pair whose formatting throws ends its buffer; its error is
 /// rethrown after the buffers before it (and its own first part) are written.
+/// `buffers` are kept by the caller from batch to batch, so that their
+/// memory is reused rather than grown (and first touched) again each time.
 template <typename Format, typename Write>
-BatchWriteTimes format_in_parallel(std::size_t n, int threads, Format&& format, Write&& write) {
+BatchWriteTimes format_in_parallel(std::size_t n, int threads, std::vector<fmt::memory_buffer>& buffers,
+                                   Format&& format, Write&& write) {
     BatchWriteTimes times;
     auto t0 = std::chrono::steady_clock::now();
     const std::size_t chunks = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(threads, 1)) * 4);
-    std::vector<fmt::memory_buffer> buffers(chunks);
+    if (buffers.size() < chunks) buffers.resize(chunks);
     std::vector<std::exception_ptr> errors(chunks);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
     for (std::size_t c = 0; c < chunks; ++c) {
         const std::size_t first = n * c / chunks, last = n * (c + 1) / chunks;
+        buffers[c].clear();
         try {
             for (std::size_t k = first; k < last; ++k) format(k, buffers[c]);
         } catch (...) {
@@ -187,7 +212,7 @@ public:
     BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                 std::span<const AlignmentResult> res, int threads) override {
         return format_in_parallel(
-            q.size(), threads, [&](std::size_t k, fmt::memory_buffer& b) { format_line(q[k], r[k], res[k], b); },
+            q.size(), threads, buffers_, [&](std::size_t k, fmt::memory_buffer& b) { format_line(q[k], r[k], res[k], b); },
             [this](std::string_view bytes) { out_.write(bytes); });
     }
     void commit() override { out_.commit(); }
@@ -197,7 +222,7 @@ private:
     static void format_line(const RecordView& q, const RecordView& r, const AlignmentResult& res,
                             fmt::memory_buffer& line_) {
         check_coordinates(q, r, res);
-        auto it = std::back_inserter(line_);
+        fmt::appender it(line_);
         fmt::format_to(it, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t", q.name, q.sequence.size(), res.query_begin,
                        res.query_end, r.name, r.sequence.size(), res.ref_begin, res.ref_end, res.score);
         if (res.has_cigar) {
@@ -214,6 +239,7 @@ private:
 
     OutputFile out_;
     fmt::memory_buffer line_;
+    std::vector<fmt::memory_buffer> buffers_;  // write_batch's, reused
 };
 
 // ---- SAM -------------------------------------------------------------------
@@ -269,7 +295,7 @@ public:
         if (length == 0 || length > 2147483647u)
             throw OutputError(fmt::format("{}: reference '{}' has length {}, outside SAM's 1..2^31-1",
                                           shown_output(out_.path()), name, length));
-        fmt::format_to(std::back_inserter(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
+        fmt::format_to(fmt::appender(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
     }
 
     void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
@@ -298,7 +324,7 @@ public:
             }
         }
         const BatchWriteTimes times = format_in_parallel(
-            stop, threads, [&](std::size_t k, fmt::memory_buffer& b) { format_record(q[k], r[k], res[k], b); },
+            stop, threads, buffers_, [&](std::size_t k, fmt::memory_buffer& b) { format_record(q[k], r[k], res[k], b); },
             [this](std::string_view bytes) { body_.write(bytes); });
         if (error) std::rethrow_exception(error);
         return times;
@@ -312,7 +338,7 @@ public:
                                           "[!-?A-~]{{1,254}} (SAM v1.6 §1.4)",
                                           shown_output(out_.path()), q.name, q.number));
         const bool unaligned = is_unaligned(res);
-        auto it = std::back_inserter(line_);
+        fmt::appender it(line_);
         if (unaligned) {
             fmt::format_to(it, "{}\t4\t*\t0\t255\t*\t*\t0\t0\t", q.name);
         } else {
@@ -335,7 +361,7 @@ public:
 
     void commit() override {
         fmt::memory_buffer head;
-        auto it = std::back_inserter(head);
+        fmt::appender it(head);
         fmt::format_to(it, "@HD\tVN:1.6\tSO:unsorted\n");
         head.append(sq_lines_.data(), sq_lines_.data() + sq_lines_.size());
         fmt::format_to(it, "@PG\tID:gpualign\tPN:gpualign\tVN:{}", header_value(meta_.version));
@@ -381,6 +407,7 @@ private:
     std::unordered_map<std::string, std::uint64_t, NameHash, std::equal_to<>> ref_lengths_;
     fmt::memory_buffer sq_lines_;
     fmt::memory_buffer line_;
+    std::vector<fmt::memory_buffer> buffers_;  // write_batch's, reused
 };
 
 }  // namespace
