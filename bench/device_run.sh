@@ -5,7 +5,7 @@
 set -uo pipefail
 out=${1:?OUT dir}; shift
 steps=${*:-tests bench sanitize}
-export GPUALIGN_SHARED_DATA=$PWD/.carry/data
+export GPUALIGN_SHARED_DATA=$PWD/.carry/data GPUALIGN_BINARY=$PWD/.carry/gpualign LD_LIBRARY_PATH=$PWD/.carry/lib
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv | tee "$out/device.txt"
 for step in $steps; do
   case $step in
