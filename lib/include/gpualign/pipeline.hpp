@@ -36,12 +36,15 @@ ScoringScheme resolve_scoring(const AlignConfig& config, Alphabet alphabet);
 /// sent to the CPU and counted), and writes results in input order.
 ///
 /// Threads: a reader thread parses up to two batches ahead (both FASTA files
-/// on one OpenMP team of config.threads, ParallelSequenceReader), this
-/// thread aligns, and a writer thread formats (config.threads / 2 threads)
-/// and writes; bounded queues join them. The backend (CUDA context, Engine
-/// buffers) starts on its own thread while the first batches are read. The
-/// records of written batches go back to the readers for reuse
-/// (ParallelSequenceReader::recycle). `-v` logs the time of each stage.
+/// on one OpenMP team of config.threads, ParallelSequenceReader) into
+/// contiguous RecordBlocks; a batch is a list of RecordViews into them, so
+/// nothing is copied or allocated per record on its way to the engine. This
+/// thread aligns, keeping one batch submitted to the GPU while it collects the
+/// one before; a writer thread formats (config.threads / 2 threads) and
+/// writes; bounded queues join them. The backend (CUDA context, Engine
+/// buffers) starts on its own thread while the first batches are read. A
+/// block's memory returns to its reader's pool when the last batch using it
+/// is written. `-v` logs the time of each stage.
 /// Output goes to a temporary file renamed on success, so a failed run
 /// leaves no partial output.
 ///
