@@ -67,21 +67,22 @@ struct InputSide {
         if (available >= pairs || pending_bases >= bases) return {0, 0};
         return {pairs - available, bases - pending_bases};
     }
-    /// Takes what the reader parsed. @throws InputError queued by the reader.
+    /// Takes what the reader parsed. @throws InputError queued by the reader,
+    /// after queueing the blocks before it.
     void collect() {
         std::vector<std::shared_ptr<const RecordBlock>> got;
-        struct Append {  // also when take_blocks throws: the blocks before the error stay queued
-            InputSide& side;
-            std::vector<std::shared_ptr<const RecordBlock>>& got;
-            ~Append() {
-                for (auto& blk : got) {
-                    side.available += blk->size();
-                    side.pending_bases += blk->bases();
-                    side.blocks.push_back(std::move(blk));
-                }
-            }
-        } append{*this, got};
-        reader.take_blocks(got);
+        std::exception_ptr error;
+        try {
+            reader.take_blocks(got);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        for (auto& blk : got) {
+            available += blk->size();
+            pending_bases += blk->bases();
+            blocks.push_back(std::move(blk));
+        }
+        if (error) std::rethrow_exception(error);
     }
     Cursor start() const noexcept { return {0, head}; }
     /// The record at `c`, and `c` moved to the next one (blocks are never empty).

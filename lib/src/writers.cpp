@@ -112,14 +112,13 @@ bool is_unaligned(const AlignmentResult& res) noexcept { return res.query_begin 
 
 /// Appends the CIGAR text of `cigar`, the same bytes as cigar_string: run
 /// lengths below 100 (nearly all of them) from a table, longer ones through
-/// fmt::format_int; op letters by their BAM code ("MIDNSHP=X").
+/// fmt::format_int.
 void append_cigar(std::span<const std::uint32_t> cigar, fmt::memory_buffer& out) {
     static constexpr std::array<std::array<char, 2>, 100> two_digits = [] {
         std::array<std::array<char, 2>, 100> t{};
         for (int k = 0; k < 100; ++k) t[k] = {static_cast<char>('0' + k / 10), static_cast<char>('0' + k % 10)};
         return t;
     }();
-    static constexpr std::string_view op_letters = "MIDNSHP=X???????";
     const std::size_t old = out.size();
     out.resize(old + cigar.size() * 11);  // at most 10 digits and a letter per run
     char* p = out.data() + old;
@@ -134,7 +133,7 @@ void append_cigar(std::span<const std::uint32_t> cigar, fmt::memory_buffer& out)
             const fmt::format_int digits(len);
             p = std::copy(digits.data(), digits.data() + digits.size(), p);
         }
-        *p++ = op_letters[c & 0xF];
+        *p++ = cigar_char(cigar_op(c));
     }
     out.resize(static_cast<std::size_t>(p - out.data()));
 }

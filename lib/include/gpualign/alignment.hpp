@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpualign/scoring.hpp"
@@ -21,8 +22,13 @@ constexpr std::uint32_t cigar_pack(CigarOp op, std::uint32_t len) noexcept {
 }
 constexpr CigarOp cigar_op(std::uint32_t packed) noexcept { return static_cast<CigarOp>(packed & 0xF); }
 constexpr std::uint32_t cigar_len(std::uint32_t packed) noexcept { return packed >> 4; }
-/// The SAM letter of an op: '=', 'X', 'I' or 'D'.
-char cigar_char(CigarOp op) noexcept;
+/// The SAM letter of an op: '=', 'X', 'I' or 'D' ('?' for a code that is not a CigarOp).
+/// Inline and table-driven: the writers call it once per CIGAR run.
+constexpr char cigar_char(CigarOp op) noexcept {
+    constexpr std::string_view letters = "?ID????=X???????";  // indexed by the BAM op code
+    const auto code = static_cast<std::uint8_t>(op);
+    return code < letters.size() ? letters[code] : '?';
+}
 
 /// One pairwise alignment.
 ///

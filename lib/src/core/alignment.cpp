@@ -5,16 +5,6 @@
 
 namespace gpualign {
 
-char cigar_char(CigarOp op) noexcept {
-    switch (op) {
-        case CigarOp::ins: return 'I';
-        case CigarOp::del: return 'D';
-        case CigarOp::eq: return '=';
-        case CigarOp::diff: return 'X';
-    }
-    return '?';
-}
-
 CigarStats cigar_stats(std::span<const std::uint32_t> cigar) noexcept {
     CigarStats st;
     for (std::uint32_t c : cigar) {
