@@ -11,7 +11,7 @@
 // Kernel GCUPS: an Engine with one stream, so that the CUDA events around
 // each batch's kernels (Engine::last_kernel_ms) time the kernels alone; one
 // warm-up call, then the median of --runs calls. End-to-end GCUPS: an Engine
-// with two streams, host wall time of Engine::align (packing, copies, kernels,
+// with --streams (2) and --host-threads (all cores), host wall time of Engine::align (packing, copies, kernels,
 // conversion to AlignmentResult), warm-up, median of --runs. Cells =
 // sum of query_len * ref_len. Prints a table and writes a CSV.
 #include <algorithm>
@@ -64,7 +64,7 @@ Workload synthetic(const std::string& name, Alphabet a, std::size_t pairs, std::
 
 int main(int argc, char** argv) {
     std::string csv = "gpualign_bench.csv", which = "abc";
-    int runs = 5;
+    int runs = 5, streams = 2, host_threads = 0;
     bool with_global = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -72,8 +72,11 @@ int main(int argc, char** argv) {
         else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
         else if (a == "--workloads" && i + 1 < argc) which = argv[++i];
         else if (a == "--global") with_global = true;
+        else if (a == "--streams" && i + 1 < argc) streams = std::max(1, std::atoi(argv[++i]));
+        else if (a == "--host-threads" && i + 1 < argc) host_threads = std::max(0, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: gpualign_bench [--workloads abc] [--runs 5] [--global] [--csv FILE]\n"
+            std::fprintf(stderr, "usage: gpualign_bench [--workloads abc] [--runs 5] [--global] [--streams 2] [--host-threads 0=all]\n"
+                                 "                      [--csv FILE]\n"
                                  "  real data from $GPUALIGN_SHARED_DATA (default %s)\n", test::shared_data_dir().c_str());
             return 2;
         }
@@ -142,15 +145,28 @@ int main(int argc, char** argv) {
                 }
                 {
                     gpu::EngineOptions opt;
-                    opt.streams = 2;
+                    opt.streams = streams;
+                    opt.host_threads = host_threads;
                     gpu::Engine e(w.scheme, mode, score_only, opt);
                     e.align(views);  // warm-up
+                    const gpu::EngineProfile p0 = e.profile();
                     for (int k = 0; k < runs; ++k) {
                         const auto t0 = std::chrono::steady_clock::now();
                         auto res = e.align(views);
                         const auto t1 = std::chrono::steady_clock::now();
                         wall.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
                     }
+                    // Where the end-to-end time went, per run (means over the timed runs).
+                    const gpu::EngineProfile p = e.profile();
+                    const double n = runs;
+                    std::fprintf(stderr,
+                                 "  %s %s %s engine per run (ms): host order %.2f pack %.2f wait %.2f results %.2f; "
+                                 "device copies in %.2f, kernels %.2f, copies out %.2f (%.1f MB); %.1f batches\n",
+                                 w.name.c_str(), to_string(mode), score_only ? "score-only" : "cigar",
+                                 (p.order_s - p0.order_s) * 1e3 / n, (p.pack_s - p0.pack_s) * 1e3 / n,
+                                 (p.wait_s - p0.wait_s) * 1e3 / n, (p.results_s - p0.results_s) * 1e3 / n,
+                                 (p.h2d_ms - p0.h2d_ms) / n, (p.kernel_ms - p0.kernel_ms) / n, (p.d2h_ms - p0.d2h_ms) / n,
+                                 (p.d2h_bytes - p0.d2h_bytes) / 1e6 / n, (p.batches - p0.batches) / n);
                 }
                 const double km = median(kms), wm = median(wall);
                 const double kg = cells / (km * 1e-3) / 1e9, wg = cells / (wm * 1e-3) / 1e9;

@@ -36,13 +36,16 @@ constexpr std::uint32_t stripe_rows(int rows_per_thread) noexcept { return 32u *
 /// lane: every full stripe stores (n + 31) wavefront steps x 32 lanes words of
 /// R/2 bytes (4 bits per cell), the last stripe (tc lanes in use)
 /// (n + tc - 1) x tc words. See kernels/dp_kernel.cuh for the addressing.
-constexpr std::uint64_t direction_bytes(std::uint64_t m, std::uint64_t n, int rows_per_thread) noexcept {
-    const std::uint64_t sr = stripe_rows(rows_per_thread);
+/// R is a template argument so that the divisions compile to shifts: the host
+/// calls this several times per pair.
+template <int R>
+constexpr std::uint64_t direction_bytes(std::uint64_t m, std::uint64_t n) noexcept {
+    constexpr std::uint64_t sr = stripe_rows(R);
     const std::uint64_t stripes = (m + sr - 1) / sr;
     const std::uint64_t last_rows = m - (stripes - 1) * sr;
-    const std::uint64_t tc = (last_rows + rows_per_thread - 1) / rows_per_thread;
+    const std::uint64_t tc = (last_rows + R - 1) / R;
     const std::uint64_t words = (stripes - 1) * (n + 31) * 32 + (n + tc - 1) * tc;
-    return words * static_cast<std::uint64_t>(rows_per_thread / 2);
+    return words * static_cast<std::uint64_t>(R / 2);
 }
 
 }  // namespace gpualign::gpu::detail

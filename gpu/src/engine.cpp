@@ -10,10 +10,10 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <iterator>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -155,7 +155,8 @@ struct Request {
 /// One stream with its own pinned host and device buffers.
 struct Slot {
     cudaStream_t stream = nullptr;
-    cudaEvent_t kernel_start = nullptr, kernel_stop = nullptr;
+    // events: before the host-to-device copies, around the kernels, after the device-to-host copies
+    cudaEvent_t copy_start = nullptr, kernel_start = nullptr, kernel_stop = nullptr, copy_stop = nullptr;
     // pinned host memory
     std::uint8_t* h_seqs = nullptr;
     PairTask* h_tasks = nullptr;
@@ -172,6 +173,7 @@ struct Slot {
     Request* owner = nullptr;
     std::vector<std::size_t> members;  // input index (in owner->pairs) of batch slot b
     std::size_t cigar_slots = 0;
+    std::uint64_t h2d_bytes = 0, d2h_bytes = 0;
     bool busy = false;
 };
 
@@ -192,6 +194,7 @@ struct Engine::Impl {
     std::map<Ticket, std::unique_ptr<Request>> requests;
     Ticket last_ticket = 0;
     double kernel_ms = 0.0;
+    EngineProfile profile;
     int host_threads = 1;                // OpenMP threads for packing and result building
     std::uint64_t batches_launched = 0;
     std::uint64_t fault_batch = 0;       // test hook GPUALIGN_INJECT_CUDA_FAULT
@@ -238,8 +241,8 @@ void Engine::Impl::release() noexcept {
     for (Slot& s : slots) {
         if (s.stream) cudaStreamSynchronize(s.stream);
         free_buffers(s);
-        if (s.kernel_start) cudaEventDestroy(s.kernel_start);
-        if (s.kernel_stop) cudaEventDestroy(s.kernel_stop);
+        for (cudaEvent_t e : {s.copy_start, s.kernel_start, s.kernel_stop, s.copy_stop})
+            if (e) cudaEventDestroy(e);
         if (s.stream) cudaStreamDestroy(s.stream);
     }
     slots.clear();
@@ -367,8 +370,8 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
         im.slots.resize(nstreams);
         for (Slot& s : im.slots) {
             GPUALIGN_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "creating a stream");
-            GPUALIGN_CUDA(cudaEventCreate(&s.kernel_start), "creating an event");
-            GPUALIGN_CUDA(cudaEventCreate(&s.kernel_stop), "creating an event");
+            for (cudaEvent_t* e : {&s.copy_start, &s.kernel_start, &s.kernel_stop, &s.copy_stop})
+                GPUALIGN_CUDA(cudaEventCreate(e), "creating an event");
         }
         im.allocate(budget);
     } catch (...) {
@@ -387,12 +390,14 @@ bool Engine::accepts(std::size_t query_len, std::size_t ref_len) const noexcept 
     if (!fits_int32(im.scheme, query_len, ref_len)) return false;
     if (query_len + ref_len > im.shape.bases) return false;
     if (!im.score_only && query_len > 0 && ref_len > 0 &&
-        detail::direction_bytes(query_len, ref_len, im.rows) + 8 > im.shape.dirs)
+        detail::direction_bytes<detail::traceback_rows>(query_len, ref_len) + 8 > im.shape.dirs)
         return false;
     return true;
 }
 
 double Engine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }
+
+EngineProfile Engine::profile() const noexcept { return impl_->profile; }
 
 EngineMemory Engine::memory() const noexcept {
     const Impl& im = *impl_;
@@ -431,6 +436,7 @@ void Engine::Impl::drain() {
 
 void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first,
                           std::size_t last) {
+    const auto t0 = std::chrono::steady_clock::now();
     const std::span<const PairView> pairs = r.pairs;
     const std::uint32_t count = static_cast<std::uint32_t>(last - first);
     const std::uint32_t srows = detail::stripe_rows(rows);
@@ -448,7 +454,7 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
         t.query_len = m;
         t.ref_len = n;
         t.dir_offset = dir_off;
-        if (!score_only) dir_off += (detail::direction_bytes(m, n, rows) + 7) & ~std::uint64_t{7};
+        if (!score_only) dir_off += (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
         t.scratch_offset = scratch_off;
         if (m > srows) scratch_off += n + 1;
         t.cigar_offset = cigar_off;
@@ -465,6 +471,7 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     }
 
     const std::string what = "batch " + std::to_string(batches_launched + 1) + " of " + std::to_string(count) + " pairs";
+    GPUALIGN_CUDA(cudaEventRecord(slot.copy_start, slot.stream), what);
     GPUALIGN_CUDA(cudaMemcpyAsync(slot.d_seqs, slot.h_seqs, seq_off, cudaMemcpyHostToDevice, slot.stream), what);
     GPUALIGN_CUDA(cudaMemcpyAsync(slot.d_tasks, slot.h_tasks, count * sizeof(PairTask), cudaMemcpyHostToDevice, slot.stream), what);
     detail::LaunchArgs a{};
@@ -493,7 +500,12 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
         GPUALIGN_CUDA(cudaMemcpyAsync(slot.h_cigar, slot.d_cigar, slot.cigar_slots * sizeof(std::uint32_t),
                                       cudaMemcpyDeviceToHost, slot.stream),
                       what);
+    GPUALIGN_CUDA(cudaEventRecord(slot.copy_stop, slot.stream), what);
+    slot.h2d_bytes = seq_off + count * sizeof(PairTask);
+    slot.d2h_bytes = std::size_t{count} * detail::out_fields * sizeof(std::int32_t) + slot.cigar_slots * sizeof(std::uint32_t);
     ++batches_launched;
+    ++profile.batches;
+    profile.pack_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     slot.owner = &r;
     ++r.in_flight;
     slot.busy = true;
@@ -502,9 +514,18 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
 void Engine::Impl::finish(Slot& slot) {
     const std::size_t count = slot.members.size();
     const std::string what = "waiting for a batch of " + std::to_string(count) + " pairs";
+    const auto t0 = std::chrono::steady_clock::now();
     GPUALIGN_CUDA(cudaStreamSynchronize(slot.stream), what);
-    float ms = 0.0f;
+    const auto t1 = std::chrono::steady_clock::now();
+    float ms = 0.0f, h2d = 0.0f, d2h = 0.0f;
     GPUALIGN_CUDA(cudaEventElapsedTime(&ms, slot.kernel_start, slot.kernel_stop), what);
+    GPUALIGN_CUDA(cudaEventElapsedTime(&h2d, slot.copy_start, slot.kernel_start), what);
+    GPUALIGN_CUDA(cudaEventElapsedTime(&d2h, slot.kernel_stop, slot.copy_stop), what);
+    profile.kernel_ms += ms;
+    profile.h2d_ms += h2d;
+    profile.d2h_ms += d2h;
+    profile.h2d_bytes += slot.h2d_bytes;
+    profile.d2h_bytes += slot.d2h_bytes;
     Request& r = *slot.owner;
     r.kernel_ms += ms;
     const std::int32_t* out = slot.h_out;
@@ -520,13 +541,18 @@ void Engine::Impl::finish(Slot& slot) {
         res.cigar.clear();
         if (!score_only) {
             const std::size_t runs = static_cast<std::size_t>(out[detail::out_cigar_runs * count + b]);
-            const std::uint32_t* rev = slot.h_cigar + slot.h_tasks[b].cigar_offset;
-            res.cigar.assign(std::make_reverse_iterator(rev + runs), std::make_reverse_iterator(rev));
+            // In forward order at the end of the pair's slots (traceback_kernel.cuh).
+            const PairTask& t = slot.h_tasks[b];
+            const std::uint32_t* end = slot.h_cigar + t.cigar_offset + t.query_len + t.ref_len;
+            res.cigar.assign(end - runs, end);
         }
     }
     --r.in_flight;
     slot.owner = nullptr;
     slot.busy = false;
+    const auto t2 = std::chrono::steady_clock::now();
+    profile.wait_s += std::chrono::duration<double>(t1 - t0).count();
+    profile.results_s += std::chrono::duration<double>(t2 - t1).count();
 }
 
 // Pairs that no longer fit the buffers after a halving: the CPU reference,
@@ -561,13 +587,15 @@ void Engine::Impl::enqueue(Request& r) {
                 order.push_back(i);
         }
         // Longest first: similar lengths share a batch and the long ones start early.
+        const auto t0 = std::chrono::steady_clock::now();
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
             return pairs[a].query.size() * pairs[a].ref.size() > pairs[b].query.size() * pairs[b].ref.size();
         });
+        profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::size_t first = 0;
         while (first < order.size()) {
             const std::size_t m0 = pairs[order[first]].query.size(), n0 = pairs[order[first]].ref.size();
-            const std::uint64_t d0 = score_only ? 0 : (detail::direction_bytes(m0, n0, rows) + 7) & ~std::uint64_t{7};
+            const std::uint64_t d0 = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m0, n0) + 7) & ~std::uint64_t{7};
             if (m0 + n0 > shape.bases || (!score_only && d0 > shape.dirs)) {  // only after a halving
                 on_host.push_back(order[first++]);
                 continue;
@@ -576,7 +604,7 @@ void Engine::Impl::enqueue(Request& r) {
             std::uint64_t dirs = 0;
             while (last < order.size() && last - first < shape.pairs) {
                 const std::size_t m = pairs[order[last]].query.size(), n = pairs[order[last]].ref.size();
-                const std::uint64_t d = score_only ? 0 : (detail::direction_bytes(m, n, rows) + 7) & ~std::uint64_t{7};
+                const std::uint64_t d = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
                 if (bases + m + n > shape.bases || dirs + d > shape.dirs) break;
                 bases += m + n;
                 dirs += d;

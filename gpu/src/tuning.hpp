@@ -15,11 +15,15 @@ namespace gpualign::gpu::detail {
 #define GPUALIGN_TUNE_BEGIN_ROWS 16
 #endif
 
+/// Rows per lane of every kernel variant that writes direction bits (and of
+/// global score-only).
+constexpr int traceback_rows = 16;
+
 /// Query rows held in registers by each lane of the DP warp (one warp = one
 /// thread block = one pair). 16 rows -> a stripe of 512 query rows; longer
 /// queries are swept stripe by stripe.
 constexpr int rows_per_thread(bool local, bool traceback) noexcept {
-    return (local && !traceback) ? GPUALIGN_TUNE_BEGIN_ROWS : 16;
+    return (local && !traceback) ? GPUALIGN_TUNE_BEGIN_ROWS : traceback_rows;
 }
 
 /// Alphabets of at most this many codes (DNA) use the per-lane query profile

@@ -24,5 +24,6 @@ Ticket Engine::align_async(std::span<const PairView>) { throw std::runtime_error
 std::vector<AlignmentResult> Engine::collect(Ticket) { throw std::runtime_error("gpualign was built without CUDA support"); }
 EngineMemory Engine::memory() const noexcept { return {}; }
 double Engine::last_kernel_ms() const noexcept { return 0.0; }
+EngineProfile Engine::profile() const noexcept { return {}; }
 
 }  // namespace gpualign::gpu

@@ -302,8 +302,7 @@ struct ParallelSequenceReader::Impl {
         if (b.error) return;
         try {
             SequenceReader r = SequenceReader::from_text(b.text(), path, SequenceFormat::fasta, alphabet, 1, b.failure);
-            SequenceRecord rec;  // its buffers are reused record to record
-            while (r.next(rec)) b.records->append(rec);
+            while (r.next_into(*b.records)) {}
         } catch (...) {
             b.failed = true;
         }
@@ -335,8 +334,7 @@ struct ParallelSequenceReader::Impl {
                 try {
                     SequenceReader r = SequenceReader::from_text(b.text(), path, SequenceFormat::fasta, alphabet,
                                                                  records_before + 1, b.failure);
-                    SequenceRecord rec;
-                    while (r.next(rec)) b.records->append(rec);
+                    while (r.next_into(*b.records)) {}
                 } catch (...) {
                     b.error = std::current_exception();
                 }

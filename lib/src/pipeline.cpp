@@ -335,6 +335,8 @@ public:
     std::uint64_t cpu_fallback() const noexcept {
         return cpu_fallback_ + (engine_ ? engine_->memory().host_pairs : 0);
     }
+    /// The GPU engine's profile (all zero on the CPU).
+    gpu::EngineProfile engine_profile() const noexcept { return engine_ ? engine_->profile() : gpu::EngineProfile{}; }
     /// Sum of Engine::last_kernel_ms over the batches (0 on the CPU).
     double kernel_ms() const noexcept { return kernel_ms_; }
     int threads() const noexcept { return threads_; }
@@ -452,7 +454,7 @@ struct WriteItem {
 };
 
 void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThreads& split, bool parallel_read,
-                double kernel_ms) {
+                double kernel_ms, const gpu::EngineProfile& e) {
     spdlog::debug("stages (s): open+detect {:.3f}; backend init {:.3f} (main waited {:.3f}); first batch aligned at "
                   "{:.3f}; {} batches, loop {:.3f}",
                   t.open, t.init, t.init_waited, t.first_aligned, t.batches, t.loop);
@@ -462,6 +464,11 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
                   t.read, split.read, parallel_read ? "" : " (serial parse)", t.read_waited, t.align,
                   kernel_ms / 1000.0, split.engine, t.format, split.write, t.write, t.write_waited, t.commit,
                   t.teardown, stats.seconds);
+    if (e.batches > 0)
+        spdlog::debug("GPU engine (s): {} device batches; host: order {:.3f}, pack {:.3f}, wait {:.3f}, results {:.3f}; "
+                      "device: copies in {:.3f} ({:.1f} MB), kernels {:.3f}, copies out {:.3f} ({:.1f} MB)",
+                      e.batches, e.order_s, e.pack_s, e.wait_s, e.results_s, e.h2d_ms / 1000.0, e.h2d_bytes / 1e6,
+                      e.kernel_ms / 1000.0, e.d2h_ms / 1000.0, e.d2h_bytes / 1e6);
 }
 
 }  // namespace
@@ -604,11 +611,12 @@ RunStats run_alignment(const AlignConfig& c) {
                              stats.cpu_fallback);
             stats.backend = aligner->description();
             const double kernel_ms = aligner->kernel_ms();
+            const gpu::EngineProfile engine_profile = aligner->engine_profile();
             const auto d0 = Clock::now();
             aligner.reset();
             t.teardown = seconds_since(d0);
             stats.seconds = seconds_since(start);
-            log_stages(t, stats, split, reader.parallel(), kernel_ms);
+            log_stages(t, stats, split, reader.parallel(), kernel_ms, engine_profile);
             return stats;
         } catch (...) {
             to_align.abort();

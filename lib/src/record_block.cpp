@@ -30,20 +30,40 @@ RecordView RecordBlock::operator[](std::size_t k) const noexcept {
     return v;
 }
 
-void RecordBlock::append(const SequenceRecord& r) {
+RecordBlock::Entry RecordBlock::entry_for(std::string_view name, std::string_view description, std::string_view sequence,
+                                          std::string_view quality) const {
     constexpr std::size_t max32 = std::numeric_limits<std::uint32_t>::max();
-    if (r.name.size() > max32 || r.description.size() > max32)
+    if (name.size() > max32 || description.size() > max32)
         throw std::length_error("RecordBlock::append: a header longer than 4 GiB");
     Entry e;
     e.text = text_.size();
-    e.name_len = static_cast<std::uint32_t>(r.name.size());
-    e.description_len = static_cast<std::uint32_t>(r.description.size());
-    e.sequence_len = r.sequence.size();
-    e.quality_len = r.quality.size();
+    e.name_len = static_cast<std::uint32_t>(name.size());
+    e.description_len = static_cast<std::uint32_t>(description.size());
+    e.sequence_len = sequence.size();
+    e.quality_len = quality.size();
     e.codes = codes_.size();
+    return e;
+}
+
+void RecordBlock::append(const SequenceRecord& r) {
+    const Entry e = entry_for(r.name, r.description, r.sequence, r.quality);
     text_.append(r.name).append(r.description).append(r.sequence).append(r.quality);
     codes_.insert(codes_.end(), r.codes.begin(), r.codes.end());
     entries_.push_back(e);
+}
+
+std::optional<std::size_t> RecordBlock::append_encoded(std::string_view name, std::string_view description,
+                                                       std::string_view sequence, std::string_view quality,
+                                                       Alphabet alphabet) {
+    const Entry e = entry_for(name, description, sequence, quality);
+    codes_.resize(e.codes + sequence.size());
+    if (const auto bad = encode_sequence(alphabet, sequence, codes_.data() + e.codes)) {
+        codes_.resize(e.codes);
+        return bad;
+    }
+    text_.append(name).append(description).append(sequence).append(quality);
+    entries_.push_back(e);
+    return std::nullopt;
 }
 
 void RecordBlock::copy_to(std::size_t k, SequenceRecord& out) const {

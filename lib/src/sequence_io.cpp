@@ -1,5 +1,6 @@
 // gpualign — FASTA/FASTQ reading: zlib stream -> SeqAn3 parser -> our encoding.
 #include "gpualign/sequence_io.hpp"
+#include "gpualign/record_block.hpp"
 #include "gz_read.hpp"
 #include "line_ends.hpp"
 
@@ -198,24 +199,39 @@ int encode_char(Alphabet alphabet, char c) noexcept {
     return t[static_cast<unsigned char>(c)];
 }
 
+std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters, std::uint8_t* out) noexcept {
+    const auto& t = alphabet == Alphabet::dna ? tables().dna : tables().protein;
+    // Branch-free over the whole sequence (rejected characters have code -1,
+    // so their sign bit shows in `bad`), eight letters per step with
+    // independent accumulators; the first rejected one is looked up only
+    // when there is one.
+    const auto* in = reinterpret_cast<const unsigned char*>(letters.data());
+    const std::size_t n = letters.size(), n8 = n & ~std::size_t{7};
+    std::uint8_t bad[8] = {};
+    for (std::size_t k = 0; k < n8; k += 8) {
+        for (int u = 0; u < 8; ++u) {
+            const auto code = static_cast<std::uint8_t>(t[in[k + u]]);
+            out[k + u] = code;
+            bad[u] |= code;
+        }
+    }
+    std::uint8_t any = 0;
+    for (std::size_t k = n8; k < n; ++k) {
+        const auto code = static_cast<std::uint8_t>(t[in[k]]);
+        out[k] = code;
+        any |= code;
+    }
+    for (const std::uint8_t b : bad) any |= b;
+    if (!(any & 0x80)) return std::nullopt;
+    for (std::size_t k = 0; k < n; ++k)
+        if (t[in[k]] < 0) return k;
+    return std::nullopt;
+}
+
 std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters,
                                            std::vector<std::uint8_t>& codes) {
-    const auto& t = alphabet == Alphabet::dna ? tables().dna : tables().protein;
     codes.resize(letters.size());
-    // Branch-free over the whole sequence (rejected characters have code -1,
-    // so their sign bit shows in `bad`); the first rejected one is looked up
-    // only when there is one.
-    std::uint8_t bad = 0;
-    std::uint8_t* out = codes.data();
-    for (std::size_t k = 0; k < letters.size(); ++k) {
-        const auto code = static_cast<std::uint8_t>(t[static_cast<unsigned char>(letters[k])]);
-        out[k] = code;
-        bad |= code;
-    }
-    if (!(bad & 0x80)) return std::nullopt;
-    for (std::size_t k = 0; k < letters.size(); ++k)
-        if (t[static_cast<unsigned char>(letters[k])] < 0) return k;
-    return std::nullopt;
+    return encode_sequence(alphabet, letters, codes.data());
 }
 
 Alphabet guess_alphabet(std::span<const std::string_view> sequences) noexcept {
@@ -308,9 +324,10 @@ struct SequenceReader::Impl {
         }
     }
 
-    /// Reads one record from SeqAn3 into `out` (validated, not encoded).
-    /// Returns false at the end of the file.
-    bool parse(SequenceRecord& out) {
+    /// Moves SeqAn3 on to the next record and checks the FASTQ record
+    /// boundary; the record is then **it, number `parsed`. Returns false at
+    /// the end of the file.
+    bool advance() {
         if (done) return false;
         const std::uint64_t number = parsed + 1;
         try {
@@ -346,6 +363,14 @@ struct SequenceReader::Impl {
             fail_record(number, partial, what);
         }
         ++parsed;
+        return true;
+    }
+
+    /// Reads one record from SeqAn3 into `out` (validated, not encoded).
+    /// Returns false at the end of the file.
+    bool parse(SequenceRecord& out) {
+        if (!advance()) return false;
+        const std::uint64_t number = parsed;
         auto& rec = **it;
         const auto [name, description] = split_header(rec.id());
         out.name.assign(name);
@@ -362,15 +387,34 @@ struct SequenceReader::Impl {
         return true;
     }
 
+    /// FASTA only: the next record from SeqAn3, validated as parse() does,
+    /// encoded and appended to `block` without an intermediate copy.
+    bool parse_into(RecordBlock& block) {
+        if (!advance()) return false;
+        const std::uint64_t number = parsed;
+        auto& rec = **it;
+        const auto [name, description] = split_header(rec.id());
+        const std::string_view letters(rec.sequence());
+        if (name.empty()) fail_record(number, "", "the header has no name");
+        if (letters.empty()) fail_record(number, name, "empty sequence");
+        if (const auto bad = block.append_encoded(name, description, letters, {}, *alphabet))
+            fail_bad_letter(number, name, letters, *bad);
+        return true;
+    }
+
+    [[noreturn]] void fail_bad_letter(std::uint64_t number, std::string_view name, std::string_view letters,
+                                      std::size_t bad) const {
+        fail_record(number, name,
+                    fmt::format("character {} at position {} is not in the {} alphabet{}", printable(letters[bad]),
+                                bad + 1, to_string(*alphabet),
+                                *alphabet == Alphabet::dna
+                                    ? " (accepted: A C G T U N and IUPAC R Y K M S W B D H V, any case)"
+                                    : " (accepted: letters A-Z in any case and '*')"));
+    }
+
     void encode(SequenceRecord& rec) const {
-        if (const auto bad = encode_sequence(*alphabet, rec.sequence, rec.codes)) {
-            fail_record(rec.number, rec.name,
-                        fmt::format("character {} at position {} is not in the {} alphabet{}", printable(rec.sequence[*bad]),
-                                    *bad + 1, to_string(*alphabet),
-                                    *alphabet == Alphabet::dna
-                                        ? " (accepted: A C G T U N and IUPAC R Y K M S W B D H V, any case)"
-                                        : " (accepted: letters A-Z in any case and '*')"));
-        }
+        if (const auto bad = encode_sequence(*alphabet, rec.sequence, rec.codes))
+            fail_bad_letter(rec.number, rec.name, rec.sequence, *bad);
     }
 
     Alphabet detect() {
@@ -433,6 +477,20 @@ bool SequenceReader::next(SequenceRecord& out) {
     }
     impl_->encode(out);
     ++impl_->handed_out;
+    return true;
+}
+
+bool SequenceReader::next_into(RecordBlock& block) {
+    Impl& im = *impl_;
+    im.detect();
+    if (!im.peeked.empty() || im.format == SequenceFormat::fastq) {
+        SequenceRecord rec;
+        if (!next(rec)) return false;
+        block.append(rec);
+        return true;
+    }
+    if (!im.parse_into(block)) return false;
+    ++im.handed_out;
     return true;
 }
 

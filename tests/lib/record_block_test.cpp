@@ -67,5 +67,47 @@ TEST(RecordBlock, ClearKeepsCapacityAndRefillsCleanly) {
     EXPECT_EQ(b.capacity_bytes(), cap);
 }
 
+TEST(RecordBlock, AppendEncodedEqualsAppendOfAnEncodedRecord) {
+    const std::vector<SequenceRecord> recs = {make("r1", "", "ACGT", ""), make("read_2", "two words", "nacgtTTUrykm", ""),
+                                              make("long", "d", std::string(1001, 'G') + "AT", "")};
+    RecordBlock direct, copied;
+    for (const SequenceRecord& r : recs) {
+        copied.append(r);
+        EXPECT_EQ(direct.append_encoded(r.name, r.description, r.sequence, r.quality, Alphabet::dna), std::nullopt);
+    }
+    ASSERT_EQ(direct.size(), copied.size());
+    EXPECT_EQ(direct.bases(), copied.bases());
+    for (std::size_t k = 0; k < recs.size(); ++k) {
+        const RecordView a = direct[k], b = copied[k];
+        EXPECT_EQ(a.name, b.name);
+        EXPECT_EQ(a.description, b.description);
+        EXPECT_EQ(a.sequence, b.sequence);
+        EXPECT_EQ(std::vector<std::uint8_t>(a.codes.begin(), a.codes.end()),
+                  std::vector<std::uint8_t>(b.codes.begin(), b.codes.end()));
+    }
+}
+
+TEST(RecordBlock, AppendEncodedRejectsABadLetterAndAppendsNothing) {
+    RecordBlock b;
+    ASSERT_EQ(b.append_encoded("ok", "", "ACGT", "", Alphabet::dna), std::nullopt);
+    const std::size_t bases = b.bases();
+    // Positions on both sides of the 8-letter unrolled steps, and in the tail.
+    for (std::size_t len : {1u, 7u, 8u, 9u, 16u, 23u}) {
+        for (std::size_t bad = 0; bad < len; ++bad) {
+            std::string seq(len, 'a');
+            seq[bad] = '-';
+            EXPECT_EQ(b.append_encoded("x", "", seq, "", Alphabet::dna), bad) << len << " " << bad;
+            seq[bad] = 'J';  // a protein letter, not IUPAC DNA
+            EXPECT_EQ(b.append_encoded("x", "", seq, "", Alphabet::dna), bad) << len << " " << bad;
+            EXPECT_EQ(b.append_encoded("x", "", seq, "", Alphabet::protein), std::nullopt);
+            b.clear();
+            ASSERT_EQ(b.append_encoded("ok", "", "ACGT", "", Alphabet::dna), std::nullopt);
+        }
+    }
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(b.bases(), bases);
+    EXPECT_EQ(b[0].sequence, "ACGT");
+}
+
 }  // namespace
 }  // namespace gpualign

@@ -17,6 +17,7 @@
 #include <seqan3/alphabet/aminoacid/aa27.hpp>
 #include <seqan3/alphabet/nucleotide/dna5.hpp>
 
+#include "gpualign/record_block.hpp"
 #include "gpualign/sequence_io.hpp"
 
 namespace gpualign {
@@ -359,6 +360,57 @@ TEST(SequenceIo, ErrorBadCharacterNamesRecordAndPosition) {
     // A protein letter in a file read as DNA: the first record with one is named.
     expect_input_error([&] { read_all(data_dir + "protein_small.fa", AlphabetChoice::dna); },
                        {"protein_small.fa", "record 1 'sp|P1|ONE'", "'L'", "position 4"});  // M K V are IUPAC
+}
+
+/// The error message that reading `path` whole throws, through next() or next_into().
+std::string first_error(const std::string& path, AlphabetChoice choice, bool into) {
+    try {
+        SequenceReader reader(path, choice);
+        RecordBlock block;
+        SequenceRecord rec;
+        while (into ? reader.next_into(block) : reader.next(rec)) {}
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(SequenceIo, NextIntoEqualsNextThenAppend) {
+    // Explicit and detected alphabets (detection peeks records), FASTA and FASTQ.
+    for (const auto& [file, choice] : std::vector<std::pair<std::string, AlphabetChoice>>{
+             {"dna_small.fa", AlphabetChoice::dna},
+             {"dna_small.fa", AlphabetChoice::automatic},
+             {"protein_small.fa", AlphabetChoice::automatic},
+             {"reads.fq", AlphabetChoice::dna}}) {
+        const auto want = read_all(data_dir + file, choice);
+        ASSERT_FALSE(want.empty()) << file;
+        SequenceReader reader(data_dir + file, choice);
+        RecordBlock block;
+        while (reader.next_into(block)) {}
+        EXPECT_EQ(reader.records_read(), want.size()) << file;
+        ASSERT_EQ(block.size(), want.size()) << file;
+        for (std::size_t k = 0; k < want.size(); ++k) {
+            const RecordView v = block[k];
+            EXPECT_EQ(v.name, want[k].name) << file << " " << k;
+            EXPECT_EQ(v.description, want[k].description) << file << " " << k;
+            EXPECT_EQ(v.sequence, want[k].sequence) << file << " " << k;
+            EXPECT_EQ(v.quality, want[k].quality) << file << " " << k;
+            EXPECT_EQ(std::vector<std::uint8_t>(v.codes.begin(), v.codes.end()), want[k].codes) << file << " " << k;
+        }
+    }
+}
+
+TEST(SequenceIo, NextIntoThrowsWhatNextThrows) {
+    for (const auto& [file, choice] : std::vector<std::pair<std::string, AlphabetChoice>>{
+             {"bad_char.fa", AlphabetChoice::dna},
+             {"bad_char.fa", AlphabetChoice::protein},
+             {"protein_small.fa", AlphabetChoice::dna},
+             {"empty_seq.fa", AlphabetChoice::dna},
+             {"no_name.fa", AlphabetChoice::dna}}) {
+        const std::string want = first_error(data_dir + file, choice, false);
+        EXPECT_NE(want, "") << file;
+        EXPECT_EQ(first_error(data_dir + file, choice, true), want) << file;
+    }
 }
 
 TEST(SequenceIo, ErrorBadCharacterWithAutoAlphabet) {

@@ -9,8 +9,11 @@
 //   state E: emit 'D'; if Ecell was opened (bit 2 clear) go to state H; j -= 1.
 //   state F: emit 'I'; if Fcell was opened (bit 3 clear) go to state H; i -= 1.
 //   global: on row 0 emit j 'D', on column 0 emit i 'I', and stop.
-// Runs are written in reverse (end to begin) at task.cigar_offset; the host
-// reverses them. Writes query_begin, ref_begin and the number of runs.
+// Runs are found from the end of the path to its begin and stored from the end
+// of the pair's CIGAR slots (query_len + ref_len of them from
+// task.cigar_offset) backwards, so that they lie in forward order in the last
+// `runs` slots and the host copies them as they are. Writes query_begin,
+// ref_begin and the number of runs.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +37,8 @@ __global__ void traceback_kernel(BatchParams p) {
     const std::uint8_t* qs = p.seqs + task.query_offset;
     const std::uint8_t* rs = p.seqs + task.ref_offset;
     const Word* dirs = reinterpret_cast<const Word*>(p.dirs + task.dir_offset);
-    std::uint32_t* cig = p.cigar + task.cigar_offset;
+    // One past the pair's last CIGAR slot: runs are stored backwards from here.
+    std::uint32_t* cig_end = p.cigar + task.cigar_offset + task.query_len + task.ref_len;
 
     int i = p.out[detail::out_query_end * cnt + b];
     int j = p.out[detail::out_ref_end * cnt + b];
@@ -63,7 +67,7 @@ __global__ void traceback_kernel(BatchParams p) {
         if (op == run_op) {
             run_len += len;
         } else {
-            if (run_len > 0) cig[runs++] = (run_len << 4) | run_op;
+            if (run_len > 0) cig_end[-static_cast<int>(++runs)] = (run_len << 4) | run_op;
             run_op = op;
             run_len = len;
         }
@@ -101,7 +105,7 @@ __global__ void traceback_kernel(BatchParams p) {
             --i;
         }
     }
-    if (run_len > 0) cig[runs++] = (run_len << 4) | run_op;
+    if (run_len > 0) cig_end[-static_cast<int>(++runs)] = (run_len << 4) | run_op;
     p.out[detail::out_query_begin * cnt + b] = i;
     p.out[detail::out_ref_begin * cnt + b] = j;
     p.out[detail::out_cigar_runs * cnt + b] = static_cast<std::int32_t>(runs);

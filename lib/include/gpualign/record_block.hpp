@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -59,6 +60,13 @@ public:
     /// Appends a copy of `r` (its number is not stored: record k is
     /// first_number() + k). @throws std::bad_alloc.
     void append(const SequenceRecord& r);
+    /// Appends a record from its fields (borrowed; copied into the block),
+    /// encoding `sequence` in `alphabet` straight into the block's codes
+    /// (encode_sequence). When a letter is not in the alphabet nothing is
+    /// appended and its 0-based position in `sequence` is returned.
+    /// @throws std::length_error (a header over 4 GiB), std::bad_alloc.
+    std::optional<std::size_t> append_encoded(std::string_view name, std::string_view description,
+                                              std::string_view sequence, std::string_view quality, Alphabet alphabet);
     /// Copies record k into `out`, reusing its buffers. @throws std::bad_alloc.
     void copy_to(std::size_t k, SequenceRecord& out) const;
     /// Removes every record; keeps the capacity.
@@ -77,6 +85,9 @@ private:
         std::size_t quality_len = 0;
         std::size_t codes = 0;       ///< offset in codes_
     };
+    /// The entry of a record appended now. @throws std::length_error.
+    Entry entry_for(std::string_view name, std::string_view description, std::string_view sequence,
+                    std::string_view quality) const;
     std::string text_;
     std::vector<std::uint8_t> codes_;
     std::vector<Entry> entries_;

@@ -28,6 +28,8 @@
 
 namespace gpualign {
 
+class RecordBlock;
+
 /// Text format of a sequence file, decided from its content.
 enum class SequenceFormat : std::uint8_t { fasta, fastq };
 
@@ -56,6 +58,14 @@ struct SequenceRecord {
 ///  - protein: seqan3::aa27 ranks (A=0 ... Z=25, '*'=26): every letter A-Z
 ///    (the 20 amino acids plus B J O U X Z) and '*'; lowercase is accepted.
 int encode_char(Alphabet alphabet, char c) noexcept;
+
+/// Encodes `letters` into `out[0, letters.size())` (host memory the caller
+/// owns, at least letters.size() bytes). Unrolled, branch-free over the
+/// letters; the first rejected one is looked up only when there is one.
+/// @return the 0-based index of the first character that encode_char
+///         rejects, or std::nullopt when all are accepted (then `out` is
+///         complete; otherwise its contents are unspecified).
+std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters, std::uint8_t* out) noexcept;
 
 /// Encodes `letters` into `codes` (resized to letters.size()).
 /// @return the 0-based index of the first character that encode_char
@@ -141,6 +151,14 @@ public:
     ///         parse error (its message is kept). After a throw the reader
     ///         is unusable.
     bool next(SequenceRecord& out);
+
+    /// Reads the next record and appends it to `block`: the same record and
+    /// the same errors as next() followed by RecordBlock::append, without
+    /// the copy in between (FASTA: letters and codes go straight from
+    /// SeqAn3's record into the block; FASTQ takes the next() path).
+    /// @return false at the end of the file (then `block` is unchanged).
+    /// @throws as next(); the failing record is not appended.
+    bool next_into(RecordBlock& block);
 
     /// The alphabet used to encode. With AlphabetChoice::automatic, the first
     /// call peeks up to detect_max_records records (buffered, handed out by

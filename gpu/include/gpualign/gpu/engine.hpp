@@ -56,6 +56,25 @@ struct EngineMemory {
     std::uint64_t host_pairs = 0;       ///< pairs that no longer fitted after such a halving, aligned on the host with align_pair
 };
 
+/// Where an Engine's time went since it was constructed (cumulative sums),
+/// for `-v` logs and the benchmark. Host seconds are steady-clock time on the
+/// thread calling align_async/collect (the OpenMP teams they open included);
+/// device milliseconds come from CUDA events around each phase of each
+/// batch. Batches on different streams overlap, so the device sums can
+/// exceed the wall time.
+struct EngineProfile {
+    std::uint64_t batches = 0;     ///< device batches launched
+    double order_s = 0;            ///< host: sorting pairs by size and cutting them into batches
+    double pack_s = 0;             ///< host: filling the pinned task and sequence buffers, enqueueing
+    double wait_s = 0;             ///< host: blocked waiting for a batch (cudaStreamSynchronize)
+    double results_s = 0;          ///< host: converting device results into AlignmentResult
+    double h2d_ms = 0;             ///< device: host-to-device copies
+    double kernel_ms = 0;          ///< device: DP and traceback kernels
+    double d2h_ms = 0;             ///< device: device-to-host copies of results and CIGAR runs
+    std::uint64_t h2d_bytes = 0;   ///< bytes copied host to device
+    std::uint64_t d2h_bytes = 0;   ///< bytes copied device to host
+};
+
 /// Identifies one Engine::align_async submission until Engine::collect.
 using Ticket = std::uint64_t;
 
@@ -132,6 +151,9 @@ public:
     /// of its batches' kernels. Exact with streams = 1;
     /// with several streams concurrent batches overlap and the sum overcounts.
     double last_kernel_ms() const noexcept;
+
+    /// Cumulative time and traffic of this engine (see EngineProfile).
+    EngineProfile profile() const noexcept;
 
 private:
     struct Impl;
