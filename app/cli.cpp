@@ -53,7 +53,9 @@ cxxopts::Options make_options() {
         ("gpu-memory", "cap on the GPU engine's device memory, bytes with optional K/M/G suffix (e.g. 512M, 2G); "
                        "batches shrink to fit, pairs too large for it go to the CPU; 0 = no cap",
          cxxopts::value<std::string>()->default_value(str(Defaults::gpu_memory)))
-        ("gpu-streams", "CUDA streams of the GPU engine, each with its own buffers (1-16)",
+        ("gpu-streams", "CUDA streams of the GPU engine, each with its own buffers (1-16); 0 = auto: " +
+                            str(Defaults::gpu_streams_traceback) + " with CIGAR, " +
+                            str(Defaults::gpu_streams_score_only) + " with --score-only",
          cxxopts::value<int>()->default_value(str(Defaults::gpu_streams)));
     o.add_options("General")
         ("v,verbose", "more log output")

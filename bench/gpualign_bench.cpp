@@ -11,7 +11,7 @@
 // Kernel GCUPS: an Engine with one stream, so that the CUDA events around
 // each batch's kernels (Engine::last_kernel_ms) time the kernels alone; one
 // warm-up call, then the median of --runs calls. End-to-end GCUPS: an Engine
-// with --streams (2) and --host-threads (all cores), host wall time of Engine::align (packing, copies, kernels,
+// with --streams (4) and --host-threads (all cores), host wall time of Engine::align (packing, copies, kernels,
 // conversion to AlignmentResult), warm-up, median of --runs. Cells =
 // sum of query_len * ref_len. Prints a table and writes a CSV.
 #include <algorithm>
@@ -64,7 +64,7 @@ Workload synthetic(const std::string& name, Alphabet a, std::size_t pairs, std::
 
 int main(int argc, char** argv) {
     std::string csv = "gpualign_bench.csv", which = "abc";
-    int runs = 5, streams = 2, host_threads = 0;
+    int runs = 5, streams = 4, host_threads = 0;
     bool with_global = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
         else if (a == "--streams" && i + 1 < argc) streams = std::max(1, std::atoi(argv[++i]));
         else if (a == "--host-threads" && i + 1 < argc) host_threads = std::max(0, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: gpualign_bench [--workloads abc] [--runs 5] [--global] [--streams 2] [--host-threads 0=all]\n"
+            std::fprintf(stderr, "usage: gpualign_bench [--workloads abc] [--runs 5] [--global] [--streams 4] [--host-threads 0=all]\n"
                                  "                      [--csv FILE]\n"
                                  "  real data from $GPUALIGN_SHARED_DATA (default %s)\n", test::shared_data_dir().c_str());
             return 2;

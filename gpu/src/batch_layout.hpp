@@ -25,9 +25,20 @@ static_assert(sizeof(PairTask) == 32, "PairTask is copied as a flat array");
 
 /// Structure-of-arrays results of one batch, `count` entries each, laid out
 /// back to back in one int32 device buffer (and its pinned host mirror):
-/// score, query_begin, query_end, ref_begin, ref_end, cigar_runs.
+/// score, query_begin, query_end, ref_begin, ref_end, cigar_runs (runs of
+/// the pair's CIGAR), cigar_start (first run of the pair in the batch's
+/// compact CIGAR buffer: the exclusive prefix sum of cigar_runs).
 /// Coordinates are 0-based half-open as in gpualign::AlignmentResult.
-enum OutField : int { out_score = 0, out_query_begin, out_query_end, out_ref_begin, out_ref_end, out_cigar_runs, out_fields };
+enum OutField : int {
+    out_score = 0,
+    out_query_begin,
+    out_query_end,
+    out_ref_begin,
+    out_ref_end,
+    out_cigar_runs,
+    out_cigar_start,
+    out_fields
+};
 
 /// Rows of the DP matrix covered by one warp-wide stripe: 32 lanes x R rows.
 constexpr std::uint32_t stripe_rows(int rows_per_thread) noexcept { return 32u * static_cast<std::uint32_t>(rows_per_thread); }

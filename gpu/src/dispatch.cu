@@ -4,6 +4,8 @@
 #include "dispatch.hpp"
 
 #include "cuda_check.hpp"
+#include "kernels/cigar_gather_kernel.cuh"
+#include "kernels/cigar_scan_kernel.cuh"
 #include "kernels/dp_kernel.cuh"
 #include "kernels/fault_kernel.cuh"
 #include "kernels/params.cuh"
@@ -20,6 +22,8 @@ kernels::BatchParams to_params(const LaunchArgs& a) {
     p.matrix = a.matrix;
     p.out = a.out;
     p.cigar = a.cigar;
+    p.host_cigar = a.host_cigar;
+    p.host_cigar_capacity = a.host_cigar_capacity;
     p.dirs = a.dirs;
     p.scratch = static_cast<int4*>(a.scratch);
     p.count = a.count;
@@ -44,6 +48,12 @@ void launch(const kernels::BatchParams& p, cudaStream_t stream) {
         const unsigned blocks = (p.count + traceback_block - 1) / traceback_block;
         kernels::traceback_kernel<R, Local><<<blocks, traceback_block, 0, stream>>>(p);
         GPUALIGN_CUDA(cudaGetLastError(), "traceback_kernel launch");
+        kernels::cigar_scan_kernel<<<1, kernels::scan_block, 0, stream>>>(p);
+        GPUALIGN_CUDA(cudaGetLastError(), "cigar_scan_kernel launch");
+        const unsigned pairs_per_block = kernels::gather_block / 32;
+        kernels::cigar_gather_kernel<<<(p.count + pairs_per_block - 1) / pairs_per_block, kernels::gather_block, 0,
+                                       stream>>>(p);
+        GPUALIGN_CUDA(cudaGetLastError(), "cigar_gather_kernel launch");
     }
 }
 

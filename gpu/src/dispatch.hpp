@@ -18,6 +18,8 @@ struct LaunchArgs {
     const std::int32_t* matrix;
     std::int32_t* out;
     std::uint32_t* cigar;
+    std::uint32_t* host_cigar;            ///< device-mapped pinned host memory (compact CIGAR runs)
+    std::uint64_t host_cigar_capacity;    ///< runs it holds
     std::uint8_t* dirs;
     void* scratch;  ///< int4 boundary rows
     std::uint32_t count;
@@ -27,7 +29,8 @@ struct LaunchArgs {
 };
 
 /// Enqueues the DP kernel (grid = count blocks of 32 threads) and, when
-/// `traceback`, the traceback kernel on `stream`. Asynchronous. With
+/// `traceback`, the traceback, CIGAR scan and CIGAR gather kernels on
+/// `stream`. Asynchronous. With
 /// `inject_fault` (test hook) a kernel that executes __trap() runs first, so
 /// the stream fails with a real, sticky CUDA error.
 /// @throws std::runtime_error naming the CUDA error if a launch fails.

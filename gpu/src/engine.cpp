@@ -161,7 +161,10 @@ struct Slot {
     std::uint8_t* h_seqs = nullptr;
     PairTask* h_tasks = nullptr;
     std::int32_t* h_out = nullptr;
-    std::uint32_t* h_cigar = nullptr;
+    std::uint32_t* h_cigar = nullptr;    // compact CIGAR runs (mapped: the gather kernel writes them)
+    std::uint32_t* h_cigar_dev = nullptr;  // its device-side address
+    std::size_t h_cigar_capacity = 0;      // runs
+    std::vector<std::uint32_t> overflow;   // pageable copy of d_cigar for a batch whose runs do not fit h_cigar
     // device memory
     std::uint8_t* d_seqs = nullptr;
     PairTask* d_tasks = nullptr;
@@ -229,6 +232,9 @@ void Engine::Impl::free_buffers(Slot& s) noexcept {
     s.h_tasks = nullptr;
     s.h_out = nullptr;
     s.h_cigar = nullptr;
+    s.h_cigar_dev = nullptr;
+    s.h_cigar_capacity = 0;
+    s.overflow = {};
     s.d_seqs = nullptr;
     s.d_tasks = nullptr;
     s.d_out = nullptr;
@@ -260,7 +266,16 @@ void Engine::Impl::alloc_buffers(Slot& s) {
     device_alloc(s.d_out, shape.pairs * detail::out_fields, "device result buffer", device_bytes);
     device_alloc(s.d_scratch, (shape.bases + shape.pairs) * 16, "device boundary rows", device_bytes);
     if (!score_only) {
-        host_alloc(s.h_cigar, shape.bases, "pinned CIGAR buffer");
+        s.h_cigar_capacity = std::max<std::size_t>(
+            1, static_cast<std::size_t>(static_cast<double>(shape.bases) * options.cigar_runs_per_base));
+        void* h = nullptr;
+        GPUALIGN_CUDA(cudaHostAlloc(&h, s.h_cigar_capacity * sizeof(std::uint32_t), cudaHostAllocMapped),
+                      "mapped pinned CIGAR buffer, " + std::to_string(s.h_cigar_capacity * sizeof(std::uint32_t)) +
+                          " bytes");
+        s.h_cigar = static_cast<std::uint32_t*>(h);
+        void* d = nullptr;
+        GPUALIGN_CUDA(cudaHostGetDevicePointer(&d, h, 0), "mapping the pinned CIGAR buffer");
+        s.h_cigar_dev = static_cast<std::uint32_t*>(d);
         device_alloc(s.d_cigar, shape.bases, "device CIGAR buffer", device_bytes);
         device_alloc(s.d_dirs, shape.dirs, "device direction bits", device_bytes);
     }
@@ -331,6 +346,8 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     scheme.validate();
     if (options.streams < 1) throw std::invalid_argument("EngineOptions::streams must be >= 1");
     if (options.max_batch_bases < 2) throw std::invalid_argument("EngineOptions::max_batch_bases must be >= 2");
+    if (!(options.cigar_runs_per_base > 0.0 && options.cigar_runs_per_base <= 1.0))
+        throw std::invalid_argument("EngineOptions::cigar_runs_per_base must be in (0, 1]");
     Impl& im = *impl_;
     im.scheme = scheme;
     im.mode = mode;
@@ -480,6 +497,8 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     a.matrix = d_matrix;
     a.out = slot.d_out;
     a.cigar = slot.d_cigar;
+    a.host_cigar = slot.h_cigar_dev;
+    a.host_cigar_capacity = slot.h_cigar_capacity;
     a.dirs = slot.d_dirs;
     a.scratch = slot.d_scratch;
     a.count = count;
@@ -496,13 +515,9 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     GPUALIGN_CUDA(cudaMemcpyAsync(slot.h_out, slot.d_out, std::size_t{count} * detail::out_fields * sizeof(std::int32_t),
                                   cudaMemcpyDeviceToHost, slot.stream),
                   what);
-    if (!score_only)
-        GPUALIGN_CUDA(cudaMemcpyAsync(slot.h_cigar, slot.d_cigar, slot.cigar_slots * sizeof(std::uint32_t),
-                                      cudaMemcpyDeviceToHost, slot.stream),
-                      what);
     GPUALIGN_CUDA(cudaEventRecord(slot.copy_stop, slot.stream), what);
     slot.h2d_bytes = seq_off + count * sizeof(PairTask);
-    slot.d2h_bytes = std::size_t{count} * detail::out_fields * sizeof(std::int32_t) + slot.cigar_slots * sizeof(std::uint32_t);
+    slot.d2h_bytes = std::size_t{count} * detail::out_fields * sizeof(std::int32_t);
     ++batches_launched;
     ++profile.batches;
     profile.pack_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -529,6 +544,25 @@ void Engine::Impl::finish(Slot& slot) {
     Request& r = *slot.owner;
     r.kernel_ms += ms;
     const std::int32_t* out = slot.h_out;
+    // The compact runs (cigar_gather_kernel) when the batch's runs fitted the
+    // mapped buffer; otherwise the whole traceback buffer, copied now, where
+    // each pair's runs end at its last slot (traceback_kernel).
+    bool compact = true;
+    if (!score_only && count > 0) {
+        const std::uint64_t total = static_cast<std::uint32_t>(out[detail::out_cigar_start * count + count - 1]) +
+                                    static_cast<std::uint64_t>(out[detail::out_cigar_runs * count + count - 1]);
+        compact = total <= slot.h_cigar_capacity;
+        if (compact) {
+            profile.d2h_bytes += total * sizeof(std::uint32_t);
+        } else {
+            slot.overflow.resize(slot.cigar_slots);
+            GPUALIGN_CUDA(cudaMemcpy(slot.overflow.data(), slot.d_cigar, slot.cigar_slots * sizeof(std::uint32_t),
+                                     cudaMemcpyDeviceToHost),
+                          what + " (CIGAR runs beyond the compact buffer)");
+            profile.d2h_bytes += slot.cigar_slots * sizeof(std::uint32_t);
+            ++profile.cigar_overflows;
+        }
+    }
 #pragma omp parallel for schedule(static, 256) num_threads(host_threads)
     for (std::size_t b = 0; b < count; ++b) {
         AlignmentResult& res = r.results[slot.members[b]];
@@ -541,10 +575,11 @@ void Engine::Impl::finish(Slot& slot) {
         res.cigar.clear();
         if (!score_only) {
             const std::size_t runs = static_cast<std::size_t>(out[detail::out_cigar_runs * count + b]);
-            // In forward order at the end of the pair's slots (traceback_kernel.cuh).
             const PairTask& t = slot.h_tasks[b];
-            const std::uint32_t* end = slot.h_cigar + t.cigar_offset + t.query_len + t.ref_len;
-            res.cigar.assign(end - runs, end);
+            const std::uint32_t* first =
+                compact ? slot.h_cigar + static_cast<std::uint32_t>(out[detail::out_cigar_start * count + b])
+                        : slot.overflow.data() + t.cigar_offset + t.query_len + t.ref_len - runs;
+            res.cigar.assign(first, first + runs);
         }
     }
     --r.in_flight;

@@ -79,8 +79,8 @@ void AlignConfig::validate() const {
     require(gpu_memory == 0 || gpu_memory >= Defaults::gpu_memory_min,
             "--gpu-memory " + std::to_string(gpu_memory) + " bytes is below the minimum of " +
                 std::to_string(Defaults::gpu_memory_min) + " bytes (1M); 0 means no cap");
-    require(gpu_streams >= 1 && gpu_streams <= Defaults::gpu_streams_max,
-            "--gpu-streams must be between 1 and " + std::to_string(Defaults::gpu_streams_max) + ", got " +
+    require(gpu_streams >= 0 && gpu_streams <= Defaults::gpu_streams_max,
+            "--gpu-streams must be between 0 (auto) and " + std::to_string(Defaults::gpu_streams_max) + ", got " +
                 std::to_string(gpu_streams));
     require(!(score_only && output_format() == OutputFormat::sam),
             "--score-only gives no CIGAR, which SAM records of aligned reads need; use TSV output with --score-only");

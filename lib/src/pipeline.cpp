@@ -258,7 +258,7 @@ public:
             options.device = c.device;
             options.host_threads = engine_threads;
             options.gpu_memory_limit = c.gpu_memory;
-            options.streams = c.gpu_streams;
+            options.streams = c.engine_streams();
             engine_ = std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, options);
             const gpu::EngineMemory mem = engine_->memory();
             spdlog::debug("GPU engine: {} streams, batches of up to {} bases / {} pairs / {} traceback bytes; {} bytes "

@@ -18,15 +18,20 @@ namespace {
 ScoringScheme dna_scheme(bool affine) { return make_dna_scheme(2, 3, affine ? 5 : 0, 2, -3); }
 ScoringScheme protein_scheme(bool affine) { return blosum62_scheme(affine ? 11 : 0, affine ? 1 : 2); }
 
-// Compares GPU and CPU results pair by pair; reports the first few differences.
-void expect_identical(const std::vector<Seq>& q, const std::vector<Seq>& r, const ScoringScheme& s, AlignMode mode,
-                      bool score_only, const gpu::EngineOptions& opt = {}) {
+// Compares GPU and CPU results pair by pair; reports the first few
+// differences. Returns the engine's profile.
+gpu::EngineProfile expect_identical(const std::vector<Seq>& q, const std::vector<Seq>& r, const ScoringScheme& s,
+                                    AlignMode mode, bool score_only, const gpu::EngineOptions& opt = {}) {
     gpu::Engine engine(s, mode, score_only, opt);
     const auto v = views(q, r);
-    for (const auto& p : v) ASSERT_TRUE(engine.accepts(p.query.size(), p.ref.size()));
+    for (const auto& p : v) {
+        EXPECT_TRUE(engine.accepts(p.query.size(), p.ref.size()));
+        if (!engine.accepts(p.query.size(), p.ref.size())) return {};
+    }
     const std::vector<AlignmentResult> got = engine.align(v);
     const std::vector<AlignmentResult> want = cpu_align_all(q, r, s, mode, score_only);
-    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(got.size(), want.size());
+    if (got.size() != want.size()) return {};
     std::size_t bad = 0, bad_cigar = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {
         if (!(got[i] == want[i])) {
@@ -51,6 +56,7 @@ void expect_identical(const std::vector<Seq>& q, const std::vector<Seq>& r, cons
     std::printf("  %zu pairs identical to align_pair (%s, %s, %s, go=%d ge=%d)\n", got.size() - bad,
                 to_string(s.alphabet), to_string(mode), score_only ? "score-only" : "traceback", s.gap_open,
                 s.gap_extend);
+    return engine.profile();
 }
 
 // Lengths at lane (R = 8, 16), warp (32 lanes / 32-column chunks) and stripe
@@ -190,6 +196,38 @@ TEST(Engine, ManySmallBatches) {
         expect_identical(q, r, dna_scheme(true), AlignMode::local, false, opt);
         expect_identical(q, r, dna_scheme(true), AlignMode::global, true, opt);
     }
+}
+
+// CIGAR runs that do not fit the compact buffer: every batch (a buffer of a
+// few runs), or the batches with more than 1 run per 100 bases, take the full
+// copy of the traceback buffer, with the same results; the default buffer
+// takes (a)-like pairs without one.
+TEST(Engine, CigarBufferOverflowFallsBackToFullCopy) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    make_pairs(Alphabet::dna, 777, 2000, q, r);
+    for (double per_base : {1e-4, 0.01}) {
+        gpu::EngineOptions opt;
+        opt.max_batch_bases = 30000;
+        opt.cigar_runs_per_base = per_base;
+        for (AlignMode m : {AlignMode::local, AlignMode::global}) {
+            const gpu::EngineProfile p = expect_identical(q, r, dna_scheme(true), m, false, opt);
+            EXPECT_GT(p.cigar_overflows, 0u) << per_base;
+            if (per_base < 0.001) EXPECT_EQ(p.cigar_overflows, p.batches);
+        }
+    }
+    Generator g(Alphabet::dna, 11);
+    std::vector<Seq> related_q, related_r;
+    for (int k = 0; k < 3000; ++k) {
+        related_q.push_back(g.random(512));
+        related_r.push_back(g.mutate(related_q.back(), 0.1));
+    }
+    const gpu::EngineProfile p = expect_identical(related_q, related_r, dna_scheme(true), AlignMode::local, false);
+    EXPECT_EQ(p.cigar_overflows, 0u);
+    EXPECT_GT(p.batches, 0u);
+    gpu::EngineOptions bad;
+    bad.cigar_runs_per_base = 0;
+    EXPECT_THROW(gpu::Engine(dna_scheme(true), AlignMode::local, false, bad), std::invalid_argument);
 }
 
 // A few hundred mixed pairs (some longer than one stripe) in every mode:

@@ -80,6 +80,7 @@ TEST(GpuMemoryLimit, TinyCapAlignsMixedBatchIdentically) {
             for (bool so : {false, true}) {
                 gpu::EngineOptions opt;
                 opt.gpu_memory_limit = cap;
+                opt.streams = 2;  // the cap is split between the streams: 2 keep most pairs on the GPU
                 gpu::Engine e(dna(), mode, so, opt);
                 const gpu::EngineMemory mem = e.memory();
                 EXPECT_LE(mem.device_bytes, cap);

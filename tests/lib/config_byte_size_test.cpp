@@ -49,5 +49,29 @@ TEST(ParseByteSize, ValidateRefusesCapsUnderTheMinimum) {
     }
 }
 
+// --gpu-streams: 0 (the default) picks per output mode; 1-16 as given; others refused.
+TEST(GpuStreams, AutoPicksPerModeAndValidateRefusesOutOfRange) {
+    AlignConfig c;
+    c.query_path = "q.fa";
+    c.ref_path = "r.fa";
+    EXPECT_EQ(c.gpu_streams, 0);
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_traceback);
+    c.score_only = true;
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_score_only);
+    EXPECT_NE(Defaults::gpu_streams_traceback, Defaults::gpu_streams_score_only);
+    c.gpu_streams = 3;
+    EXPECT_EQ(c.engine_streams(), 3);
+    EXPECT_NO_THROW(c.validate());
+    for (int bad : {-1, Defaults::gpu_streams_max + 1}) {
+        c.gpu_streams = bad;
+        try {
+            c.validate();
+            ADD_FAILURE() << bad << " accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("--gpu-streams"), std::string::npos) << e.what();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gpualign

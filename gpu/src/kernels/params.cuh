@@ -12,13 +12,16 @@ namespace gpualign::gpu::kernels {
 /// penalty (<= 10^6) without wrapping, as in the CPU reference.
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
-/// Everything one batch launch reads and writes; all pointers are device memory.
+/// Everything one batch launch reads and writes; all pointers are device
+/// memory except host_cigar (pinned host memory, device-mapped).
 struct BatchParams {
     const std::uint8_t* seqs;            ///< concatenated sequence codes
     const detail::PairTask* tasks;       ///< `count` tasks
     const std::int32_t* matrix;          ///< size x size substitution scores, row = query code
     std::int32_t* out;                   ///< detail::out_fields x count int32 (SoA, see OutField)
     std::uint32_t* cigar;                ///< CIGAR runs, task.cigar_offset.. (traceback only)
+    std::uint32_t* host_cigar;           ///< compact CIGAR runs: pinned host memory mapped for the device (traceback only)
+    std::uint64_t host_cigar_capacity;   ///< runs host_cigar holds
     std::uint8_t* dirs;                  ///< direction bits (traceback only)
     int4* scratch;                       ///< stripe boundary rows (pairs longer than one stripe)
     std::uint32_t count;                 ///< pairs in the batch

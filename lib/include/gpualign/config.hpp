@@ -29,7 +29,9 @@ struct Defaults {
     static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
     static constexpr std::size_t gpu_memory = 0;              ///< --gpu-memory: device memory cap in bytes, 0 = no cap
     static constexpr std::size_t gpu_memory_min = 1u << 20;   ///< smallest non-zero --gpu-memory accepted (1 MiB)
-    static constexpr int gpu_streams = 2;                     ///< --gpu-streams: CUDA streams of the GPU engine
+    static constexpr int gpu_streams = 0;                     ///< --gpu-streams: CUDA streams of the GPU engine, 0 = auto
+    static constexpr int gpu_streams_traceback = 4;           ///< auto with CIGAR: more host work per batch, deeper queue
+    static constexpr int gpu_streams_score_only = 2;          ///< auto with --score-only (docs/benchmarks.md, session 4)
     static constexpr int gpu_streams_max = 16;
 };
 
@@ -65,7 +67,13 @@ struct AlignConfig {
     std::size_t batch_pairs = Defaults::batch_pairs;
     std::size_t batch_bases = Defaults::batch_bases;
     std::size_t gpu_memory = Defaults::gpu_memory;  ///< cap on the GPU engine's device memory in bytes, 0 = no cap
-    int gpu_streams = Defaults::gpu_streams;        ///< CUDA streams (buffer sets) of the GPU engine, 1..gpu_streams_max
+    int gpu_streams = Defaults::gpu_streams;        ///< CUDA streams (buffer sets) of the GPU engine, 1..gpu_streams_max; 0 = auto
+    /// The streams the GPU engine uses: gpu_streams, or for 0 (auto)
+    /// Defaults::gpu_streams_traceback / gpu_streams_score_only.
+    int engine_streams() const noexcept {
+        if (gpu_streams > 0) return gpu_streams;
+        return score_only ? Defaults::gpu_streams_score_only : Defaults::gpu_streams_traceback;
+    }
     std::string command_line;               ///< for SAM @PG CL
 
     /// Checks every field once. Throws std::invalid_argument naming the
@@ -74,7 +82,7 @@ struct AlignConfig {
     /// --alphabet protein, --matrix with --match/--mismatch/--n-score,
     /// --score-only with SAM output, the same path as input and output,
     /// a non-zero gpu_memory under Defaults::gpu_memory_min, gpu_streams
-    /// outside 1..Defaults::gpu_streams_max.
+    /// outside 0..Defaults::gpu_streams_max.
     void validate() const;
 
     /// The output format: `format` if set, else ".sam" (case-insensitive) in

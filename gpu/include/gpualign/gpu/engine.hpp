@@ -32,7 +32,7 @@ struct PairView {
 /// Engine settings. Sizes in bytes or bases as named.
 struct EngineOptions {
     int device = 0;                              ///< CUDA device ordinal
-    int streams = 2;                             ///< CUDA streams in rotation (>= 1)
+    int streams = 4;                             ///< CUDA streams in rotation (>= 1)
     std::size_t max_batch_bases = 8u << 20;      ///< query+ref bases per device batch (upper bound)
     /// Cap on the engine's device memory in bytes, 0 = no cap. Every device
     /// allocation of the engine (sequences, tasks, results, CIGAR runs,
@@ -41,6 +41,13 @@ struct EngineOptions {
     /// not. Batches are sized from it (see docs/gpu.md, "Device memory").
     std::size_t gpu_memory_limit = 0;
     int host_threads = 0;                        ///< host threads packing batches and building results (OpenMP), 0 = all cores
+    /// With traceback: the compact CIGAR buffer of each stream (pinned host
+    /// memory that the device writes the runs into) holds this many runs per
+    /// query+ref base of batch capacity, in (0, 1]. A batch whose runs do not
+    /// fit (long stretches of alternating operations) copies its whole
+    /// traceback buffer instead: slower, same results. 0.25 fits DNA and
+    /// protein pairs up to about 12% divergence with room to spare.
+    double cigar_runs_per_base = 0.25;
 };
 
 /// How an Engine sized its buffers (EngineOptions and the device's memory),
@@ -69,10 +76,11 @@ struct EngineProfile {
     double wait_s = 0;             ///< host: blocked waiting for a batch (cudaStreamSynchronize)
     double results_s = 0;          ///< host: converting device results into AlignmentResult
     double h2d_ms = 0;             ///< device: host-to-device copies
-    double kernel_ms = 0;          ///< device: DP and traceback kernels
-    double d2h_ms = 0;             ///< device: device-to-host copies of results and CIGAR runs
+    double kernel_ms = 0;          ///< device: DP, traceback and CIGAR kernels (the gather kernel writes the runs to host memory)
+    double d2h_ms = 0;             ///< device: device-to-host copies of the structure-of-arrays results
     std::uint64_t h2d_bytes = 0;   ///< bytes copied host to device
-    std::uint64_t d2h_bytes = 0;   ///< bytes copied device to host
+    std::uint64_t d2h_bytes = 0;   ///< bytes copied device to host (compact CIGAR runs included)
+    std::uint64_t cigar_overflows = 0;  ///< batches whose runs overflowed the compact CIGAR buffer
 };
 
 /// Identifies one Engine::align_async submission until Engine::collect.
