@@ -10,7 +10,7 @@
 #  - steady state = 4 x 2.62e10 cells / (median wall (a)x6 - median wall (a)x2),
 #    by process wall and by in-process total;
 #  - outputs compared with cmp: new vs baseline, and across repetitions.
-# Usage: bench/device_steady.sh OUT_DIR [BASELINE_BINARY]
+# Usage: [STEADY_REPS=3] bench/device_steady.sh OUT_DIR [BASELINE_BINARY]
 set -uo pipefail
 out=${1:?OUT dir}
 base=${2:-}
@@ -34,7 +34,7 @@ for so in "" "--score-only"; do
   for spec in $bins; do
     label=${spec%%:*} bin=${spec#*:}
     for input in a a2 a6; do
-      for rep in 1 2 3; do
+      for rep in $(seq ${STEADY_REPS:-3}); do
         rm -f $W/o.tsv
         s=$(date +%s%N)
         cpu=$( { time $bin sw $W/${input}_q.fa $W/${input}_r.fa --backend gpu $so -o $W/o.tsv -v > /dev/null 2> $W/run.log; } 2>&1 )
