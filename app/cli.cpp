@@ -55,7 +55,7 @@ cxxopts::Options make_options() {
          cxxopts::value<std::string>()->default_value(str(Defaults::gpu_memory)))
         ("gpu-streams", "CUDA streams of the GPU engine, each with its own buffers (1-16); 0 = auto: " +
                             str(Defaults::gpu_streams_traceback) + " with CIGAR, " +
-                            str(Defaults::gpu_streams_score_only) + " with --score-only",
+                            str(Defaults::gpu_streams_score_only) + " with --score-only or --gpu-memory",
          cxxopts::value<int>()->default_value(str(Defaults::gpu_streams)));
     o.add_options("General")
         ("v,verbose", "more log output")

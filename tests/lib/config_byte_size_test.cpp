@@ -56,6 +56,9 @@ TEST(GpuStreams, AutoPicksPerModeAndValidateRefusesOutOfRange) {
     c.ref_path = "r.fa";
     EXPECT_EQ(c.gpu_streams, 0);
     EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_traceback);
+    c.gpu_memory = std::size_t{64} << 20;  // a cap is split between the streams: fewer, larger
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_score_only);
+    c.gpu_memory = 0;
     c.score_only = true;
     EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_score_only);
     EXPECT_NE(Defaults::gpu_streams_traceback, Defaults::gpu_streams_score_only);

@@ -31,7 +31,7 @@ struct Defaults {
     static constexpr std::size_t gpu_memory_min = 1u << 20;   ///< smallest non-zero --gpu-memory accepted (1 MiB)
     static constexpr int gpu_streams = 0;                     ///< --gpu-streams: CUDA streams of the GPU engine, 0 = auto
     static constexpr int gpu_streams_traceback = 4;           ///< auto with CIGAR: more host work per batch, deeper queue
-    static constexpr int gpu_streams_score_only = 2;          ///< auto with --score-only (docs/benchmarks.md, session 4)
+    static constexpr int gpu_streams_score_only = 2;          ///< auto with --score-only or a --gpu-memory cap (docs/benchmarks.md, session 4)
     static constexpr int gpu_streams_max = 16;
 };
 
@@ -69,10 +69,12 @@ struct AlignConfig {
     std::size_t gpu_memory = Defaults::gpu_memory;  ///< cap on the GPU engine's device memory in bytes, 0 = no cap
     int gpu_streams = Defaults::gpu_streams;        ///< CUDA streams (buffer sets) of the GPU engine, 1..gpu_streams_max; 0 = auto
     /// The streams the GPU engine uses: gpu_streams, or for 0 (auto)
-    /// Defaults::gpu_streams_traceback / gpu_streams_score_only.
+    /// Defaults::gpu_streams_traceback with CIGAR and no gpu_memory cap,
+    /// else Defaults::gpu_streams_score_only (a cap is split between the
+    /// streams, so fewer streams keep larger pairs on the GPU).
     int engine_streams() const noexcept {
         if (gpu_streams > 0) return gpu_streams;
-        return score_only ? Defaults::gpu_streams_score_only : Defaults::gpu_streams_traceback;
+        return score_only || gpu_memory != 0 ? Defaults::gpu_streams_score_only : Defaults::gpu_streams_traceback;
     }
     std::string command_line;               ///< for SAM @PG CL
 
