@@ -379,8 +379,7 @@ struct SequenceReader::Impl {
         out.quality.clear();
         for (const seqan3::phred94 q : rec.base_qualities()) out.quality.push_back(q.to_char());
         out.number = number;
-        if (out.name.empty()) fail_record(number, "", "the header has no name");
-        if (out.sequence.empty()) fail_record(number, out.name, "empty sequence");
+        check_fields(number, out.name, out.sequence);
         if (format == SequenceFormat::fastq && out.quality.size() != out.sequence.size())
             fail_record(number, out.name,
                         fmt::format("{} quality characters for {} letters", out.quality.size(), out.sequence.size()));
@@ -395,11 +394,16 @@ struct SequenceReader::Impl {
         auto& rec = **it;
         const auto [name, description] = split_header(rec.id());
         const std::string_view letters(rec.sequence());
-        if (name.empty()) fail_record(number, "", "the header has no name");
-        if (letters.empty()) fail_record(number, name, "empty sequence");
+        check_fields(number, name, letters);
         if (const auto bad = block.append_encoded(name, description, letters, {}, *alphabet))
             fail_bad_letter(number, name, letters, *bad);
         return true;
+    }
+
+    /// The checks every record passes (parse and parse_into): a name and at least one letter.
+    void check_fields(std::uint64_t number, std::string_view name, std::string_view letters) const {
+        if (name.empty()) fail_record(number, "", "the header has no name");
+        if (letters.empty()) fail_record(number, name, "empty sequence");
     }
 
     [[noreturn]] void fail_bad_letter(std::uint64_t number, std::string_view name, std::string_view letters,
