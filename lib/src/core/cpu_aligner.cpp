@@ -1,6 +1,8 @@
 // CPU reference aligner. Recurrences and tie rule: docs/scoring.md.
 #include "gpualign/cpu_aligner.hpp"
 
+#include "gpualign/long_aligner.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
@@ -250,19 +252,25 @@ AlignmentResult align_score_only(std::span<const std::uint8_t> q, std::span<cons
 
 }  // namespace
 
-AlignmentResult align_pair(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
-                           const ScoringScheme& s, AlignMode mode, bool score_only) {
+AlignmentResult align_pair_full_matrix(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
+                                       const ScoringScheme& s, AlignMode mode, bool score_only) {
     if (!fits_int32(s, query.size(), ref.size()))
         throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
                                 std::to_string(ref.size()) + " could overflow 32-bit scores");
     if (score_only)
         return mode == AlignMode::global ? align_global_score_only(query, ref, s) : align_score_only(query, ref, s, mode);
-    if (static_cast<std::uint64_t>(query.size()) * ref.size() > max_traceback_cells)
+    if (static_cast<std::uint64_t>(query.size()) * ref.size() > full_matrix_max_cells)
         throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
-                                std::to_string(ref.size()) + " needs more than " +
-                                std::to_string(max_traceback_cells) +
-                                " DP cells (256 MiB) for a full traceback; use --score-only for score and coordinates");
+                                std::to_string(ref.size()) + " exceeds the full-matrix reference's " +
+                                std::to_string(full_matrix_max_cells) + " cells");
     return align_with_traceback(query, ref, s, mode);
+}
+
+AlignmentResult align_pair(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
+                           const ScoringScheme& s, AlignMode mode, bool score_only) {
+    if (static_cast<std::uint64_t>(query.size()) * ref.size() <= full_matrix_cells)
+        return align_pair_full_matrix(query, ref, s, mode, score_only);
+    return align_pair_long(query, ref, s, mode, score_only);
 }
 
 }  // namespace gpualign

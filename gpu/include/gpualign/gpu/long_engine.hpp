@@ -1,0 +1,79 @@
+// gpualign — the CUDA long-pair engine: one pair spread over every SM, exact
+// traceback in device memory linear in the lengths. Plain C++20: no SeqAn3,
+// no CUDA types.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "gpualign/alignment.hpp"
+#include "gpualign/checkpoint_traceback.hpp"
+#include "gpualign/scoring.hpp"
+
+namespace gpualign::gpu {
+
+/// LongEngine settings. Sizes in bytes as named.
+struct LongEngineOptions {
+    int device = 0;  ///< CUDA device ordinal
+    /// Cap on the engine's device memory in bytes, 0 = 90% of the free memory
+    /// at construction. The sequences (query_len + ref_len bytes), the stripe
+    /// hand-off rings and the checkpoints of every level count; when a level's
+    /// checkpoints do not fit, that level uses fewer, coarser ones.
+    std::size_t gpu_memory_limit = 0;
+    /// Checkpoint plan; the defaults suit the GPU (leaf tiles of 2^20 cells).
+    CheckpointPlan plan{16, std::uint64_t{1} << 20, 256};
+    /// Called on the calling thread while a pass runs (may be empty).
+    ProgressCallback progress;
+};
+
+/// What the last LongEngine::align did, for logs and the benchmark.
+struct LongEngineStats {
+    std::uint64_t forward_cells = 0;     ///< query_len * ref_len
+    std::uint64_t total_cells = 0;       ///< cells of every pass (forward + recomputation)
+    double forward_ms = 0;               ///< device time of the forward pass (CUDA events)
+    double total_ms = 0;                 ///< device time of every pass
+    double wall_s = 0;                   ///< host wall time of align()
+    std::size_t peak_device_bytes = 0;   ///< most device memory held at once by the engine
+    std::uint64_t passes = 0;            ///< kernel launches (regions computed)
+};
+
+/// The long-pair aligner on one GPU: an owning host object holding a device
+/// memory arena, pinned host buffers and a stream.
+///
+/// Results are byte-identical to gpualign::align_pair_full_matrix (the CPU
+/// reference): same score, coordinates (0-based half-open) and CIGAR under
+/// the canonical rule of docs/scoring.md. Algorithm: the forward pass is a
+/// pipelined anti-diagonal wavefront of warps (each owns a stripe of query
+/// rows; stripe boundaries pass through device memory, Gotoh 1982 with the
+/// DPX instructions), and the traceback recomputes tiles from exact
+/// checkpoint rows and columns (checkpoint_traceback.hpp; CUDAlign's
+/// special rows, Sandes & de Melo 2010-2016).
+class LongEngine {
+public:
+    /// @throws std::invalid_argument for an invalid scheme or options;
+    ///         std::runtime_error when the device cannot be initialised
+    ///         (naming the CUDA error, cudaGetErrorName).
+    LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const LongEngineOptions& options);
+    ~LongEngine();
+    LongEngine(const LongEngine&) = delete;
+    LongEngine& operator=(const LongEngine&) = delete;
+
+    /// Aligns one pair (host codes, borrowed for the call). No length cap
+    /// beyond fits_int32 and the memory for the sequences and the smallest
+    /// checkpoints.
+    /// @throws std::length_error if the pair fails fits_int32 or its
+    ///         sequences and smallest checkpoints do not fit the memory cap;
+    ///         std::runtime_error naming the CUDA error (cudaGetErrorName).
+    AlignmentResult align(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref);
+
+    /// Statistics of the last align().
+    LongEngineStats last_stats() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpualign::gpu

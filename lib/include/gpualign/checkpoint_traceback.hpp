@@ -1,0 +1,135 @@
+// gpualign — exact linear-memory traceback by checkpoint grids, shared by the
+// CPU and GPU long-pair engines. Plain C++20 (no SeqAn3, no CUDA types), so
+// gpu/ includes it too.
+//
+// Method (the "special rows" idea of CUDAlign, Sandes & de Melo 2010-2016,
+// applied recursively in two dimensions; forward passes only):
+//  1. A forward pass over the whole matrix (Gotoh 1982) finds the end cell and
+//     saves the exact boundary values of a grid of checkpoint rows (H and
+//     Fcell of every column) and checkpoint columns (H and Ecell of every row).
+//  2. Each grid tile then has exact boundaries: its top checkpoint row, its
+//     left checkpoint column and their corner. The traceback starts in the
+//     tile holding the end cell, recomputes that tile alone (with a finer
+//     grid of its own), and follows the path tile by tile towards (0,0).
+//  3. A tile of at most `leaf_cells` cells is recomputed with one direction
+//     byte per cell (docs/scoring.md) and walked with the canonical rule.
+// Every value a tile starts from is the exact value of the full matrix, so
+// the path, CIGAR and coordinates are those of the full-matrix reference
+// `align_pair_full_matrix`, byte for byte, by construction.
+//
+// Memory: the checkpoints of one level take about 8 bytes x (fan-out x
+// (width + height)); a level's tiles are fan-out times smaller in each
+// dimension, so the whole stack is linear in query_len + ref_len, never
+// their product. Work: the forward pass plus about 2/fan-out of it per level.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "gpualign/alignment.hpp"
+#include "gpualign/scoring.hpp"
+
+namespace gpualign {
+
+/// One boundary value: `h` = H, `g` = the gap state that crosses the boundary
+/// (Fcell on a checkpoint row, Ecell on a checkpoint column). 8 bytes.
+struct BoundaryCell {
+    std::int32_t h;
+    std::int32_t g;
+};
+
+/// A rectangle of the DP matrix with exact boundaries, as a backend computes it.
+///
+/// Cells: rows i in (i0, i0 + rows], columns j in (j0, j0 + cols]; 1-based DP
+/// coordinates (row i = query position i-1). Boundaries (backend memory, host
+/// or device, borrowed):
+///  - top[t], t = 0..cols:  H(i0, j0+t) and Fcell(i0, j0+t) (top[0].g unused);
+///  - left[t], t = 0..rows: H(i0+t, j0) and Ecell(i0+t, j0) (left[0] is the
+///    corner, equal to top[0]; left[0].g unused).
+struct Region {
+    std::int64_t i0 = 0, j0 = 0, rows = 0, cols = 0;
+    const BoundaryCell* top = nullptr;
+    const BoundaryCell* left = nullptr;
+};
+
+/// What one pass over a Region writes (all buffers backend memory, owned by
+/// the caller; nullptr / 0 when not wanted).
+///  - checkpoint rows at region rows r = row_stride, 2*row_stride, ... < rows:
+///    row k (k = 0, 1, ...) is written to row_out + k * (cols + 1), laid out
+///    as Region::top (entry 0 = H(i0+r, j0)).
+///  - checkpoint columns at region columns c = col_stride, 2*col_stride, ...
+///    < cols: column k goes to col_out + k * (rows + 1), laid out as
+///    Region::left (entry 0 = H(i0, j0+c)).
+///  - dirs: one direction byte per cell (docs/scoring.md), row-major,
+///    dirs[(i-i0-1) * cols + (j-j0-1)], in HOST memory.
+///  - local best: the canonical best cell of the region (max H, then smallest
+///    i, then smallest j) when `want_best`.
+struct RegionOutputs {
+    std::int64_t row_stride = 0;
+    BoundaryCell* row_out = nullptr;
+    std::int64_t col_stride = 0;
+    BoundaryCell* col_out = nullptr;
+    std::uint8_t* dirs = nullptr;
+    bool want_best = false;
+};
+
+/// The canonical best cell of a region (local mode) and H at its bottom-right
+/// corner (global mode's score when the region is the whole matrix).
+struct RegionResult {
+    std::int32_t best = 0;
+    std::int64_t best_i = 0, best_j = 0;
+    std::int32_t corner_h = 0;
+};
+
+/// A backend that computes Regions: the CPU (OpenMP tile wavefront) or a GPU.
+/// Buffers it hands out are stack-ordered: release() frees the most recent
+/// allocations first.
+class RegionBackend {
+public:
+    virtual ~RegionBackend() = default;
+    /// Storage for `count` boundary cells in backend memory.
+    /// @throws std::bad_alloc / std::runtime_error when out of memory.
+    virtual BoundaryCell* allocate(std::size_t count) = 0;
+    /// Frees the allocation `p` and every later one (stack order).
+    virtual void release(BoundaryCell* p) = 0;
+    /// Fills `count` cells of `out` (backend memory) with the matrix border:
+    /// row 0 (`row`) or column 0 starting at index `first` (0 = the corner).
+    virtual void fill_border(BoundaryCell* out, std::int64_t first, std::size_t count, bool row) = 0;
+    /// Computes the Region with the recurrences of docs/scoring.md and writes
+    /// `out`. `on_cells` (called on the calling thread, may be called never)
+    /// reports the cells of this region computed so far, for progress.
+    virtual RegionResult compute(const Region& region, const RegionOutputs& out,
+                                 const std::function<void(std::uint64_t)>& on_cells) = 0;
+    /// Row checkpoints are rounded to multiples of this many rows (a GPU stripe).
+    virtual std::int64_t row_alignment() const = 0;
+};
+
+/// Knobs of the checkpoint traceback (0 = backend default).
+struct CheckpointPlan {
+    int fan_out = 16;                      ///< tiles per dimension of each level (>= 2)
+    std::uint64_t leaf_cells = 1u << 20;   ///< largest tile recomputed with direction bytes
+    std::int64_t min_tile = 64;            ///< smallest tile side a level cuts
+};
+
+/// Progress reporting: called with the cells computed so far (all passes)
+/// and the forward pass's total (query_len * ref_len).
+using ProgressCallback = std::function<void(std::uint64_t cells_done, std::uint64_t cells_forward)>;
+
+/// Aligns one pair through `backend` with the checkpoint method above.
+///
+/// @param query_len, ref_len  sequence lengths (m, n); the sequences themselves
+///                            live with the backend.
+/// @param query, ref          the codes in host memory (for '='/'X' in the CIGAR).
+/// @param score_only          global: the forward pass alone; local: the
+///                            traceback still runs (it gives the begin cell)
+///                            but no CIGAR is returned.
+/// @return coordinates 0-based half-open, as align_pair_full_matrix.
+/// @throws what the backend throws (out of memory, device errors).
+AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::uint8_t> query,
+                                 std::span<const std::uint8_t> ref, const ScoringScheme& s, AlignMode mode,
+                                 bool score_only, const CheckpointPlan& plan, const ProgressCallback& progress);
+
+}  // namespace gpualign

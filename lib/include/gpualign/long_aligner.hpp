@@ -1,0 +1,55 @@
+// gpualign — the CPU long-pair aligner: one pair spread over every core, exact
+// traceback in memory linear in the lengths (checkpoint_traceback.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "gpualign/alignment.hpp"
+#include "gpualign/checkpoint_traceback.hpp"
+#include "gpualign/scoring.hpp"
+
+namespace gpualign {
+
+/// Options of align_pair_long. Sizes in bytes or cells as named.
+struct LongAlignOptions {
+    /// OpenMP threads computing one pair (a wavefront of tiles), 0 = all cores.
+    int threads = 0;
+    /// Host bytes for checkpoints and direction tiles (the sequences and the
+    /// result are not counted). The fan-out of each level is lowered until its
+    /// checkpoints fit; the floor is about 8 * 2 * (query_len + ref_len) * 2
+    /// bytes plus one leaf tile.
+    std::size_t memory_limit = std::size_t{512} << 20;
+    /// Checkpoint plan (fan-out, leaf size); tests use small values to put
+    /// tile boundaries everywhere.
+    CheckpointPlan plan{};
+    /// Side of the square tiles of the CPU wavefront (cells), >= 1.
+    std::int64_t tile = 256;
+    /// Called from the calling thread as cells are computed (may be empty).
+    ProgressCallback progress;
+};
+
+/// Aligns one pair on the CPU with the checkpoint method: byte-identical to
+/// align_pair_full_matrix (docs/scoring.md) for every pair that one fits, in
+/// memory linear in query_len + ref_len.
+///
+/// Algorithm: Gotoh (1982) recurrences, local (Smith-Waterman 1981) or global
+/// (Needleman-Wunsch 1970); each pass is an anti-diagonal wavefront of
+/// `tile` x `tile` blocks over `threads` OpenMP threads; traceback by
+/// recomputation from exact checkpoint rows and columns (CUDAlign's special
+/// rows, Sandes & de Melo 2010-2016, in two dimensions).
+///
+/// @param query, ref  codes (see Alphabet), host memory, borrowed.
+/// @param s           a validated scheme whose alphabet matches the codes.
+/// @param mode        local or global.
+/// @param score_only  no CIGAR (local still reports the begin cell).
+/// @return coordinates 0-based half-open, see AlignmentResult.
+/// @throws std::length_error if the pair fails fits_int32;
+///         std::invalid_argument for bad options (tile < 1, fan_out < 2);
+///         std::bad_alloc when even the smallest checkpoints do not fit.
+AlignmentResult align_pair_long(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
+                                const ScoringScheme& s, AlignMode mode, bool score_only,
+                                const LongAlignOptions& options = {});
+
+}  // namespace gpualign

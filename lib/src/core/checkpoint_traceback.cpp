@@ -1,0 +1,282 @@
+// Exact traceback by recursive checkpoint grids (checkpoint_traceback.hpp).
+// The walk inside a leaf tile is the state machine of docs/scoring.md, the
+// same as the full-matrix reference in cpu_aligner.cpp.
+#include "gpualign/checkpoint_traceback.hpp"
+
+#include <algorithm>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "gpualign/cpu_aligner.hpp"
+
+namespace gpualign {
+namespace {
+
+// Direction byte layout (docs/scoring.md).
+constexpr std::uint8_t from_zero = 0, from_diag = 1, from_e = 2;
+constexpr std::uint8_t e_extended = 4, f_extended = 8;
+
+enum class State : std::uint8_t { h, e, f };
+
+/// The traceback position: the cell (i, j) whose direction byte is read next,
+/// in `state`; `done` once a local path has ended.
+struct Cursor {
+    std::int64_t i = 0, j = 0;
+    State state = State::h;
+    bool done = false;
+};
+
+/// A level's checkpoint grid over a region: tile (a, b) covers region rows
+/// (a*stride_r, min((a+1)*stride_r, rows)] and columns likewise.
+struct Grid {
+    std::int64_t stride_r = 0, stride_c = 0;
+    BoundaryCell* rows_ckpt = nullptr;  // (ceil(rows/stride_r) - 1) rows of cols+1 cells
+    BoundaryCell* cols_ckpt = nullptr;  // (ceil(cols/stride_c) - 1) columns of rows+1 cells
+    BoundaryCell* first = nullptr;      // first allocation, for release()
+};
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+class Tracer {
+public:
+    Tracer(RegionBackend& backend, std::span<const std::uint8_t> q, std::span<const std::uint8_t> r,
+           const ScoringScheme& s, AlignMode mode, const CheckpointPlan& plan, const ProgressCallback& progress,
+           bool record)
+        : backend_(backend), q_(q), r_(r), s_(s), local_(mode == AlignMode::local), plan_(plan),
+          progress_(progress), record_(record), total_(static_cast<std::uint64_t>(q.size()) * r.size()) {}
+
+    /// Computes `reg` once, saving a checkpoint grid (when `with_grid`), and
+    /// returns the grid and the region's result.
+    Grid compute_grid(const Region& reg, bool with_grid, bool want_best, RegionResult& result) {
+        Grid g;
+        RegionOutputs out;
+        out.want_best = want_best;
+        if (with_grid) {
+            int fan = std::max(2, plan_.fan_out);
+            while (true) {
+                g = plan_grid(reg, fan);
+                const std::int64_t kr = ceil_div(reg.rows, g.stride_r), kc = ceil_div(reg.cols, g.stride_c);
+                const std::size_t row_cells = static_cast<std::size_t>(kr - 1) * static_cast<std::size_t>(reg.cols + 1);
+                const std::size_t col_cells = static_cast<std::size_t>(kc - 1) * static_cast<std::size_t>(reg.rows + 1);
+                try {
+                    g.first = backend_.allocate(row_cells + col_cells + 1);
+                } catch (const std::bad_alloc&) {
+                    if (fan <= 2) throw;
+                    fan /= 2;  // coarser checkpoints: fewer of them, larger tiles
+                    continue;
+                }
+                g.rows_ckpt = g.first;
+                g.cols_ckpt = g.first + row_cells;
+                break;
+            }
+            out.row_stride = g.stride_r;
+            out.row_out = g.rows_ckpt;
+            out.col_stride = g.stride_c;
+            out.col_out = g.cols_ckpt;
+        }
+        result = run(reg, out);
+        return g;
+    }
+
+    /// Follows the path from `cur` (inside `reg`) until it leaves `reg`
+    /// through its top row or left column, or ends.
+    void trace(const Region& whole, Cursor& cur) {
+        Region reg = whole;  // only rows <= cur.i and columns <= cur.j matter
+        reg.rows = cur.i - whole.i0;
+        reg.cols = cur.j - whole.j0;
+        if (is_leaf(reg)) {
+            walk_leaf(reg, cur);
+            return;
+        }
+        RegionResult unused;
+        const Grid g = compute_grid(reg, true, false, unused);
+        walk_grid(reg, g, cur);
+        backend_.release(g.first);
+    }
+
+    /// Follows the path through the tiles of a computed grid.
+    void walk_grid(const Region& reg, const Grid& g, Cursor& cur) {
+        while (!cur.done && cur.i > reg.i0 && cur.j > reg.j0) {
+            const std::int64_t a = (cur.i - reg.i0 - 1) / g.stride_r, b = (cur.j - reg.j0 - 1) / g.stride_c;
+            Region t;
+            t.i0 = reg.i0 + a * g.stride_r;
+            t.j0 = reg.j0 + b * g.stride_c;
+            t.rows = std::min(g.stride_r, reg.rows - a * g.stride_r);
+            t.cols = std::min(g.stride_c, reg.cols - b * g.stride_c);
+            t.top = a == 0 ? reg.top + b * g.stride_c : g.rows_ckpt + (a - 1) * (reg.cols + 1) + b * g.stride_c;
+            t.left = b == 0 ? reg.left + a * g.stride_r : g.cols_ckpt + (b - 1) * (reg.rows + 1) + a * g.stride_r;
+            trace(t, cur);
+        }
+    }
+
+    bool is_leaf(const Region& reg) const {
+        if (static_cast<std::uint64_t>(reg.rows) * static_cast<std::uint64_t>(reg.cols) <= plan_.leaf_cells) return true;
+        // A region no level can cut further is recomputed whole.
+        return reg.rows <= backend_.row_alignment() && reg.cols <= 1;
+    }
+
+    /// Recomputes a leaf with direction bytes and walks it.
+    void walk_leaf(const Region& reg, Cursor& cur) {
+        dirs_.resize(static_cast<std::size_t>(reg.rows) * static_cast<std::size_t>(reg.cols));
+        RegionOutputs out;
+        out.dirs = dirs_.data();
+        run(reg, out);
+        while (true) {
+            if (cur.i == reg.i0 || cur.j == reg.j0) return;  // left the tile
+            const std::uint8_t bits =
+                dirs_[static_cast<std::size_t>(cur.i - reg.i0 - 1) * static_cast<std::size_t>(reg.cols) +
+                      static_cast<std::size_t>(cur.j - reg.j0 - 1)];
+            if (cur.state == State::h) {
+                const std::uint8_t src = bits & 3;
+                if (src == from_zero) {  // local only
+                    cur.done = true;
+                    return;
+                }
+                if (src == from_diag) {
+                    const std::uint8_t a = q_[static_cast<std::size_t>(cur.i - 1)];
+                    const std::uint8_t b = r_[static_cast<std::size_t>(cur.j - 1)];
+                    append(residues_identical(s_.alphabet, a, b) ? CigarOp::eq : CigarOp::diff);
+                    --cur.i;
+                    --cur.j;
+                    if (local_ && (cur.i == 0 || cur.j == 0)) {
+                        cur.done = true;
+                        return;
+                    }
+                } else {
+                    cur.state = src == from_e ? State::e : State::f;
+                }
+            } else if (cur.state == State::e) {
+                append(CigarOp::del);
+                if (!(bits & e_extended)) cur.state = State::h;
+                --cur.j;
+            } else {
+                append(CigarOp::ins);
+                if (!(bits & f_extended)) cur.state = State::h;
+                --cur.i;
+            }
+        }
+    }
+
+    void append(CigarOp op) {
+        if (!record_) return;
+        if (!rev_.empty() && cigar_op(rev_.back()) == op && cigar_len(rev_.back()) < max_run)
+            rev_.back() += 1u << 4;
+        else
+            rev_.push_back(cigar_pack(op, 1));
+    }
+
+    std::vector<std::uint32_t>& reversed_cigar() { return rev_; }
+
+private:
+    static constexpr std::uint32_t max_run = (1u << 28) - 1;
+
+    Grid plan_grid(const Region& reg, int fan) const {
+        Grid g;
+        const std::int64_t align = std::max<std::int64_t>(1, backend_.row_alignment());
+        const std::int64_t min_tile = std::max<std::int64_t>(1, plan_.min_tile);
+        auto stride = [&](std::int64_t len, std::int64_t unit) {
+            const std::int64_t k = std::clamp<std::int64_t>(len / std::max(min_tile, unit), 1, fan);
+            return ceil_div(ceil_div(len, k), unit) * unit;
+        };
+        g.stride_r = stride(reg.rows, align);
+        g.stride_c = stride(reg.cols, 1);
+        // Every level must cut: split the dimension that can be split.
+        if (g.stride_r >= reg.rows && g.stride_c >= reg.cols) {
+            if (reg.cols >= 2)
+                g.stride_c = ceil_div(reg.cols, 2);
+            else
+                g.stride_r = ceil_div(ceil_div(reg.rows, 2), align) * align;
+        }
+        return g;
+    }
+
+    RegionResult run(const Region& reg, const RegionOutputs& out) {
+        const std::uint64_t cells = static_cast<std::uint64_t>(reg.rows) * static_cast<std::uint64_t>(reg.cols);
+        const std::uint64_t base = done_;
+        RegionResult res = backend_.compute(reg, out, [&](std::uint64_t c) {
+            if (progress_) progress_(base + c, total_);
+        });
+        done_ = base + cells;
+        if (progress_) progress_(done_, total_);
+        return res;
+    }
+
+    RegionBackend& backend_;
+    std::span<const std::uint8_t> q_, r_;
+    const ScoringScheme& s_;
+    bool local_;
+    CheckpointPlan plan_;
+    const ProgressCallback& progress_;
+    bool record_;
+    std::uint64_t total_;
+    std::uint64_t done_ = 0;
+    std::vector<std::uint8_t> dirs_;
+    std::vector<std::uint32_t> rev_;
+};
+
+}  // namespace
+
+AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::uint8_t> query,
+                                 std::span<const std::uint8_t> ref, const ScoringScheme& s, AlignMode mode,
+                                 bool score_only, const CheckpointPlan& plan, const ProgressCallback& progress) {
+    if (!fits_int32(s, query.size(), ref.size()))
+        throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
+                                std::to_string(ref.size()) + " could overflow 32-bit scores");
+    const std::int64_t m = static_cast<std::int64_t>(query.size()), n = static_cast<std::int64_t>(ref.size());
+    if (m == 0 || n == 0) return align_pair_full_matrix(query, ref, s, mode, score_only);  // no DP cell
+    const bool local = mode == AlignMode::local;
+
+    BoundaryCell* top = backend.allocate(static_cast<std::size_t>(n + 1) + static_cast<std::size_t>(m + 1));
+    BoundaryCell* left = top + (n + 1);
+    backend.fill_border(top, 0, static_cast<std::size_t>(n + 1), true);
+    backend.fill_border(left, 0, static_cast<std::size_t>(m + 1), false);
+    const Region whole{0, 0, m, n, top, left};
+
+    Tracer tracer(backend, query, ref, s, mode, plan, progress, !score_only);
+    const bool need_path = !(score_only && !local);
+    RegionResult res;
+    const bool leaf = !need_path || tracer.is_leaf(whole);
+    const Grid g = tracer.compute_grid(whole, !leaf, local, res);
+
+    AlignmentResult out;
+    out.has_cigar = !score_only;
+    Cursor cur;
+    if (local) {
+        if (res.best <= 0) {
+            backend.release(top);
+            return out;  // unaligned
+        }
+        out.score = res.best;
+        cur.i = res.best_i;
+        cur.j = res.best_j;
+    } else {
+        out.score = res.corner_h;
+        cur.i = m;
+        cur.j = n;
+    }
+    out.query_end = static_cast<std::int32_t>(cur.i);
+    out.ref_end = static_cast<std::int32_t>(cur.j);
+    if (!need_path) {
+        backend.release(top);
+        return out;
+    }
+    if (leaf)
+        tracer.trace(whole, cur);  // recomputes the (small) matrix with direction bytes
+    else
+        tracer.walk_grid(whole, g, cur);
+    backend.release(top);
+    if (!local) {  // a global path that reached row 0 or column 0 ends in one gap
+        for (; cur.j > 0; --cur.j) tracer.append(CigarOp::del);
+        for (; cur.i > 0; --cur.i) tracer.append(CigarOp::ins);
+    }
+    out.query_begin = static_cast<std::int32_t>(cur.i);
+    out.ref_begin = static_cast<std::int32_t>(cur.j);
+    if (!score_only) {
+        const auto& rev = tracer.reversed_cigar();
+        out.cigar.assign(rev.rbegin(), rev.rend());
+    }
+    return out;
+}
+
+}  // namespace gpualign

@@ -1,0 +1,253 @@
+// The CPU long-pair aligner: a RegionBackend that computes regions as an
+// OpenMP wavefront of tiles, driven by checkpoint_align.
+//
+// Recurrence (Gotoh 1982; docs/scoring.md), O = go + ge, E = ge:
+//   Ecell(i,j) = max(Ecell(i,j-1) - E, H(i,j-1) - O)      opening wins ties
+//   Fcell(i,j) = max(Fcell(i-1,j) - E, H(i-1,j) - O)      opening wins ties
+//   H(i,j)     = max(H(i-1,j-1) + s(q_i, r_j), Ecell, Fcell [, 0 if local])
+//                preference zero (local) > diagonal > E > F
+// exactly as align_pair_full_matrix computes it, so every value a tile
+// produces is the full matrix's value.
+//
+// Tiles: the region is cut at every checkpoint row and column and then into
+// pieces of at most `tile` cells a side. Tile (a, b) reads the bottom row of
+// tile (a-1, b) from a shared row buffer and the right column of tile
+// (a, b-1) from a shared column buffer, and overwrites both in place; tiles
+// on one anti-diagonal touch disjoint parts of them, so a diagonal runs in
+// parallel.
+#include "gpualign/long_aligner.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpualign/cpu_aligner.hpp"
+
+namespace gpualign {
+namespace {
+
+constexpr std::int32_t neg_inf = std::numeric_limits<std::int32_t>::min() / 2;
+constexpr std::uint8_t from_zero = 0, from_diag = 1, from_e = 2, from_f = 3;
+constexpr std::uint8_t e_extended = 4, f_extended = 8;
+
+/// Cuts [0, len) at every multiple of `stride` (when > 0) and then into
+/// near-equal pieces of at most `tile`: returns the edges 0 = e_0 < ... = len.
+std::vector<std::int64_t> tile_edges(std::int64_t len, std::int64_t stride, std::int64_t tile) {
+    std::vector<std::int64_t> edges{0};
+    const std::int64_t seg = stride > 0 ? stride : len;
+    for (std::int64_t s0 = 0; s0 < len; s0 += seg) {
+        const std::int64_t s1 = std::min(len, s0 + seg), l = s1 - s0;
+        const std::int64_t k = (l + tile - 1) / tile;
+        for (std::int64_t p = 1; p <= k; ++p) edges.push_back(s0 + l * p / k);
+    }
+    return edges;
+}
+
+/// The canonical best cell (max H, then smallest i, then smallest j).
+struct Best {
+    std::int32_t h = 0;
+    std::int64_t i = 0, j = 0;
+    void merge(const Best& o) {
+        if (o.h > h || (o.h == h && o.h > 0 && (o.i < i || (o.i == i && o.j < j)))) *this = o;
+    }
+};
+
+class CpuBackend final : public RegionBackend {
+public:
+    CpuBackend(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r, const ScoringScheme& s,
+               AlignMode mode, const LongAlignOptions& o)
+        : q_(q), r_(r), s_(s), local_(mode == AlignMode::local), tile_(o.tile),
+          threads_(o.threads > 0 ? o.threads : omp_get_num_procs()), budget_(o.memory_limit) {}
+
+    BoundaryCell* allocate(std::size_t count) override {
+        const std::size_t bytes = count * sizeof(BoundaryCell);
+        if (used_ + bytes > budget_) throw std::bad_alloc();
+        stack_.push_back({std::make_unique<BoundaryCell[]>(count), bytes});
+        used_ += bytes;
+        return stack_.back().data.get();
+    }
+    void release(BoundaryCell* p) override {
+        while (!stack_.empty()) {
+            const bool last = stack_.back().data.get() == p;
+            used_ -= stack_.back().bytes;
+            stack_.pop_back();
+            if (last) return;
+        }
+    }
+    void fill_border(BoundaryCell* out, std::int64_t first, std::size_t count, bool /*row*/) override {
+        for (std::size_t t = 0; t < count; ++t) {
+            const std::int64_t k = first + static_cast<std::int64_t>(t);
+            const std::int32_t h = (local_ || k == 0) ? 0 : static_cast<std::int32_t>(-(s_.gap_open + k * s_.gap_extend));
+            out[t] = {h, neg_inf};
+        }
+    }
+    std::int64_t row_alignment() const override { return 1; }
+
+    RegionResult compute(const Region& reg, const RegionOutputs& out,
+                         const std::function<void(std::uint64_t)>& on_cells) override {
+        const std::int64_t rows = reg.rows, cols = reg.cols;
+        std::vector<BoundaryCell> rowbuf(reg.top, reg.top + cols + 1);
+        std::vector<BoundaryCell> colbuf(reg.left, reg.left + rows + 1);
+        const std::vector<std::int64_t> re = tile_edges(rows, out.row_stride, tile_);
+        const std::vector<std::int64_t> ce = tile_edges(cols, out.col_stride, tile_);
+        const std::int64_t A = static_cast<std::int64_t>(re.size()) - 1, B = static_cast<std::int64_t>(ce.size()) - 1;
+        std::vector<std::int32_t> corner(static_cast<std::size_t>(A));
+        for (std::int64_t a = 0; a < A; ++a) corner[a] = reg.left[re[a]].h;
+
+        Ctx ctx{reg, out, rowbuf.data(), colbuf.data()};
+        const int threads = A * B >= 4 ? threads_ : 1;
+        std::vector<Best> best(static_cast<std::size_t>(threads));
+        std::atomic<std::uint64_t> cells{0};
+        auto tile = [&](std::int64_t a, std::int64_t b, Best& bst) {
+            run_tile(ctx, re[a], re[a + 1], ce[b], ce[b + 1], corner[static_cast<std::size_t>(a)], a == 0, b == 0, bst);
+            cells.fetch_add(static_cast<std::uint64_t>(re[a + 1] - re[a]) * static_cast<std::uint64_t>(ce[b + 1] - ce[b]),
+                            std::memory_order_relaxed);
+        };
+        if (threads == 1) {
+            for (std::int64_t a = 0; a < A; ++a) {
+                for (std::int64_t b = 0; b < B; ++b) tile(a, b, best[0]);
+                if (on_cells) on_cells(cells.load(std::memory_order_relaxed));
+            }
+        } else {
+#pragma omp parallel num_threads(threads)
+            {
+                Best& mine = best[static_cast<std::size_t>(omp_get_thread_num())];
+                for (std::int64_t d = 0; d < A + B - 1; ++d) {
+                    const std::int64_t a_lo = std::max<std::int64_t>(0, d - (B - 1)), a_hi = std::min(d, A - 1);
+#pragma omp for schedule(dynamic, 1)
+                    for (std::int64_t a = a_lo; a <= a_hi; ++a) tile(a, d - a, mine);
+#pragma omp master
+                    if (on_cells && (d & 15) == 15) on_cells(cells.load(std::memory_order_relaxed));
+                }
+            }
+        }
+        RegionResult res;
+        Best all;
+        for (const Best& b : best) all.merge(b);
+        res.best = all.h;
+        res.best_i = all.i;
+        res.best_j = all.j;
+        res.corner_h = rowbuf[static_cast<std::size_t>(cols)].h;
+        return res;
+    }
+
+private:
+    struct Allocation {
+        std::unique_ptr<BoundaryCell[]> data;
+        std::size_t bytes;
+    };
+    struct Ctx {
+        const Region& reg;
+        const RegionOutputs& out;
+        BoundaryCell* rowbuf;
+        BoundaryCell* colbuf;
+    };
+
+    /// Computes tile rows (r0, r1] x columns (c0, c1]; `corner` holds H(r0, c0)
+    /// on entry and H(r0, c1) (the next tile's corner) on return.
+    void run_tile(const Ctx& c, std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1,
+                  std::int32_t& corner, bool first_row, bool first_col, Best& best) const {
+        const bool dirs = c.out.dirs != nullptr;
+        if (local_)
+            dirs ? tile_rows<true, true>(c, r0, r1, c0, c1, corner, best)
+                 : tile_rows<true, false>(c, r0, r1, c0, c1, corner, best);
+        else
+            dirs ? tile_rows<false, true>(c, r0, r1, c0, c1, corner, best)
+                 : tile_rows<false, false>(c, r0, r1, c0, c1, corner, best);
+        const Region& reg = c.reg;
+        const RegionOutputs& out = c.out;
+        // Checkpoints are tile edges: copy this tile's share of them.
+        if (out.row_stride > 0 && r1 < reg.rows && r1 % out.row_stride == 0) {
+            BoundaryCell* dst = out.row_out + (r1 / out.row_stride - 1) * (reg.cols + 1);
+            std::copy(c.rowbuf + c0 + 1, c.rowbuf + c1 + 1, dst + c0 + 1);
+            if (first_col) dst[0] = {reg.left[r1].h, 0};
+        }
+        if (out.col_stride > 0 && c1 < reg.cols && c1 % out.col_stride == 0) {
+            BoundaryCell* dst = out.col_out + (c1 / out.col_stride - 1) * (reg.rows + 1);
+            std::copy(c.colbuf + r0 + 1, c.colbuf + r1 + 1, dst + r0 + 1);
+            if (first_row) dst[0] = {reg.top[c1].h, 0};
+        }
+    }
+
+    template <bool Local, bool Dirs>
+    void tile_rows(const Ctx& c, std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1,
+                   std::int32_t& corner, Best& best) const {
+        const Region& reg = c.reg;
+        const std::int32_t open = s_.gap_open + s_.gap_extend, ext = s_.gap_extend;
+        const std::int32_t h_floor = Local ? 0 : neg_inf;
+        BoundaryCell* row = c.rowbuf;
+        std::int32_t prev_left = corner;  // H(r0, c0): the diagonal of the first row
+        corner = row[c1].h;               // H(r0, c1), before this tile overwrites it
+        for (std::int64_t r = r0 + 1; r <= r1; ++r) {
+            const std::int64_t i = reg.i0 + r;
+            BoundaryCell& lb = c.colbuf[r];
+            std::int32_t diag = prev_left;
+            prev_left = lb.h;
+            std::int32_t h_left = lb.h, e = lb.g;
+            const std::int32_t* row_scores = &s_.matrix[static_cast<std::size_t>(q_[i - 1]) * s_.size];
+            const std::uint8_t* rs = r_.data() + reg.j0 - 1;  // rs[j] = ref code of column j
+            std::uint8_t* d = Dirs ? c.out.dirs + (r - 1) * reg.cols - 1 : nullptr;
+            std::int32_t row_best = 0;
+            std::int64_t row_best_c = 0;
+            for (std::int64_t col = c0 + 1; col <= c1; ++col) {
+                const std::int32_t e_open = h_left - open, e_ext = e - ext;
+                const bool e_is_ext = e_ext > e_open;
+                e = e_is_ext ? e_ext : e_open;
+                const BoundaryCell up = row[col];
+                const std::int32_t f_open = up.h - open, f_ext = up.g - ext;
+                const bool f_is_ext = f_ext > f_open;
+                const std::int32_t f = f_is_ext ? f_ext : f_open;
+                std::int32_t h = diag + row_scores[rs[col]];
+                std::uint8_t src = from_diag;
+                src = e > h ? from_e : src;
+                h = e > h ? e : h;
+                src = f > h ? from_f : src;
+                h = f > h ? f : h;
+                src = h <= h_floor ? from_zero : src;
+                h = h <= h_floor ? h_floor : h;
+                diag = up.h;
+                row[col] = {h, f};
+                h_left = h;
+                if constexpr (Dirs)
+                    d[col] = static_cast<std::uint8_t>(src | (e_is_ext ? e_extended : 0) | (f_is_ext ? f_extended : 0));
+                if constexpr (Local) {
+                    const bool better = h > row_best;
+                    row_best_c = better ? col : row_best_c;
+                    row_best = better ? h : row_best;
+                }
+            }
+            lb = {h_left, e};
+            if constexpr (Local)
+                if (row_best > 0) best.merge({row_best, i, reg.j0 + row_best_c});
+        }
+    }
+
+    std::span<const std::uint8_t> q_, r_;
+    const ScoringScheme& s_;
+    bool local_;
+    std::int64_t tile_;
+    int threads_;
+    std::size_t budget_;
+    std::size_t used_ = 0;
+    std::vector<Allocation> stack_;
+};
+
+}  // namespace
+
+AlignmentResult align_pair_long(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
+                                const ScoringScheme& s, AlignMode mode, bool score_only,
+                                const LongAlignOptions& options) {
+    if (options.tile < 1) throw std::invalid_argument("LongAlignOptions::tile must be >= 1");
+    if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
+    CpuBackend backend(query, ref, s, mode, options);
+    return checkpoint_align(backend, query, ref, s, mode, score_only, options.plan, options.progress);
+}
+
+}  // namespace gpualign
