@@ -27,3 +27,20 @@ double Engine::last_kernel_ms() const noexcept { return 0.0; }
 EngineProfile Engine::profile() const noexcept { return {}; }
 
 }  // namespace gpualign::gpu
+
+#include "gpualign/gpu/long_engine.hpp"
+
+namespace gpualign::gpu {
+
+struct LongEngine::Impl {};
+
+LongEngine::LongEngine(const ScoringScheme&, AlignMode, bool, const LongEngineOptions&) {
+    throw std::runtime_error("gpualign was built without CUDA support (nvcc was not found at build time)");
+}
+LongEngine::~LongEngine() = default;
+AlignmentResult LongEngine::align(std::span<const std::uint8_t>, std::span<const std::uint8_t>) {
+    throw std::runtime_error("gpualign was built without CUDA support");
+}
+LongEngineStats LongEngine::last_stats() const noexcept { return {}; }
+
+}  // namespace gpualign::gpu

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Fills .carry/ (git-ignored) with what a device call needs: the binaries of
+# build/, the shared libraries they link that the device machine lacks
+# (zlib, bzip2, libgomp), and the shared data sets the GPU tests and benches
+# read (../shared/data is not sent with the working tree).
+# Usage: bash bench/prepare_carry.sh [data subfolders...] (default: dna/long dna/pacbio_ecoli dna/miseq_16S protein/orthologs*)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf .carry && mkdir -p .carry/lib .carry/data
+for b in app/gpualign tests/gpualign_gpu_tests bench/gpualign_bench bench/gpualign_long_bench; do
+  [ -x "build/$b" ] && cp "build/$b" .carry/
+done
+for lib in libz.so.1 libbz2.so.1.0 libgomp.so.1; do
+  p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
+  [ -n "$p" ] && cp -L "$p" .carry/lib/
+done
+sets=${*:-dna/long dna/pacbio_ecoli dna/miseq_16S}
+for s in $sets; do mkdir -p ".carry/data/$(dirname "$s")"; cp -r "../shared/data/$s" ".carry/data/$(dirname "$s")/"; done
+mkdir -p .carry/data/protein && cp ../shared/data/protein/orthologs_*.fa .carry/data/protein/ 2>/dev/null || true
+du -sh .carry

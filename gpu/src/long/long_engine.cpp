@@ -1,0 +1,328 @@
+// gpualign — gpualign::gpu::LongEngine: the owning host object of the
+// long-pair engine (device arena, rings, stream) and its RegionBackend, which
+// computes each region of the checkpoint traceback (checkpoint_traceback.hpp)
+// with one cooperative launch of the region kernel. Host code (g++).
+#include "gpualign/gpu/long_engine.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../cuda_check.hpp"
+#include "long_dispatch.hpp"
+#include "long_tuning.hpp"
+
+namespace gpualign::gpu {
+namespace {
+
+static_assert(sizeof(BoundaryCell) == 8, "BoundaryCell is the device's int2");
+
+constexpr std::size_t granule = 256;
+std::size_t rounded(std::size_t b) { return (std::max<std::size_t>(b, 1) + granule - 1) / granule * granule; }
+
+std::size_t next_pow2(std::size_t v) {
+    std::size_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+/// A device allocation that grows (never shrinks) and reports its size.
+struct DeviceBuffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+    void ensure(std::size_t need, const char* what, std::size_t& held) {
+        if (need <= bytes) return;
+        release(held);
+        const std::size_t b = rounded(need);
+        void* p = nullptr;
+        const cudaError_t e = cudaMalloc(&p, b);
+        if (e == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            throw std::bad_alloc();
+        }
+        GPUALIGN_CUDA(e, what);
+        ptr = p;
+        bytes = b;
+        held += b;
+    }
+    void release(std::size_t& held) {
+        if (ptr) {
+            cudaFree(ptr);
+            held -= bytes;
+        }
+        ptr = nullptr;
+        bytes = 0;
+    }
+};
+
+}  // namespace
+
+struct LongEngine::Impl final : RegionBackend {
+    ScoringScheme scheme;
+    AlignMode mode;
+    bool score_only;
+    LongEngineOptions options;
+    int device = 0;
+    int sms = 0;
+    std::size_t limit = 0;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+    DeviceBuffer matrix, seqs, arena, ring, progress, best, dirs, corner;
+    unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp
+    unsigned long long* cells_dev = nullptr;
+    int cells_slots = 0;
+    std::vector<std::size_t> stack;  // arena offsets in allocation order
+    std::size_t arena_top = 0;
+    std::size_t held = 0;
+    const std::uint8_t* dq = nullptr;
+    const std::uint8_t* dr = nullptr;
+    int max_blocks[2][2][2] = {};  // [R == 16][local][dirs]
+    LongEngineStats stats;
+    bool first_pass = true;
+
+    Impl(const ScoringScheme& s, AlignMode m, bool so, const LongEngineOptions& o)
+        : scheme(s), mode(m), score_only(so), options(o), device(o.device) {}
+
+    ~Impl() override {
+        std::size_t h = held;
+        for (DeviceBuffer* b : {&matrix, &seqs, &arena, &ring, &progress, &best, &dirs, &corner}) b->release(h);
+        if (cells_host) cudaFreeHost(cells_host);
+        if (ev_start) cudaEventDestroy(ev_start);
+        if (ev_stop) cudaEventDestroy(ev_stop);
+        if (stream) cudaStreamDestroy(stream);
+    }
+
+    void init() {
+        GPUALIGN_CUDA(cudaSetDevice(device), "long engine, device " + std::to_string(device));
+        GPUALIGN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+        std::size_t free_b = 0, total_b = 0;
+        GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "long engine memory query");
+        limit = options.gpu_memory_limit ? options.gpu_memory_limit : free_b / 10 * 9;
+        GPUALIGN_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "long engine stream");
+        GPUALIGN_CUDA(cudaEventCreate(&ev_start), "long engine event");
+        GPUALIGN_CUDA(cudaEventCreate(&ev_stop), "long engine event");
+        for (int r = 0; r < 2; ++r)
+            for (int l = 0; l < 2; ++l)
+                for (int d = 0; d < 2; ++d) max_blocks[r][l][d] = detail::region_max_blocks(device, r ? 16 : 4, l, d);
+        int most = 0;
+        for (auto& a : max_blocks)
+            for (auto& b : a)
+                for (int v : b) most = std::max(most, v);
+        cells_slots = most * detail::region_block_threads() / 32;
+        GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&cells_host), sizeof(unsigned long long) * cells_slots,
+                                    cudaHostAllocMapped),
+                      "long engine progress counters");
+        GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&cells_dev), cells_host, 0),
+                      "long engine progress counters (device view)");
+        const std::size_t mbytes = scheme.matrix.size() * sizeof(std::int32_t);
+        matrix.ensure(mbytes, "substitution matrix", held);
+        GPUALIGN_CUDA(cudaMemcpy(matrix.ptr, scheme.matrix.data(), mbytes, cudaMemcpyHostToDevice), "matrix upload");
+    }
+
+    void note_peak() { stats.peak_device_bytes = std::max(stats.peak_device_bytes, held_total()); }
+    std::size_t held_total() const { return held; }
+
+    // ---- RegionBackend -------------------------------------------------------
+    BoundaryCell* allocate(std::size_t count) override {
+        const std::size_t b = rounded(count * sizeof(BoundaryCell));
+        if (arena_top + b > arena.bytes) throw std::bad_alloc();
+        stack.push_back(arena_top);
+        BoundaryCell* p = reinterpret_cast<BoundaryCell*>(static_cast<char*>(arena.ptr) + arena_top);
+        arena_top += b;
+        note_peak();
+        return p;
+    }
+    void release(BoundaryCell* p) override {
+        const std::size_t off = static_cast<std::size_t>(reinterpret_cast<char*>(p) - static_cast<char*>(arena.ptr));
+        while (!stack.empty()) {
+            const std::size_t top = stack.back();
+            stack.pop_back();
+            arena_top = top;
+            if (top == off) return;
+        }
+    }
+    void fill_border(BoundaryCell* out, std::int64_t first, std::size_t count, bool) override {
+        std::vector<BoundaryCell> host(count);
+        const bool local = mode == AlignMode::local;
+        for (std::size_t t = 0; t < count; ++t) {
+            const std::int64_t k = first + static_cast<std::int64_t>(t);
+            host[t] = {(local || k == 0) ? 0 : static_cast<std::int32_t>(-(scheme.gap_open + k * scheme.gap_extend)),
+                       std::numeric_limits<std::int32_t>::min() / 2};
+        }
+        GPUALIGN_CUDA(cudaMemcpy(out, host.data(), count * sizeof(BoundaryCell), cudaMemcpyHostToDevice), "border upload");
+    }
+    std::int64_t row_alignment() const override { return long_tuning::row_alignment; }
+
+    RegionResult compute(const Region& reg, const RegionOutputs& out,
+                         const std::function<void(std::uint64_t)>& on_cells) override {
+        if (reg.rows > std::numeric_limits<int>::max() / 2 || reg.cols > std::numeric_limits<int>::max() / 2)
+            throw std::length_error("region of " + std::to_string(reg.rows) + " x " + std::to_string(reg.cols) +
+                                    " cells exceeds the kernel's 32-bit indices");
+        const bool local = mode == AlignMode::local;
+        const bool want_dirs = out.dirs != nullptr;
+        const int rows = static_cast<int>(reg.rows), cols = static_cast<int>(reg.cols);
+        const int R = long_tuning::rows_per_lane(rows);
+        const int stripes = (rows + 32 * R - 1) / (32 * R);
+        const int warps_per_block = detail::region_block_threads() / 32;
+        int blocks = std::min(max_blocks[R == 16][local][want_dirs], (stripes + warps_per_block - 1) / warps_per_block);
+        // Rings: wide enough that producers cannot close a cycle of waits
+        // (cols < warps * (ring_cols - 64)), within the ring budget.
+        std::size_t ring_cols = 0;
+        while (true) {
+            const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
+            ring_cols = std::min(next_pow2(static_cast<std::size_t>(cols) + 64),
+                                 next_pow2(std::max<std::size_t>(long_tuning::min_ring_cols, cols / warps + 128)));
+            if (warps * ring_cols * 8 <= long_tuning::ring_budget || blocks == 1) break;
+            blocks = std::max(1, blocks / 2);
+        }
+        const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
+        ring.ensure(warps * ring_cols * 8, "long engine rings", held);
+        progress.ensure(sizeof(int) * stripes, "long engine progress flags", held);
+        if (local) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", held);
+        corner.ensure(sizeof(int), "long engine corner", held);
+        if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * cols, "long engine direction bytes", held);
+        note_peak();
+
+        detail::RegionLaunch a{};
+        a.query = dq;
+        a.ref = dr;
+        a.matrix = static_cast<const std::int32_t*>(matrix.ptr);
+        a.size = scheme.size;
+        a.gap_open = scheme.gap_open;
+        a.gap_extend = scheme.gap_extend;
+        a.i0 = reg.i0;
+        a.j0 = reg.j0;
+        a.rows = rows;
+        a.cols = cols;
+        a.top = reg.top;
+        a.left = reg.left;
+        a.row_stride = static_cast<int>(out.row_stride);
+        a.row_out = out.row_out;
+        a.col_stride = static_cast<int>(out.col_stride);
+        a.col_out = out.col_out;
+        a.dirs = want_dirs ? static_cast<std::uint8_t*>(dirs.ptr) : nullptr;
+        a.stripe_best = best.ptr;
+        a.corner = static_cast<int*>(corner.ptr);
+        a.ring = ring.ptr;
+        a.ring_cols = static_cast<int>(ring_cols);
+        a.flow_control = ring_cols < static_cast<std::size_t>(cols) + 64;
+        a.progress = static_cast<int*>(progress.ptr);
+        const std::uint64_t cells = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
+        const bool report = on_cells && cells >= long_tuning::progress_min_cells;
+        if (report) std::fill(cells_host, cells_host + warps, 0ull);
+        a.cells_done = report ? cells_dev : nullptr;
+        a.local = local;
+        a.rows_per_lane = R;
+        a.blocks = blocks;
+
+        GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
+        detail::launch_region(a, stripes, stream);
+        GPUALIGN_CUDA(cudaEventRecord(ev_stop, stream), "region stop event");
+        if (report) {
+            while (true) {
+                const cudaError_t q = cudaEventQuery(ev_stop);
+                if (q != cudaErrorNotReady) {
+                    GPUALIGN_CUDA(q, "region kernel");
+                    break;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                std::uint64_t sum = 0;
+                for (std::size_t w = 0; w < warps; ++w) sum += reinterpret_cast<volatile unsigned long long*>(cells_host)[w];
+                on_cells(sum);
+            }
+        }
+        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), "region kernel (" + std::to_string(rows) + " x " +
+                                                         std::to_string(cols) + ")");
+        float ms = 0;
+        GPUALIGN_CUDA(cudaEventElapsedTime(&ms, ev_start, ev_stop), "region timing");
+        stats.total_ms += ms;
+        stats.total_cells += cells;
+        ++stats.passes;
+        if (first_pass) stats.forward_ms = ms;
+        first_pass = false;
+
+        RegionResult res;
+        if (want_dirs)
+            GPUALIGN_CUDA(cudaMemcpy(out.dirs, dirs.ptr, static_cast<std::size_t>(rows) * cols, cudaMemcpyDeviceToHost),
+                          "direction bytes download");
+        GPUALIGN_CUDA(cudaMemcpy(&res.corner_h, corner.ptr, sizeof(int), cudaMemcpyDeviceToHost), "corner download");
+        if (local && out.want_best) {
+            std::vector<int> sb(4 * static_cast<std::size_t>(stripes));
+            GPUALIGN_CUDA(cudaMemcpy(sb.data(), best.ptr, sb.size() * sizeof(int), cudaMemcpyDeviceToHost),
+                          "stripe bests download");
+            for (int s = 0; s < stripes; ++s) {  // stripes in row order: a strictly better one wins
+                const int h = sb[4 * s], i = sb[4 * s + 1], j = sb[4 * s + 2];
+                if (h > res.best || (h == res.best && h > 0 && (reg.i0 + i < res.best_i ||
+                                                               (reg.i0 + i == res.best_i && reg.j0 + j < res.best_j)))) {
+                    res.best = h;
+                    res.best_i = reg.i0 + i;
+                    res.best_j = reg.j0 + j;
+                }
+            }
+        }
+        return res;
+    }
+};
+
+LongEngine::LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const LongEngineOptions& options)
+    : impl_(std::make_unique<Impl>(scheme, mode, score_only, options)) {
+    scheme.validate();
+    if (scheme.size > 32) throw std::invalid_argument("the long engine takes alphabets of at most 32 letters");
+    if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
+    impl_->init();
+}
+
+LongEngine::~LongEngine() = default;
+
+AlignmentResult LongEngine::align(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref) {
+    Impl& im = *impl_;
+    const auto t0 = std::chrono::steady_clock::now();
+    im.stats = {};
+    im.first_pass = true;
+    im.stats.forward_cells = static_cast<std::uint64_t>(query.size()) * ref.size();
+    if (!fits_int32(im.scheme, query.size(), ref.size()))
+        throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
+                                std::to_string(ref.size()) + " could overflow 32-bit scores");
+    GPUALIGN_CUDA(cudaSetDevice(im.device), "long engine, device " + std::to_string(im.device));
+    const std::size_t m = query.size(), n = ref.size();
+    // The arena holds the borders and every level's checkpoints; the rest
+    // of the cap goes to the sequences, rings and a leaf's direction bytes.
+    const std::size_t others = rounded(m + n) + long_tuning::ring_budget + im.options.plan.leaf_cells + (8u << 20);
+    const std::size_t floor_bytes = rounded((m + n + 2) * sizeof(BoundaryCell)) * 2;
+    const std::size_t want = (m + n + 2) * sizeof(BoundaryCell) * (2 * static_cast<std::size_t>(im.options.plan.fan_out) + 4) +
+                             (64u << 20);
+    if (im.limit < others + floor_bytes)
+        throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
+                                " needs at least " + std::to_string((others + floor_bytes) >> 20) +
+                                " MiB of GPU memory for the long engine; the cap is " + std::to_string(im.limit >> 20) +
+                                " MiB");
+    const std::size_t arena_bytes = std::min(want, im.limit - others);
+    if (im.arena.bytes < arena_bytes || im.arena.bytes > 2 * arena_bytes) {
+        im.arena.release(im.held);
+        im.arena.ensure(arena_bytes, "long engine checkpoint arena", im.held);
+    }
+    im.stack.clear();
+    im.arena_top = 0;
+    im.seqs.ensure(m + n + 2, "long engine sequences", im.held);
+    auto* base = static_cast<std::uint8_t*>(im.seqs.ptr);
+    if (m) GPUALIGN_CUDA(cudaMemcpy(base, query.data(), m, cudaMemcpyHostToDevice), "query upload");
+    if (n) GPUALIGN_CUDA(cudaMemcpy(base + m, ref.data(), n, cudaMemcpyHostToDevice), "ref upload");
+    im.dq = base;
+    im.dr = base + m;
+    im.note_peak();
+    AlignmentResult r = checkpoint_align(im, query, ref, im.scheme, im.mode, im.score_only, im.options.plan,
+                                         im.options.progress);
+    im.stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+LongEngineStats LongEngine::last_stats() const noexcept { return impl_->stats; }
+
+}  // namespace gpualign::gpu

@@ -1,0 +1,42 @@
+// gpualign — launch parameters of the long-pair region kernel. Device code
+// only (included by long_dispatch.cu).
+#pragma once
+
+#include <cstdint>
+
+namespace gpualign::gpu::long_kernels {
+
+/// "Minus infinity" for Ecell and Fcell on the borders; survives subtracting
+/// any penalty (<= 10^6) without wrapping, as in the CPU reference.
+constexpr std::int32_t neg_inf = INT32_MIN / 2;
+
+/// One region of the DP matrix: rows (i0, i0+rows], columns (j0, j0+cols].
+/// Every pointer is device memory unless said otherwise. int2 boundary cells
+/// are gpualign::BoundaryCell {h, g}.
+struct RegionParams {
+    const std::uint8_t* query;      ///< the whole query's codes (row i reads query[i-1])
+    const std::uint8_t* ref;        ///< the whole ref's codes
+    const std::int32_t* matrix;     ///< size x size substitution scores, row = query code
+    std::int32_t size;              ///< alphabet size (<= 32)
+    std::int32_t gap_open;          ///< go >= 0
+    std::int32_t gap_extend;        ///< ge >= 0
+    long long i0, j0;               ///< region origin in DP coordinates
+    int rows, cols;                 ///< region size (>= 1 each)
+    const int2* top;                ///< cols+1: H(i0, j0+t), Fcell(i0, j0+t)
+    const int2* left;               ///< rows+1: H(i0+t, j0), Ecell(i0+t, j0)
+    int row_stride;                 ///< checkpoint rows every row_stride rows (a multiple of the stripe), 0 = none
+    int2* row_out;                  ///< checkpoint row k at row_out + k*(cols+1)
+    int col_stride;                 ///< checkpoint columns every col_stride columns, 0 = none
+    int2* col_out;                  ///< checkpoint column k at col_out + k*(rows+1)
+    std::uint8_t* dirs;             ///< rows*cols direction bytes, row-major (Dirs variants)
+    int4* stripe_best;              ///< per stripe: best H, region row, region column (Local)
+    int* corner;                    ///< H(i0+rows, j0+cols)
+    int2* ring;                     ///< per warp, ring_mask+1 cells: the stripe's bottom row for the next stripe
+    int ring_mask;                  ///< ring columns - 1 (a power of two minus one)
+    bool flow_control;              ///< the ring is narrower than the region: producers wait for consumers
+    int* progress;                  ///< per stripe: bottom-row columns published (zeroed before launch)
+    int stripes;                    ///< ceil(rows / stripe height)
+    unsigned long long* cells_done; ///< per warp: cells computed (pinned host memory, mapped), may be null
+};
+
+}  // namespace gpualign::gpu::long_kernels
