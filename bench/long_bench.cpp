@@ -110,6 +110,7 @@ struct Options {
     std::size_t bulk_pairs = 2000;
     std::size_t syn_length = 1000000;
     std::string dump_fasta;
+    bool probe = false;
     std::int32_t match = 2, mismatch = 3, gap_open = 5, gap_extend = 2;
 };
 
@@ -143,6 +144,9 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --bulk-pairs N       pairs of bulk2000 (2000)\n"
                  "  --syn-length N       query length of syn1m5/syn1m20 (1000000)\n"
                  "  --scoring M,X,O,E    match, mismatch, gap open, gap extend (2,3,5,2)\n"
+                 "  --probe              time the region kernel on shapes that separate the per-step\n"
+                 "                       latency (one stripe, wide) from the stripe hand-off lag\n"
+                 "                       (many stripes, narrow), global score-only, and exit\n"
                  "  --dump-fasta DIR     write the selected synthetic workloads as FASTA (NAME_q.fa,\n"
                  "                       NAME_r.fa) and exit\n",
                  GPUALIGN_SHARED_DATA);
@@ -184,6 +188,7 @@ Options parse(int argc, char** argv) {
             else if (a == "--bulk-pairs") o.bulk_pairs = std::max<std::size_t>(1, std::stoull(need(i)));
             else if (a == "--syn-length") o.syn_length = std::max<std::size_t>(1, std::stoull(need(i)));
             else if (a == "--dump-fasta") o.dump_fasta = need(i);
+            else if (a == "--probe") o.probe = true;
             else if (a == "--scoring") {
                 const auto v = split(need(i), ',');
                 if (v.size() != 4) throw std::invalid_argument("--scoring needs M,X,O,E");
@@ -753,6 +758,39 @@ int main(int argc, char** argv) {
     bool use_gpu = ndev > 0;
 #ifndef GPUALIGN_HAVE_CUDA
     use_gpu = false;
+#endif
+#ifdef GPUALIGN_HAVE_CUDA
+    if (o.probe && use_gpu) {
+        // One region per pair (score-only global is the forward pass alone).
+        // Stripes of 128 rows below 512K rows (long_tuning.hpp).
+        std::printf("probe: shape, forward ms, ns per wavefront step (steps = cols + stripes * lag unknown)\n");
+        gpu::LongEngine e(scheme, AlignMode::global, true, {});
+        std::uint64_t x = 88172645463325252ull;
+        auto rnd = [&](std::size_t n) {
+            Seq s(n);
+            for (auto& c : s) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                c = static_cast<std::uint8_t>(std::array<int, 4>{0, 1, 2, 4}[x & 3]);
+            }
+            return s;
+        };
+        const std::pair<std::size_t, std::size_t> shapes[] = {{128, 200000}, {512, 200000}, {4096, 200000},
+                                                              {60000, 2000}, {60000, 20000}, {50000, 54525}};
+        for (auto [m, n] : shapes) {
+            const Seq q = rnd(m), r = rnd(n);
+            e.align(q, r);  // warm-up
+            double best = 1e30;
+            for (int k = 0; k < 3; ++k) {
+                e.align(q, r);
+                best = std::min(best, e.last_stats().forward_ms);
+            }
+            const double stripes = std::ceil(m / 128.0);
+            std::printf("probe %7zu x %7zu: %8.3f ms, %7.1f ns/step if lag 0, implied lag %.0f steps at the 1-stripe step time\n",
+                        m, n, best, best * 1e6 / (n + 31), 0.0);
+            (void)stripes;
+        }
+        return 0;
+    }
 #endif
     std::printf("gpualign_long_bench: device %s; scoring %d/%d/%d+%d; host %u cores; date %s\n", device.c_str(),
                 o.match, o.mismatch, o.gap_open, o.gap_extend, std::thread::hardware_concurrency(), utc_now().c_str());

@@ -84,6 +84,8 @@ TEST(LongEngine, ByteIdenticalToReferenceOverModesGapsAlphabets) {
                     opt.plan.fan_out = 3 + variant;
                     opt.plan.leaf_cells = variant == 0 ? 4096 : (variant == 1 ? 70000 : 1u << 20);
                     opt.plan.min_tile = variant == 2 ? 256 : 16;
+                    opt.plan.direct_leaf_bytes = variant == 0 ? 0 : opt.plan.direct_leaf_bytes;  // fan-out levels too
+                    opt.max_blocks = variant == 1 ? 1 : (variant == 2 ? 2 : 0);  // warps take several stripes
                     gpu::LongEngine engine(s, mode, score_only, opt);
                     for (std::size_t i = 0; i < q.size(); ++i)
                         expect_same(engine.align(q[i], r[i]), want[i], q[i], r[i], s,
@@ -96,22 +98,27 @@ TEST(LongEngine, ByteIdenticalToReferenceOverModesGapsAlphabets) {
     }
 }
 
-// Pairs of 20-60 kb (well beyond one stripe and one ring), default plan:
-// GPU equals the CPU long path, both with CIGAR.
+// Pairs of 20-60 kb (well beyond one stripe and one ring), default plan and
+// then 3 blocks (12 warps for ~300 stripes: warps reused, rings reused across
+// rounds, flow control on): GPU equals the CPU long path, with CIGAR.
 TEST(LongEngine, MatchesCpuLongPathOnLargeRandomPairs) {
     SKIP_WITHOUT_GPU();
     Generator gen(Alphabet::dna, 7);
     const ScoringScheme s = scheme_for(Alphabet::dna, 0);
-    for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
-        gpu::LongEngine engine(s, mode, false, {});
+    for (AlignMode mode : {AlignMode::global, AlignMode::local})
+      for (int max_blocks : {0, 3}) {
+        gpu::LongEngineOptions opt;
+        opt.max_blocks = max_blocks;
+        gpu::LongEngine engine(s, mode, false, opt);
         for (int k = 0; k < 2; ++k) {
             const Seq q = gen.random(20000 + 20000 * k);
             const Seq r = gen.mutate(q, 0.15);
             const AlignmentResult got = engine.align(q, r);
             const AlignmentResult want = align_pair_long(q, r, s, mode, false);
-            expect_same(got, want, q, r, s, std::string(to_string(mode)) + " large " + std::to_string(k));
+            expect_same(got, want, q, r, s,
+                        std::string(to_string(mode)) + " large " + std::to_string(k) + " blocks " + std::to_string(max_blocks));
         }
-    }
+      }
 }
 
 // The mitochondrial pair (16,569 x 16,499): GPU equals the full-matrix

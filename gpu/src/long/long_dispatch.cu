@@ -35,7 +35,7 @@ RegionParams to_params(const RegionLaunch& a, int stripes) {
     p.dirs = a.dirs;
     p.stripe_best = static_cast<int4*>(a.stripe_best);
     p.corner = a.corner;
-    p.ring = static_cast<int2*>(a.ring);
+    p.ring = static_cast<int4*>(a.ring);
     p.ring_mask = a.ring_cols - 1;
     p.flow_control = a.flow_control;
     p.progress = a.progress;
@@ -74,6 +74,10 @@ int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs) {
 void launch_region(const RegionLaunch& a, int stripes, cudaStream_t stream) {
     GPUALIGN_CUDA(cudaMemsetAsync(a.progress, 0, sizeof(int) * static_cast<std::size_t>(stripes), stream),
                   "region progress reset");
+    // Tags of -1 (all bytes 0xFF) match no stripe: no entry of an earlier launch is taken for new.
+    const std::size_t ring_bytes = static_cast<std::size_t>(a.blocks) * (long_kernels::region_block / 32) * 2 *
+                                   static_cast<std::size_t>(a.ring_cols) * sizeof(int4);
+    GPUALIGN_CUDA(cudaMemsetAsync(a.ring, 0xFF, ring_bytes, stream), "region ring reset");
     RegionParams p = to_params(a, stripes);
     void* args[] = {&p};
     GPUALIGN_CUDA(cudaLaunchCooperativeKernel(kernel_for(a.rows_per_lane, a.local, a.dirs != nullptr),

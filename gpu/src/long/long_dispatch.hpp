@@ -27,7 +27,7 @@ struct RegionLaunch {
     std::uint8_t* dirs;  ///< device, rows*cols bytes, or null
     void* stripe_best;   ///< int4[stripes] (local)
     int* corner;
-    void* ring;          ///< int2[warps * ring_cols]
+    void* ring;          ///< int4[warps * 2 * ring_cols], tags reset to -1 by launch_region
     int ring_cols;       ///< a power of two
     bool flow_control;
     int* progress;       ///< int[stripes], zeroed by the launch
@@ -45,8 +45,8 @@ int region_block_threads();
 /// @throws std::runtime_error naming the CUDA error.
 int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs);
 
-/// Zeroes `progress` and launches the region kernel cooperatively on
-/// `stream` (asynchronous).
+/// Zeroes `progress`, resets the rings' tags and launches the region kernel
+/// cooperatively on `stream` (asynchronous).
 /// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
 void launch_region(const RegionLaunch& a, int stripes, cudaStream_t stream);
 

@@ -76,6 +76,8 @@ struct LongEngine::Impl final : RegionBackend {
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     DeviceBuffer matrix, seqs, arena, ring, progress, best, dirs, corner;
     unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp
+    std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
+    std::size_t leaf_host_bytes = 0;
     unsigned long long* cells_dev = nullptr;
     int cells_slots = 0;
     std::vector<std::size_t> stack;  // arena offsets in allocation order
@@ -94,6 +96,7 @@ struct LongEngine::Impl final : RegionBackend {
         std::size_t h = held;
         for (DeviceBuffer* b : {&matrix, &seqs, &arena, &ring, &progress, &best, &dirs, &corner}) b->release(h);
         if (cells_host) cudaFreeHost(cells_host);
+        if (leaf_host) cudaFreeHost(leaf_host);
         if (ev_start) cudaEventDestroy(ev_start);
         if (ev_stop) cudaEventDestroy(ev_stop);
         if (stream) cudaStreamDestroy(stream);
@@ -159,6 +162,17 @@ struct LongEngine::Impl final : RegionBackend {
         GPUALIGN_CUDA(cudaMemcpy(out, host.data(), count * sizeof(BoundaryCell), cudaMemcpyHostToDevice), "border upload");
     }
     std::int64_t row_alignment() const override { return long_tuning::row_alignment; }
+    std::uint8_t* dirs_buffer(std::size_t bytes) override {
+        if (bytes > leaf_host_bytes) {
+            if (leaf_host) cudaFreeHost(leaf_host);
+            leaf_host = nullptr;
+            leaf_host_bytes = 0;
+            GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&leaf_host), bytes, cudaHostAllocDefault),
+                          "pinned buffer for a leaf's direction bytes");
+            leaf_host_bytes = bytes;
+        }
+        return leaf_host;
+    }
 
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {
@@ -172,6 +186,7 @@ struct LongEngine::Impl final : RegionBackend {
         const int stripes = (rows + 32 * R - 1) / (32 * R);
         const int warps_per_block = detail::region_block_threads() / 32;
         int blocks = std::min(max_blocks[R == 16][local][want_dirs], (stripes + warps_per_block - 1) / warps_per_block);
+        if (options.max_blocks > 0) blocks = std::min(blocks, options.max_blocks);
         // Rings: wide enough that producers cannot close a cycle of waits
         // (cols < warps * (ring_cols - 64)), within the ring budget.
         std::size_t ring_cols = 0;
@@ -179,11 +194,11 @@ struct LongEngine::Impl final : RegionBackend {
             const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
             ring_cols = std::min(next_pow2(static_cast<std::size_t>(cols) + 64),
                                  next_pow2(std::max<std::size_t>(long_tuning::min_ring_cols, cols / warps + 128)));
-            if (warps * ring_cols * 8 <= long_tuning::ring_budget || blocks == 1) break;
+            if (warps * 2 * ring_cols * 16 <= long_tuning::ring_budget || blocks == 1) break;
             blocks = std::max(1, blocks / 2);
         }
         const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
-        ring.ensure(warps * ring_cols * 8, "long engine rings", held);
+        ring.ensure(warps * 2 * ring_cols * 16, "long engine rings", held);
         progress.ensure(sizeof(int) * stripes, "long engine progress flags", held);
         if (local) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", held);
         corner.ensure(sizeof(int), "long engine corner", held);
@@ -276,6 +291,7 @@ LongEngine::LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_o
     scheme.validate();
     if (scheme.size > 32) throw std::invalid_argument("the long engine takes alphabets of at most 32 letters");
     if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
+    if (options.max_blocks < 0) throw std::invalid_argument("LongEngineOptions::max_blocks must be >= 0");
     impl_->init();
 }
 

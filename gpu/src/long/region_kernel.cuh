@@ -7,10 +7,13 @@
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, H(i-1,j) - O)       opening wins ties
 //   H(i,j)     = max(H(i-1,j-1) + s(q_i, r_j), Ecell, Fcell [, 0 if local])
 //                preference zero (local) > diagonal > E > F
-// computed with the DPX instructions (__viaddmax_s32, __vimax3_s32[_relu]).
+// computed with the DPX instructions (__viaddmax_s32, __vimax3_s32).
 // Registers hold T = H - O (the gap-opening term of both Ecell one column on
-// and Fcell one row down); the shared matrix holds s + O, so that
-// T(i-1,j-1) + s + O is the diagonal term H(i-1,j-1) + s exactly.
+// and Fcell one row down), and the row-to-row chain of a step stays in that
+// space: with d_t = T(i-1,j-1) + s and e_t = Ecell - O (both off the chain),
+//   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))
+//   T(i,j)     = max(Fcell(i,j) - O, d_t, e_t [, -O if local])
+// two dependent operations per row.
 //
 // Schedule. The region's rows are cut into stripes of 32*R rows; warp w of
 // W takes stripes w, w+W, ... Inside a stripe, lane t owns R consecutive rows
@@ -18,13 +21,17 @@
 // its last row's H and Fcell (and the ref code) to lane t+1 by shuffle; this
 // is the warp wavefront of the batch kernel (dp_kernel.cuh). Across stripes,
 // the last lane writes the stripe's bottom row into its warp's ring in device
-// memory, and publishes how many columns are there in progress[stripe] every
-// 32 steps (after a __threadfence). Lane 0 of the next stripe waits for the
-// columns it needs 64 columns ahead (polling progress), then loads them with
-// L2 loads. When the ring is narrower than the region, a producer also waits
-// until its consumer has taken the slots it is about to overwrite; the host
-// sizes rings so that this cannot close a cycle of waits (long_engine.cpp).
-// All warps are co-resident (cooperative launch), so polling cannot starve.
+// memory (two per warp, used in alternate rounds of stripes), one 16-byte entry {H, Fcell, stripe, column} per column; lane 0 of the next stripe's warp loads 32 columns at a time
+// (one per lane, L2 loads issued 16 steps before use) and loads again until
+// every entry names its predecessor and its column (value and tag of one aligned 16-byte store
+// become visible together, the property CUB's tile status words rely on), so
+// no fence or flag sits on the hand-off path. When the ring is narrower than
+// the region, each stripe also publishes the columns it has consumed in
+// progress[stripe], and a producer waits before overwriting slots its
+// consumer has not read; the host sizes rings so that these waits cannot close
+// a cycle (long_engine.cpp). All warps are co-resident (cooperative launch),
+// so spinning cannot starve a producer, and a wait of 20 s traps (a CUDA
+// error for the host, never a hang).
 //
 // Outputs: checkpoint rows (stripe bottoms), checkpoint columns (each lane
 // writes its rows' H and Ecell at every col_stride-th column), direction
@@ -32,6 +39,7 @@
 // smallest row, then smallest column) and H at the region's bottom-right.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 
 #include "region_params.cuh"
@@ -65,16 +73,16 @@ __device__ __forceinline__ void wait_at_least(const int* flag, int target) {
 }
 
 template <int R, bool Local, bool Dirs>
-__global__ void __launch_bounds__(region_block) region_kernel(const RegionParams p) {
+__global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(const RegionParams p) {
     constexpr unsigned full = 0xFFFFFFFFu;
     constexpr int stripe_rows = 32 * R;
 
-    // Substitution matrix plus O, transposed and padded: mat[c * 32 + q] = s(q, c) + O.
+    // Substitution matrix, transposed and padded: mat[c * 32 + q] = s(q, c).
     __shared__ std::int32_t mat[32 * 32];
     const std::int32_t ge = p.gap_extend, open = p.gap_open + p.gap_extend;
     for (int x = threadIdx.x; x < 32 * 32; x += blockDim.x) {
         const int c = x >> 5, q = x & 31;
-        mat[x] = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] + open : 0;
+        mat[x] = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] : 0;
     }
     __syncthreads();
 
@@ -91,8 +99,13 @@ __global__ void __launch_bounds__(region_block) region_kernel(const RegionParams
         const int ir0 = row0 + lane * R + 1;                          // region row of this lane's first row
         const bool has_next = s + 1 < p.stripes;
         const bool last_stripe = !has_next;
-        const int2* ring_in = p.ring + static_cast<std::size_t>((s + warps - 1) % warps) * ring_cols;
-        int2* ring_out = p.ring + static_cast<std::size_t>(s % warps) * ring_cols;
+        // Two rings per warp, by round: stripe s + 2W (this warp, two rounds on)
+        // cannot start before stripe s + 1 has read everything stripe s wrote.
+        auto ring_of = [&](int stripe) {
+            return p.ring + (static_cast<std::size_t>(stripe % warps) * 2 + (stripe / warps) % 2) * ring_cols;
+        };
+        const int4* ring_in = s > 0 ? ring_of(s - 1) : nullptr;
+        int4* ring_out = ring_of(s);
         // The stripe's bottom row is a checkpoint row when it is a multiple of row_stride (and not the last row).
         const bool ckpt_row = has_next && p.row_stride > 0 && (row0 + stripe_rows) % p.row_stride == 0;
         int2* row_ck = ckpt_row ? p.row_out + static_cast<std::size_t>((row0 + stripe_rows) / p.row_stride - 1) *
@@ -117,65 +130,87 @@ __global__ void __launch_bounds__(region_block) region_kernel(const RegionParams
         }
         std::int32_t diag = (lane < tc ? p.left[ir0 - 1].x : 0) - open;  // H(ir0-1, j0) - O
         std::int32_t out_h = 0, out_f = neg_inf;
-        int out_c = 0;
 
-        // Column feed for lane 0: 32 columns per chunk, one chunk ahead.
-        int cur_c = 0, nxt_c = 0;
-        int2 cur_b = make_int2(0, neg_inf), nxt_b = cur_b;
-        auto load_chunk = [&](int k0, int& c, int2& b) {
+        // Column feed for lane 0: 32 columns per chunk, each lane holding one. The
+        // next chunk is loaded half a chunk ahead and checked when it is needed:
+        // a ring entry is valid when its tag is the previous stripe's index.
+        int prv_c = 0, cur_c = 0, nxt_c = 0;
+        int4 cur_b = make_int4(0, neg_inf, 0, 0), nxt_b = cur_b;
+        int seen_out = 0;
+        auto load_chunk = [&](int k0, int& c, int4& b) {
             const int col = k0 + lane + 1;
             if (col <= cols) {
                 c = p.ref[p.j0 + col - 1];
-                b = s == 0 ? p.top[col] : __ldcg(ring_in + (col & p.ring_mask));
+                if (s == 0) {
+                    const int2 t = p.top[col];
+                    b = make_int4(t.x, t.y, -1, 0);
+                } else {
+                    b = __ldcg(ring_in + (col & p.ring_mask));
+                }
             }
         };
+        // Until every lane's entry carries the previous stripe's tag and its own
+        // column (a ring slot holds columns j, j + ring_cols, ...), load it again.
+        auto settle_chunk = [&](int k0, int4& b) {
+            if (s == 0) return;
+            const int col = k0 + lane + 1;
+            const unsigned long long start = global_ns();
+            for (unsigned spins = 1; !__all_sync(full, col > cols || (b.z == s - 1 && b.w == col)); ++spins) {
+                __nanosleep(64);
+                if (col <= cols && (b.z != s - 1 || b.w != col)) b = __ldcg(ring_in + (col & p.ring_mask));
+                if ((spins & 1023) == 0 && global_ns() - start > wait_watchdog_ns) __trap();
+            }
+        };
+        int ck_next = p.col_stride > 0 ? p.col_stride : INT_MAX;  // next checkpoint column of this lane
 
         const int steps = cols + tc - 1;
         for (int k = 0; k < steps; ++k) {
-            if ((k & 31) == 0) {
-                // Publish the columns done so far: the next stripe reads the ring up to
-                // there, and the previous one (flow control) may overwrite its ring below
-                // there. Every stripe publishes, the last one too.
-                if (lane == tc - 1 && k > 0) {
-                    const int done = min(cols, k - tc + 1);
-                    if (done > 0) {
-                        __threadfence();
-                        store_volatile(p.progress + s, done);
+            if ((k & 15) == 0) {
+                if (p.flow_control) {
+                    // Flow control: publish the columns this stripe has consumed (its last
+                    // lane has finished them), and before overwriting ring slots wait until
+                    // the next stripe has consumed them.
+                    if (lane == tc - 1 && k > 0) store_volatile(p.progress + s, min(cols, k - tc + 1));
+                    if (has_next && lane == 0) {
+                        const int target = min(cols, k + 17 - tc) - ring_cols + 32;
+                        if (target > seen_out) {
+                            wait_at_least(p.progress + s + 1, target);
+                            seen_out = load_volatile(p.progress + s + 1);
+                        }
                     }
+                    __syncwarp();
                 }
-                if (lane == 0) {
-                    if (s > 0) wait_at_least(p.progress + s - 1, min(cols, k + 64));
-                    if (p.flow_control && has_next) {
-                        const int target = min(cols, k + 33 - tc) - ring_cols + 32;
-                        if (target > 0) wait_at_least(p.progress + s + 1, target);
-                    }
-                    __threadfence();  // acquire: the ring loads below follow the progress read
-                }
-                __syncwarp();
                 if (k == 0) {
                     load_chunk(0, cur_c, cur_b);
-                } else {
+                    settle_chunk(0, cur_b);
+                } else if ((k & 31) == 0) {
+                    settle_chunk(k, nxt_b);
+                    prv_c = cur_c;
                     cur_c = nxt_c;
                     cur_b = nxt_b;
+                } else {  // mid-chunk: fetch the next chunk
+                    load_chunk(k + 16, nxt_c, nxt_b);
                 }
-                load_chunk(k + 32, nxt_c, nxt_b);
             }
             const int src = k & 31;
-            const int feed_c = __shfl_sync(full, cur_c, src);
             const std::int32_t feed_h = __shfl_sync(full, cur_b.x, src) - open;
             const std::int32_t feed_f = __shfl_sync(full, cur_b.y, src);
-            int in_c = __shfl_up_sync(full, out_c, 1);
+            // The ref code of this lane's column j = k - lane + 1 comes straight from the
+            // chunk registers (off the step-to-step dependency chain).
+            const int x = k - lane;  // column j - 1
+            const int c_cur = __shfl_sync(full, cur_c, x & 31), c_prv = __shfl_sync(full, prv_c, x & 31);
+            const int in_c = x >= (k & ~31) ? c_cur : c_prv;
             std::int32_t in_h = __shfl_up_sync(full, out_h, 1);
             std::int32_t in_f = __shfl_up_sync(full, out_f, 1);
             if (lane == 0) {
-                in_c = feed_c;
                 in_h = feed_h;
                 in_f = feed_f;
             }
             const int j = k - lane + 1;
             if (lane < tc && j >= 1 && j <= cols) {
                 const std::int32_t* col = mat + in_c * 32;
-                const bool ckpt_col = p.col_stride > 0 && j < cols && j % p.col_stride == 0;
+                const bool ckpt_col = j == ck_next && j < cols;
+                if (j == ck_next) ck_next += p.col_stride;
                 int2* col_ck = ckpt_col ? p.col_out + static_cast<std::size_t>(j / p.col_stride - 1) *
                                                           static_cast<std::size_t>(rows + 1)
                                         : nullptr;
@@ -183,15 +218,19 @@ __global__ void __launch_bounds__(region_block) region_kernel(const RegionParams
                 std::int32_t dg = diag;             // H(i-1, j-1) - O
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    const std::int32_t sc = col[qo[r]];  // s(q_i, r_j) + O
-                    const std::int32_t e = __viaddmax_s32(E[r], -ge, T[r]);
-                    const std::int32_t f = __viaddmax_s32(fu, -ge, tu);
-                    const std::int32_t d = dg + sc;
-                    const std::int32_t h = Local ? __vimax3_s32_relu(d, e, f) : __vimax3_s32(d, e, f);
+                    // In T-space (value - O) the row-to-row chain is two DPX operations:
+                    //   f = max(f_up - ge, t_up);  t = max(f - O, max(d_t, e_t [, -O if local])).
+                    const std::int32_t e = __viaddmax_s32(E[r], -ge, T[r]);  // Ecell(i,j)
+                    const std::int32_t e_t = e - open;
+                    const std::int32_t d_t = dg + col[qo[r]];                 // H(i-1,j-1) + s - O
+                    const std::int32_t de_t = Local ? __vimax3_s32(d_t, e_t, -open) : max(d_t, e_t);
+                    const std::int32_t f = __viaddmax_s32(fu, -ge, tu);      // Fcell(i,j)
+                    const std::int32_t t = __viaddmax_s32(f, -open, de_t);   // H(i,j) - O
+                    const std::int32_t h = t + open;
                     const int i = ir0 + r;
                     if constexpr (Dirs) {
-                        std::uint32_t nib = h == d ? 1u : (h == e ? 2u : 3u);
-                        if (Local && h == 0) nib = 0u;
+                        std::uint32_t nib = t == d_t ? 1u : (t == e_t ? 2u : 3u);
+                        if (Local && t == -open) nib = 0u;
                         nib |= (e != T[r] ? 4u : 0u) | (f != tu ? 8u : 0u);
                         if (i <= rows)
                             p.dirs[static_cast<std::size_t>(i - 1) * static_cast<std::size_t>(cols) + (j - 1)] =
@@ -203,7 +242,6 @@ __global__ void __launch_bounds__(region_block) region_kernel(const RegionParams
                         bj[r] = keep ? bj[r] : j;
                     }
                     if (ckpt_col && i <= rows) col_ck[i] = make_int2(h, e);
-                    const std::int32_t t = h - open;
                     dg = T[r];
                     T[r] = t;
                     E[r] = e;
@@ -211,20 +249,18 @@ __global__ void __launch_bounds__(region_block) region_kernel(const RegionParams
                     fu = f;
                 }
                 diag = in_h;
-                out_c = in_c;
                 out_h = tu;
                 out_f = fu;
                 if (lane == tc - 1) {
-                    if (has_next) __stcg(ring_out + (j & p.ring_mask), make_int2(tu + open, fu));
+                    // One 16-byte store: value and tag become visible together (as CUB's tile
+                    // status words), so the consumer needs no fence and no flag.
+                    if (has_next) __stcg(ring_out + (j & p.ring_mask), make_int4(tu + open, fu, s, j));
                     if (ckpt_row) row_ck[j] = make_int2(tu + open, fu);
                 }
                 if (s == 0 && lane == 0 && ckpt_col) col_ck[0] = make_int2(in_h + open, 0);
             }
         }
-        if (lane == tc - 1) {
-            __threadfence();
-            store_volatile(p.progress + s, cols);
-        }
+        if (p.flow_control && lane == tc - 1) store_volatile(p.progress + s, cols);
 
         if constexpr (Local) {
             // This lane's best over its valid rows (rows in increasing order), then the

@@ -31,10 +31,10 @@ struct RegionParams {
     std::uint8_t* dirs;             ///< rows*cols direction bytes, row-major (Dirs variants)
     int4* stripe_best;              ///< per stripe: best H, region row, region column (Local)
     int* corner;                    ///< H(i0+rows, j0+cols)
-    int2* ring;                     ///< per warp, ring_mask+1 cells: the stripe's bottom row for the next stripe
+    int4* ring;                     ///< two rings per warp (alternate rounds), ring_mask+1 entries each {H, Fcell, stripe, column}: a stripe's bottom row for the next
     int ring_mask;                  ///< ring columns - 1 (a power of two minus one)
     bool flow_control;              ///< the ring is narrower than the region: producers wait for consumers
-    int* progress;                  ///< per stripe: bottom-row columns published (zeroed before launch)
+    int* progress;                  ///< per stripe: input columns consumed, for flow control (zeroed before launch)
     int stripes;                    ///< ceil(rows / stripe height)
     unsigned long long* cells_done; ///< per warp: cells computed (pinned host memory, mapped), may be null
 };

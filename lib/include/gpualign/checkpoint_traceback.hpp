@@ -105,13 +105,23 @@ public:
                                  const std::function<void(std::uint64_t)>& on_cells) = 0;
     /// Row checkpoints are rounded to multiples of this many rows (a GPU stripe).
     virtual std::int64_t row_alignment() const = 0;
+    /// Host memory of at least `bytes` bytes for a leaf's direction bytes
+    /// (RegionOutputs::dirs), owned by the backend and valid until the next
+    /// call (a GPU backend hands out pinned memory, so the copy is direct).
+    virtual std::uint8_t* dirs_buffer(std::size_t bytes) = 0;
 };
 
 /// Knobs of the checkpoint traceback (0 = backend default).
+///
+/// A level cuts its region straight into leaves of about sqrt(leaf_cells) a
+/// side when the checkpoints of that cut take at most `direct_leaf_bytes`;
+/// otherwise it cuts it into fan_out x fan_out tiles (fewer when memory is
+/// short) and recurses. Square leaves are the fewest that a path crosses.
 struct CheckpointPlan {
-    int fan_out = 16;                      ///< tiles per dimension of each level (>= 2)
+    int fan_out = 16;                      ///< tiles per dimension of a fan-out level (>= 2)
     std::uint64_t leaf_cells = 1u << 20;   ///< largest tile recomputed with direction bytes
-    std::int64_t min_tile = 64;            ///< smallest tile side a level cuts
+    std::int64_t min_tile = 64;            ///< smallest tile side a fan-out level cuts
+    std::uint64_t direct_leaf_bytes = std::uint64_t{256} << 20;  ///< checkpoint bytes a direct cut into leaves may take
 };
 
 /// Progress reporting: called with the cells computed so far (all passes)

@@ -118,15 +118,16 @@ public:
 
     /// Recomputes a leaf with direction bytes and walks it.
     void walk_leaf(const Region& reg, Cursor& cur) {
-        dirs_.resize(static_cast<std::size_t>(reg.rows) * static_cast<std::size_t>(reg.cols));
+        const std::uint8_t* dirs =
+            backend_.dirs_buffer(static_cast<std::size_t>(reg.rows) * static_cast<std::size_t>(reg.cols));
         RegionOutputs out;
-        out.dirs = dirs_.data();
+        out.dirs = const_cast<std::uint8_t*>(dirs);
         run(reg, out);
         while (true) {
             if (cur.i == reg.i0 || cur.j == reg.j0) return;  // left the tile
             const std::uint8_t bits =
-                dirs_[static_cast<std::size_t>(cur.i - reg.i0 - 1) * static_cast<std::size_t>(reg.cols) +
-                      static_cast<std::size_t>(cur.j - reg.j0 - 1)];
+                dirs[static_cast<std::size_t>(cur.i - reg.i0 - 1) * static_cast<std::size_t>(reg.cols) +
+                     static_cast<std::size_t>(cur.j - reg.j0 - 1)];
             if (cur.state == State::h) {
                 const std::uint8_t src = bits & 3;
                 if (src == from_zero) {  // local only
@@ -174,6 +175,20 @@ private:
     Grid plan_grid(const Region& reg, int fan) const {
         Grid g;
         const std::int64_t align = std::max<std::int64_t>(1, backend_.row_alignment());
+        // Straight into square leaves when their checkpoints are cheap enough.
+        {
+            std::int64_t side = 1;
+            while (static_cast<std::uint64_t>(side * 2) * static_cast<std::uint64_t>(side * 2) <= plan_.leaf_cells) side *= 2;
+            const std::int64_t sr = std::min(ceil_div(std::max(side, align), align) * align, ceil_div(reg.rows, align) * align);
+            const std::int64_t sc = std::max<std::int64_t>(1, static_cast<std::int64_t>(plan_.leaf_cells) / sr);
+            const std::uint64_t bytes = static_cast<std::uint64_t>(ceil_div(reg.rows, sr) - 1) * static_cast<std::uint64_t>(reg.cols + 1) * 8 +
+                                        static_cast<std::uint64_t>(ceil_div(reg.cols, sc) - 1) * static_cast<std::uint64_t>(reg.rows + 1) * 8;
+            if (fan == std::max(2, plan_.fan_out) && bytes <= plan_.direct_leaf_bytes && (sr < reg.rows || sc < reg.cols)) {
+                g.stride_r = sr;
+                g.stride_c = sc;
+                return g;
+            }
+        }
         const std::int64_t min_tile = std::max<std::int64_t>(1, plan_.min_tile);
         auto stride = [&](std::int64_t len, std::int64_t unit) {
             const std::int64_t k = std::clamp<std::int64_t>(len / std::max(min_tile, unit), 1, fan);
@@ -211,7 +226,6 @@ private:
     bool record_;
     std::uint64_t total_;
     std::uint64_t done_ = 0;
-    std::vector<std::uint8_t> dirs_;
     std::vector<std::uint32_t> rev_;
 };
 

@@ -89,6 +89,10 @@ public:
         }
     }
     std::int64_t row_alignment() const override { return 1; }
+    std::uint8_t* dirs_buffer(std::size_t bytes) override {
+        if (dirs_.size() < bytes) dirs_.resize(bytes);
+        return dirs_.data();
+    }
 
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {
@@ -237,6 +241,7 @@ private:
     std::size_t budget_;
     std::size_t used_ = 0;
     std::vector<Allocation> stack_;
+    std::vector<std::uint8_t> dirs_;
 };
 
 }  // namespace

@@ -26,6 +26,9 @@ struct LongEngineOptions {
     CheckpointPlan plan{16, std::uint64_t{1} << 20, 256};
     /// Called on the calling thread while a pass runs (may be empty).
     ProgressCallback progress;
+    /// Cap on the region kernel's thread blocks (4 warps each), 0 = as many as
+    /// are co-resident. Tests set a few, so that warps take several stripes.
+    int max_blocks = 0;
 };
 
 /// What the last LongEngine::align did, for logs and the benchmark.
