@@ -20,6 +20,13 @@ std::string join_args(int argc, const char* const* argv) {
     return out;
 }
 
+std::string fmt_seconds(double s) {
+    std::string t = std::to_string(s);
+    t.erase(t.find_last_not_of('0') + 1);
+    if (!t.empty() && t.back() == '.') t.pop_back();
+    return t;
+}
+
 cxxopts::Options make_options() {
     cxxopts::Options o("gpualign", "GPU-accelerated pairwise sequence alignment.\n"
                                    "  gpualign sw QUERIES REFS [-o OUT]   local (Smith-Waterman-Gotoh)\n"
@@ -50,8 +57,9 @@ cxxopts::Options make_options() {
         ("device", "CUDA device ordinal", cxxopts::value<int>()->default_value("0"))
         ("batch-pairs", "pairs per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_pairs)))
         ("batch-bases", "query+ref bases per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_bases)))
-        ("gpu-memory", "cap on the GPU engine's device memory, bytes with optional K/M/G suffix (e.g. 512M, 2G); "
-                       "batches shrink to fit, pairs too large for it go to the CPU; 0 = no cap",
+        ("gpu-memory", "cap on the GPU backend's device memory, bytes with optional K/M/G suffix (e.g. 512M, 2G); "
+                       "half goes to the batch engine (batches shrink to fit), half to the long-pair engine; pairs "
+                       "too large for both go to the CPU; 0 = no cap",
          cxxopts::value<std::string>()->default_value(str(Defaults::gpu_memory)))
         ("gpu-streams", "CUDA streams of the GPU engine, each with its own buffers (1-16); 0 = auto: " +
                             str(Defaults::gpu_streams_traceback) + " with CIGAR, " +
@@ -60,6 +68,10 @@ cxxopts::Options make_options() {
     o.add_options("General")
         ("v,verbose", "more log output")
         ("q,quiet", "errors only")
+        ("progress", "auto|always|never: a progress line on stderr while a long pair aligns (auto: when stderr is "
+                     "a terminal, not with -q, once a pair has run " + fmt_seconds(Defaults::progress_delay_s) +
+                     " s; always: from the start)",
+         cxxopts::value<std::string>()->default_value("auto"))
         ("version", "print the version and exit")
         ("h,help", "print this help and exit")
         ("positional", "", cxxopts::value<std::vector<std::string>>());
@@ -78,7 +90,8 @@ Enum parse_choice(const std::string& option, const std::string& value,
     throw UsageError("--" + option + " must be one of " + names + ", got '" + value + "'");
 }
 
-AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line) {
+AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line,
+                      Verbosity verbosity) {
     if (pos.size() != 3)
         throw UsageError("expected 3 arguments (sw|nw QUERIES REFS), got " + std::to_string(pos.size()));
     AlignConfig c;
@@ -104,6 +117,10 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     c.batch_bases = r["batch-bases"].as<std::size_t>();
     c.gpu_memory = parse_byte_size(r["gpu-memory"].as<std::string>(), "--gpu-memory");
     c.gpu_streams = r["gpu-streams"].as<int>();
+    c.progress = parse_choice<ProgressChoice>("progress", r["progress"].as<std::string>(),
+                                              {{"auto", ProgressChoice::automatic}, {"always", ProgressChoice::always},
+                                               {"never", ProgressChoice::never}});
+    if (verbosity == Verbosity::quiet && c.progress == ProgressChoice::automatic) c.progress = ProgressChoice::never;
     c.command_line = std::move(command_line);
     c.validate();
     return c;
@@ -139,7 +156,7 @@ Command parse_command_line(int argc, const char* const* argv) {
         if (r.count("verbose") && r.count("quiet")) throw UsageError("--verbose and --quiet conflict");
         cmd.verbosity = r.count("quiet") ? Verbosity::quiet : r.count("verbose") ? Verbosity::verbose : Verbosity::normal;
         const auto pos = r.count("positional") ? r["positional"].as<std::vector<std::string>>() : std::vector<std::string>{};
-        cmd.config = to_config(r, pos, join_args(argc, argv));
+        cmd.config = to_config(r, pos, join_args(argc, argv), cmd.verbosity);
         return cmd;
     } catch (const UsageError&) {
         throw;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -60,8 +61,10 @@ int main(int argc, char** argv) {
                                                                  : spdlog::level::info);
     try {
         const gpualign::RunStats stats = gpualign::run_alignment(cmd.config);
-        spdlog::info("{} pairs, {} cells, {:.3f} s, {:.3f} GCUPS, backend {}", stats.pairs, stats.cells, stats.seconds,
-                     stats.gcups(), stats.backend);
+        spdlog::info("{} pairs, {} cells, {:.3f} s, {:.3f} GCUPS, backend {}{}", stats.pairs, stats.cells, stats.seconds,
+                     stats.gcups(), stats.backend,
+                     stats.long_pairs ? "; " + std::to_string(stats.long_pairs) + " long pairs on the long-pair path"
+                                      : std::string());
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
         return cli::exit_error;

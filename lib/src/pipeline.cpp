@@ -2,16 +2,21 @@
 #include "gpualign/pipeline.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <future>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -22,9 +27,12 @@
 
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/long_engine.hpp"
 #include "gpualign/io_error.hpp"
+#include "gpualign/long_aligner.hpp"
 #include "gpualign/matrix.hpp"
 #include "gpualign/parallel_reader.hpp"
+#include "gpualign/progress.hpp"
 #include "gpualign/sequence_io.hpp"
 #include "gpualign/writers.hpp"
 
@@ -207,11 +215,37 @@ std::string pair_context(const Batch& b, std::size_t k) {
            std::string(b.refs[k].name) + ")";
 }
 
-/// Aligns the pairs `indices` of `b` on the CPU, in parallel over pairs.
+/// The pair as the progress line names it: "pair N (QNAME x RNAME)".
+std::string progress_label(const Batch& b, std::size_t k) {
+    return "pair " + std::to_string(b.first + k + 1) + " (" + std::string(b.queries[k].name) + " x " +
+           std::string(b.refs[k].name) + ")";
+}
+
+std::uint64_t pair_cells(const Batch& b, std::size_t k) {
+    return static_cast<std::uint64_t>(b.queries[k].codes.size()) * b.refs[k].codes.size();
+}
+
+/// Rethrows the exception in flight as the run's error for pair k of b:
+/// "pair N (query X, ref Y): message" (std::runtime_error).
+[[noreturn]] void rethrow_for_pair(const Batch& b, std::size_t k) {
+    const std::string context = pair_context(b, k);
+    try {
+        throw;
+    } catch (const std::bad_alloc&) {
+        throw std::runtime_error(context + ": out of memory aligning a " + std::to_string(b.queries[k].codes.size()) +
+                                 " x " + std::to_string(b.refs[k].codes.size()) + " pair");
+    } catch (const std::exception& e) {
+        throw std::runtime_error(context + ": " + e.what());
+    }
+}
+
+/// Aligns the pairs `indices` of `b` on the CPU, in parallel over pairs
+/// (each on one thread: callers keep pairs above full_matrix_cells out, as
+/// align_pair would spread those over every core inside this loop).
 void align_on_cpu(const Batch& b, const std::vector<std::size_t>& indices, const ScoringScheme& s, AlignMode mode,
                   bool score_only, int threads, std::vector<AlignmentResult>& out) {
     std::exception_ptr error;
-    std::string error_context;
+    std::size_t error_pair = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (std::size_t n = 0; n < indices.size(); ++n) {
         const std::size_t k = indices[n];
@@ -219,27 +253,46 @@ void align_on_cpu(const Batch& b, const std::vector<std::size_t>& indices, const
             out[k] = align_pair(b.queries[k].codes, b.refs[k].codes, s, mode, score_only);
         } catch (...) {
 #pragma omp critical
-            if (!error) {
+            if (!error || k < error_pair) {  // the first failing pair in input order
                 error = std::current_exception();
-                error_context = pair_context(b, k);
+                error_pair = k;
             }
         }
     }
     if (error) {
         try {
             std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-            throw std::runtime_error(error_context + ": " + e.what());
+        } catch (...) {
+            rethrow_for_pair(b, error_pair);
         }
     }
 }
 
-/// A backend: the CPU, or a GPU engine with the CPU for pairs it cannot take.
+/// A backend: the CPU, or the GPU engines (batch and long-pair) with the CPU
+/// for pairs neither can take.
+///
+/// Routing of each pair (query_len * ref_len = its cells):
+///  - GPU: the batch engine (gpu::Engine, a warp per pair) takes the pairs it
+///    accepts below Defaults::long_pair_cells; the others go, one at a time,
+///    to the long-pair engine (gpu::LongEngine, one pair across the whole
+///    GPU), created at the first such pair. A pair the long engine refuses
+///    for a --gpu-memory cap too small for it is aligned on the CPU's
+///    long-pair path instead (counted in cpu_fallback).
+///  - CPU: pairs up to full_matrix_cells run align_pair in parallel over
+///    pairs; larger ones run align_pair_long one at a time on every thread,
+///    outside that loop (no nested parallelism).
+/// Long pairs show a progress line on stderr (ProgressLine) when asked.
 class Aligner {
 public:
     /// @param engine_threads  host threads of the GPU engine (packing, results).
     Aligner(const AlignConfig& c, const ScoringScheme& s, int engine_threads)
-        : scheme_(s), mode_(c.mode), score_only_(c.score_only) {
+        : scheme_(s), mode_(c.mode), score_only_(c.score_only), device_(c.device),
+          long_engine_memory_(c.long_engine_memory()), capped_(c.gpu_memory != 0),
+          progress_(stderr,
+                    c.progress == ProgressChoice::always ||
+                        (c.progress == ProgressChoice::automatic && ::isatty(STDERR_FILENO) == 1),
+                    c.progress == ProgressChoice::always ? 0.0 : Defaults::progress_delay_s,
+                    Defaults::progress_period_s) {
         threads_ = c.threads > 0 ? c.threads : omp_get_num_procs();
         bool use_gpu = false;
         const int devices = c.backend == BackendChoice::cpu ? 0 : gpu::device_count();
@@ -257,7 +310,7 @@ public:
             gpu::EngineOptions options;
             options.device = c.device;
             options.host_threads = engine_threads;
-            options.gpu_memory_limit = c.gpu_memory;
+            options.gpu_memory_limit = c.batch_engine_memory();
             options.streams = c.engine_streams();
             engine_ = std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, options);
             const gpu::EngineMemory mem = engine_->memory();
@@ -274,15 +327,15 @@ public:
 
     /// A batch handed to the backend and not yet collected: on the GPU its
     /// device batches are in flight (gpu::Engine::align_async); the pairs
-    /// the engine does not take are aligned on the CPU in collect().
+    /// for the CPU and the long-pair paths are aligned in collect().
     struct Pending {
         std::shared_ptr<const Batch> batch;
-        std::vector<std::size_t> on_gpu, on_cpu;  // pair indices within the batch
+        std::vector<std::size_t> on_gpu, on_cpu, on_long;  // pair indices within the batch
         std::optional<gpu::Ticket> ticket;
     };
 
     /// Starts aligning `b` and returns without waiting for the GPU (the CPU
-    /// backend does all its work in collect()).
+    /// and long-pair paths do their work in collect()).
     Pending submit(std::shared_ptr<const Batch> b) {
         Pending p;
         p.batch = std::move(b);
@@ -293,11 +346,11 @@ public:
             p.on_gpu.reserve(batch.size());
             for (std::size_t k = 0; k < batch.size(); ++k) {
                 const std::span<const std::uint8_t> q = batch.queries[k].codes, r = batch.refs[k].codes;
-                if (engine_->accepts(q.size(), r.size())) {
+                if (pair_cells(batch, k) < Defaults::long_pair_cells && engine_->accepts(q.size(), r.size())) {
                     views.push_back({q, r});
                     p.on_gpu.push_back(k);
                 } else {
-                    p.on_cpu.push_back(k);
+                    p.on_long.push_back(k);
                 }
             }
             // The engine reads the views only inside align_async (packing)
@@ -305,21 +358,23 @@ public:
             // they point to live in p.batch.
             views_.push_back(std::move(views));
             if (!views_.back().empty()) p.ticket = engine_->align_async(views_.back());
-            cpu_fallback_ += p.on_cpu.size();
         } else {
-            p.on_cpu.resize(batch.size());
-            for (std::size_t k = 0; k < batch.size(); ++k) p.on_cpu[k] = k;
+            for (std::size_t k = 0; k < batch.size(); ++k)
+                (pair_cells(batch, k) > full_matrix_cells ? p.on_long : p.on_cpu).push_back(k);
         }
         return p;
     }
 
     /// The results of a submitted batch, in the batch's order. Submissions
     /// are collected in the order they were made.
+    /// @throws std::runtime_error "pair N (query X, ref Y): message" when a
+    ///         pair cannot be aligned; errors of the GPU engine as they come.
     std::vector<AlignmentResult> collect(Pending& p) {
         const Batch& b = *p.batch;
         std::vector<AlignmentResult> out(b.size());
-        // CPU pairs first: the GPU keeps working meanwhile.
+        // CPU and long pairs first: the GPU's batch engine keeps working meanwhile.
         if (!p.on_cpu.empty()) align_on_cpu(b, p.on_cpu, scheme_, mode_, score_only_, threads_, out);
+        for (const std::size_t k : p.on_long) out[k] = align_long(b, k);
         if (p.ticket) {
             std::vector<AlignmentResult> got = engine_->collect(*p.ticket);
             kernel_ms_ += engine_->last_kernel_ms();
@@ -330,27 +385,106 @@ public:
     }
 
     const std::string& description() const noexcept { return description_; }
-    /// Pairs aligned on the CPU by this backend: those the engine does not
-    /// accept, plus those it aligned on the host after shrinking its buffers.
+    /// Pairs aligned on the CPU by the GPU backend: those the long-pair
+    /// engine refused under a --gpu-memory cap, plus those the batch engine
+    /// aligned on the host after shrinking its buffers (0 on the CPU backend).
     std::uint64_t cpu_fallback() const noexcept {
         return cpu_fallback_ + (engine_ ? engine_->memory().host_pairs : 0);
     }
+    /// Pairs aligned one at a time by a long-pair path (GPU: the long-pair
+    /// engine; CPU: align_pair_long on every thread).
+    std::uint64_t long_pairs() const noexcept { return long_pairs_; }
     /// The GPU engine's profile (all zero on the CPU).
     gpu::EngineProfile engine_profile() const noexcept { return engine_ ? engine_->profile() : gpu::EngineProfile{}; }
     /// Sum of Engine::last_kernel_ms over the batches (0 on the CPU).
     double kernel_ms() const noexcept { return kernel_ms_; }
+    /// Device milliseconds of the long-pair engine's passes (0 on the CPU).
+    double long_engine_ms() const noexcept { return long_engine_ms_; }
     int threads() const noexcept { return threads_; }
 
 private:
+    /// Aligns pair k of b on the long-pair path of the backend, with the
+    /// progress line. @throws std::runtime_error naming the pair.
+    AlignmentResult align_long(const Batch& b, std::size_t k) {
+        const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
+        progress_.begin(progress_label(b, k), pair_cells(b, k));
+        try {
+            AlignmentResult res = engine_ ? align_on_long_engine(b, k) : align_on_cpu_long(q, r);
+            progress_.end(true);
+            ++long_pairs_;
+            return res;
+        } catch (...) {
+            progress_.end(false);
+            rethrow_for_pair(b, k);
+        }
+    }
+
+    /// align_pair_long on every thread, reporting to the progress line.
+    /// Memory: the default bound (512 MiB) for checkpoints and tiles, raised
+    /// for very long pairs to the floor documented in long_aligner.hpp
+    /// (about 32 bytes per base of query + ref) plus 64 MiB, so that
+    /// length alone never makes a pair fail.
+    AlignmentResult align_on_cpu_long(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r) {
+        LongAlignOptions options;
+        options.threads = threads_;
+        const std::size_t bases = q.size() + r.size();
+        if (bases < (SIZE_MAX - (std::size_t{64} << 20)) / 32)
+            options.memory_limit = std::max(options.memory_limit, 32 * bases + (std::size_t{64} << 20));
+        if (progress_.enabled())
+            options.progress = [this](std::uint64_t done, std::uint64_t forward) { progress_.update(done, forward); };
+        return align_pair_long(q, r, scheme_, mode_, score_only_, options);
+    }
+
+    AlignmentResult align_on_long_engine(const Batch& b, std::size_t k) {
+        const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
+        if (!long_engine_) {
+            gpu::LongEngineOptions options;
+            options.device = device_;
+            options.gpu_memory_limit = long_engine_memory_;
+            if (progress_.enabled())
+                options.progress = [this](std::uint64_t done, std::uint64_t forward) { progress_.update(done, forward); };
+            long_engine_ = std::make_unique<gpu::LongEngine>(scheme_, mode_, score_only_, options);
+            spdlog::debug("GPU long-pair engine started (device memory limit {})",
+                          long_engine_memory_ ? std::to_string(long_engine_memory_) : std::string("90% of free"));
+        }
+        try {
+            AlignmentResult res = long_engine_->align(q, r);
+            const gpu::LongEngineStats st = long_engine_->last_stats();
+            long_engine_ms_ += st.total_ms;
+            spdlog::debug("{}: {} x {} on the long-pair engine: {} passes, {:.3f} s of kernels (forward {:.3f} s), "
+                          "{:.3f} s wall, {:.1f} MB of device memory at most",
+                          pair_context(b, k), q.size(), r.size(), st.passes, st.total_ms / 1000.0,
+                          st.forward_ms / 1000.0, st.wall_s, st.peak_device_bytes / 1e6);
+            return res;
+        } catch (const std::length_error& e) {
+            // The 32-bit score bound fails on every path: an error. A pair
+            // too large for the long engine's share of a --gpu-memory cap
+            // goes to the CPU, as pairs too large for the batch engine under
+            // a cap always have.
+            if (!capped_ || !fits_int32(scheme_, q.size(), r.size())) throw;
+            spdlog::warn("{}: {}; aligning it on the CPU (raise --gpu-memory to keep it on the GPU)",
+                         pair_context(b, k), e.what());
+            ++cpu_fallback_;
+            return align_on_cpu_long(q, r);
+        }
+    }
+
     const ScoringScheme& scheme_;
     AlignMode mode_;
     bool score_only_;
+    int device_ = 0;
+    std::size_t long_engine_memory_ = 0;
+    bool capped_ = false;
     int threads_ = 1;
     std::unique_ptr<gpu::Engine> engine_;
+    std::unique_ptr<gpu::LongEngine> long_engine_;  // created at the first long pair
     std::deque<std::vector<gpu::PairView>> views_;  // of the submissions not yet collected, oldest first
     std::string description_;
+    ProgressLine progress_;
     std::uint64_t cpu_fallback_ = 0;
+    std::uint64_t long_pairs_ = 0;
     double kernel_ms_ = 0.0;
+    double long_engine_ms_ = 0.0;
 };
 
 /// Seconds each stage spent, for the debug log. "busy" is time inside the
@@ -605,10 +739,12 @@ RunStats run_alignment(const AlignConfig& c) {
             writer.commit();
             t.commit = seconds_since(c0);
             stats.cpu_fallback = aligner->cpu_fallback();
+            stats.long_pairs = aligner->long_pairs();
             if (stats.cpu_fallback > 0)
-                spdlog::info("{} pairs were too long for the GPU batch kernels (or its --gpu-memory) and were aligned on "
-                             "the CPU",
+                spdlog::info("{} pairs did not fit the GPU engines' --gpu-memory and were aligned on the CPU",
                              stats.cpu_fallback);
+            if (aligner->long_engine_ms() > 0)
+                spdlog::debug("GPU long-pair engine: {:.3f} s of kernels", aligner->long_engine_ms() / 1000.0);
             stats.backend = aligner->description();
             const double kernel_ms = aligner->kernel_ms();
             const gpu::EngineProfile engine_profile = aligner->engine_profile();

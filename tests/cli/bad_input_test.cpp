@@ -239,9 +239,11 @@ std::vector<Case> table() {
     }
     c.push_back(fails("output_in_unwritable_dir", q_lf, t_lf, 1, {"ro/out.tsv"}, "sw {dir}/q.fa {dir}/t.fa --backend cpu -o {dir}/ro/out.tsv"));
     c.push_back(fails("missing_ref", q_lf, t_lf, 1, {"nothere.fa"}, "sw {dir}/q.fa {dir}/nothere.fa --backend cpu -o {out}"));
-    // A pair too large for a full traceback: refused, naming the pair and the way out.
-    c.push_back(fails("pair_too_large_for_traceback", ">big\n" + std::string(17000, 'A') + "\n", ">ref\n" + std::string(17000, 'C') + "\n", 1,
-                      {"pair 1", "big", "ref", "--score-only"}));
+    // A pair beyond the 32-bit score bound (no length cap otherwise, issue 11): refused, naming the pair.
+    c.push_back(fails("pair_beyond_32bit_score_bound", ">big\n" + std::string(200, 'A') + "\n", ">ref\n" + std::string(200, 'C') + "\n", 1,
+                      {"pair 1", "big", "ref", "could overflow 32-bit scores"},
+                      "nw {dir}/q.fa {dir}/t.fa --backend cpu --match 1000000 --mismatch 1000000 --gap-open 1000000 "
+                      "--gap-extend 1000000 -o {out}"));
     // Command-line problems: exit 2, the option named.
     c.push_back(fails("unknown_option", q_lf, t_lf, 2, {"frobnicate"}, std_args + " --frobnicate"));
     c.push_back(fails("unknown_short_option", q_lf, t_lf, 2, {"Z"}, std_args + " -Z"));
@@ -361,22 +363,35 @@ TEST_F(BadInput, OutputIsIdenticalForAnyThreadsAndBatchSizes) {
     }
 }
 
-TEST_F(BadInput, HugeSequenceWithFullTracebackIsRefusedClearly) {
-    // 100 Mbp against 100 bp: 10^10 cells, far above max_traceback_cells.
-    {
+// Proves the 32-bit score bound of docs/scoring.md: a pair whose bound (m+n)*(max|s|+go+ge) reaches 2^30 is refused (exit 1, an error naming the pair and "32-bit", no output left), and the same shape just below it is aligned.
+TEST_F(BadInput, PairReachingThe32BitScoreBoundIsRefusedClearly) {
+    // There is no length cap (issue 11); --gap-open 1000 makes the bound
+    // 1005 * (m + n) (DNA: max|s| = 3, ge = 2), which reaches 2^30 at
+    // m + n = 1,068,400, so a ~1 Mbp query suffices.
+    const auto big_query = [&](int lines_of_20k) {
         std::ofstream f(dir_ / "q.fa", std::ios::binary);
         f << ">chr_big\n";
-        const std::string line(100'000, 'A');
-        for (int k = 0; k < 1000; ++k) f << line << '\n';
-    }
+        const std::string line(20'000, 'A');
+        for (int k = 0; k < lines_of_20k; ++k) f << line << '\n';
+    };
     write("t.fa", ">short\n" + std::string(100, 'A') + "\n");
-    const RunResult r = run("sw {dir}/q.fa {dir}/t.fa --backend cpu -o {out}");
+    const std::string args = "sw {dir}/q.fa {dir}/t.fa --backend cpu --gap-open 1000 -o {out}";
+    big_query(55);  // 1,100,000 bp: bound 1005 * 1,100,100 = 1.106e9 >= 2^30
+    const RunResult r = run(args);
     EXPECT_EQ(r.signal, 0);
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("pair 1 (query chr_big, ref short)"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("--score-only"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("32-bit"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir_ / "out.tsv"));
     EXPECT_EQ(stray_files({"q.fa", "t.fa"}), std::vector<std::string>{});
+
+    big_query(53);  // 1,060,000 bp: bound 1005 * 1,060,100 = 1.065e9 < 2^30, aligned (1.06e8 cells)
+    const RunResult ok = run(args);
+    ASSERT_EQ(ok.exit_code, 0) << ok.err;
+    const std::string out = slurp(dir_ / "out.tsv");
+    EXPECT_NE(out.find("\nchr_big\t1060000\t0\t100\tshort\t100\t0\t100\t200\t100\t0\t0\t100\t1.0000\t100=\n"),
+              std::string::npos)
+        << out;
 }
 
 TEST_F(BadInput, LargePairRunsScoreOnly) {

@@ -15,6 +15,8 @@ namespace gpualign {
 enum class OutputFormat : std::uint8_t { tsv, sam };
 enum class AlphabetChoice : std::uint8_t { automatic, dna, protein };
 enum class BackendChoice : std::uint8_t { automatic, cpu, gpu };
+/// --progress: auto = when stderr is a terminal (and not -q), always, never.
+enum class ProgressChoice : std::uint8_t { automatic, always, never };
 
 /// Defaults, printed by `--help` from here.
 struct Defaults {
@@ -27,12 +29,29 @@ struct Defaults {
     static constexpr std::int32_t protein_gap_extend = 1;
     static constexpr std::size_t batch_pairs = 32768;         ///< pairs per batch (CPU and GPU)
     static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
-    static constexpr std::size_t gpu_memory = 0;              ///< --gpu-memory: device memory cap in bytes, 0 = no cap
+    /// --gpu-memory: device memory cap in bytes, 0 = no cap. A non-zero cap
+    /// is split in two halves: one for the batch engine (gpu::Engine), one
+    /// for the long-pair engine (gpu::LongEngine, created at the first long
+    /// pair). Pairs that neither half can hold are aligned on the CPU.
+    static constexpr std::size_t gpu_memory = 0;
     static constexpr std::size_t gpu_memory_min = 1u << 20;   ///< smallest non-zero --gpu-memory accepted (1 MiB)
     static constexpr int gpu_streams = 0;                     ///< --gpu-streams: CUDA streams of the GPU engine, 0 = auto
     static constexpr int gpu_streams_traceback = 4;           ///< auto with CIGAR: more host work per batch, deeper queue
     static constexpr int gpu_streams_score_only = 2;          ///< auto with --score-only or a --gpu-memory cap (docs/benchmarks.md, session 4)
     static constexpr int gpu_streams_max = 16;
+    /// GPU backend: pairs at or above this many DP cells (query_len *
+    /// ref_len) go to the long-pair engine: one pair across the whole GPU;
+    /// measured on an H100: the 16,569 x 16,499 mito pair took 0.22 s of
+    /// kernel in the warp-per-pair batch engine and 0.055 s of wall in the
+    /// long engine. (Pairs the batch engine does not accept go there too,
+    /// whatever their size.) The CPU backend's long-pair path starts above
+    /// gpualign::full_matrix_cells (cpu_aligner.hpp) instead.
+    static constexpr std::uint64_t long_pair_cells = std::uint64_t{1} << 26;
+    /// --progress auto: a long pair shows its progress line once it has run
+    /// this long (seconds); --progress always shows it from the start.
+    static constexpr double progress_delay_s = 2.0;
+    /// The progress line is rewritten at most this often (seconds).
+    static constexpr double progress_period_s = 0.5;
 };
 
 /// Parses a byte count as written on the command line: decimal digits with an
@@ -66,7 +85,10 @@ struct AlignConfig {
     int device = 0;                         ///< CUDA device ordinal
     std::size_t batch_pairs = Defaults::batch_pairs;
     std::size_t batch_bases = Defaults::batch_bases;
-    std::size_t gpu_memory = Defaults::gpu_memory;  ///< cap on the GPU engine's device memory in bytes, 0 = no cap
+    /// Cap on the GPU backend's device memory in bytes, 0 = no cap; a
+    /// non-zero cap gives half to the batch engine and half to the long-pair
+    /// engine (Defaults::gpu_memory).
+    std::size_t gpu_memory = Defaults::gpu_memory;
     int gpu_streams = Defaults::gpu_streams;        ///< CUDA streams (buffer sets) of the GPU engine, 1..gpu_streams_max; 0 = auto
     /// The streams the GPU engine uses: gpu_streams, or for 0 (auto)
     /// Defaults::gpu_streams_traceback with CIGAR and no gpu_memory cap,
@@ -76,6 +98,14 @@ struct AlignConfig {
         if (gpu_streams > 0) return gpu_streams;
         return score_only || gpu_memory != 0 ? Defaults::gpu_streams_score_only : Defaults::gpu_streams_traceback;
     }
+    /// Device memory cap of the batch engine: half of gpu_memory (0 = no cap).
+    std::size_t batch_engine_memory() const noexcept { return gpu_memory / 2; }
+    /// Device memory cap of the long-pair engine: the other half (0 = no cap:
+    /// the long engine takes 90% of the memory free when it starts).
+    std::size_t long_engine_memory() const noexcept { return gpu_memory - gpu_memory / 2; }
+    /// Progress line on stderr while long pairs align (see ProgressChoice;
+    /// the CLI turns auto into never under -q).
+    ProgressChoice progress = ProgressChoice::automatic;
     std::string command_line;               ///< for SAM @PG CL
 
     /// Checks every field once. Throws std::invalid_argument naming the

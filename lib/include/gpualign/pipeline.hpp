@@ -15,6 +15,7 @@ struct RunStats {
     std::uint64_t pairs = 0;          ///< pairs aligned and written
     std::uint64_t cells = 0;          ///< sum of query_len * ref_len (DP cells)
     std::uint64_t cpu_fallback = 0;   ///< pairs the GPU backend could not take (sent to the CPU)
+    std::uint64_t long_pairs = 0;     ///< pairs aligned one at a time on a long-pair path (GPU LongEngine or CPU align_pair_long)
     double seconds = 0.0;             ///< wall time of the whole run
     std::string backend;              ///< "cpu (N threads)" or the GPU description
     /// Giga cell updates per second over the whole run (0 when no time passed).
@@ -31,9 +32,22 @@ ScoringScheme resolve_scoring(const AlignConfig& config, Alphabet alphabet);
 /// Runs the whole job described by a validated `config`.
 ///
 /// Streams record i of QUERIES with record i of REFS in batches of at most
-/// config.batch_pairs pairs and config.batch_bases bases, aligns each batch
-/// (CPU: OpenMP over pairs; GPU: gpu::Engine, with pairs it does not accept
-/// sent to the CPU and counted), and writes results in input order.
+/// config.batch_pairs pairs and config.batch_bases bases, aligns each batch,
+/// and writes results in input order. There is no length cap: every pair
+/// that fits the 32-bit score bound (fits_int32) and memory is aligned
+/// exactly, on one of these paths:
+///  - GPU backend: gpu::Engine (a warp per pair) for the pairs it accepts
+///    below Defaults::long_pair_cells; all others, one at a time, on a
+///    gpu::LongEngine (one pair across the GPU, created at the first long
+///    pair). A --gpu-memory cap is split in half between the two; a pair
+///    the long engine's half cannot hold is aligned on the CPU long-pair
+///    path (counted in RunStats::cpu_fallback, with a warning).
+///  - CPU backend: align_pair, OpenMP over pairs, for pairs up to
+///    full_matrix_cells; larger pairs one at a time with align_pair_long on
+///    all config.threads (memory linear in the lengths, bounded by
+///    LongAlignOptions::memory_limit).
+/// Long pairs show a progress line on stderr per config.progress (auto:
+/// when stderr is a terminal, once a pair has run Defaults::progress_delay_s).
 ///
 /// Threads: a reader thread parses up to two batches ahead (both FASTA files
 /// on one OpenMP team of config.threads, ParallelSequenceReader) into

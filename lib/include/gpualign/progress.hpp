@@ -1,0 +1,79 @@
+// gpualign — the progress line of long pairs: one line on stderr, rewritten
+// in place ('\r') while a long pair aligns, fed by the ProgressCallback of
+// the long-pair paths (LongAlignOptions, gpu::LongEngineOptions).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace gpualign {
+
+/// The text of one progress line (no '\r', no newline):
+/// "aligning LABEL: X.X of Y.Y Gcells (P%), Z.Z GCUPS, ETA Ts".
+///
+/// @param label          e.g. "pair 3 (read7 x chr1)".
+/// @param cells_done     cells computed so far, every pass (forward and
+///                       traceback recomputation), so it may exceed
+///                       cells_forward.
+/// @param cells_forward  the forward pass's cells (query_len * ref_len).
+/// @param seconds        time since the pair started.
+/// The cells shown are min(cells_done, 99% of cells_forward) (the pair is not
+/// done until its traceback is); GCUPS is cells_done / seconds; the ETA is
+/// the forward cells not yet shown at that rate. Gcells get three decimals
+/// below 1 Gcell, one above.
+std::string format_progress(const std::string& label, std::uint64_t cells_done, std::uint64_t cells_forward,
+                            double seconds);
+
+/// The closing text of a pair whose line was shown:
+/// "aligning LABEL: Y.Y of Y.Y Gcells (100%), Z.Z GCUPS, done in T.Ts"
+/// (GCUPS over every pass).
+std::string format_progress_done(const std::string& label, std::uint64_t cells_done, std::uint64_t cells_forward,
+                                 double seconds);
+
+/// Writes the progress line of one long pair at a time to a stream (stderr).
+///
+/// Nothing is written until a pair has run `delay_s` seconds; then the line
+/// is rewritten with '\r' at most every `period_s` seconds, and end() closes
+/// it with a newline. A disabled reporter writes nothing. Not thread-safe:
+/// begin, update and end are called on one thread (the long-pair paths call
+/// their ProgressCallback on the calling thread).
+class ProgressLine {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    /// @param out      the stream (borrowed; stderr in the CLI).
+    /// @param enabled  false: every call does nothing.
+    /// @param delay_s  seconds a pair runs before its line first appears (>= 0).
+    /// @param period_s least seconds between two rewrites (>= 0).
+    ProgressLine(std::FILE* out, bool enabled, double delay_s, double period_s) noexcept
+        : out_(out), enabled_(enabled && out != nullptr), delay_s_(delay_s), period_s_(period_s) {}
+
+    bool enabled() const noexcept { return enabled_; }
+
+    /// Starts a pair: `label` names it in the line (e.g. "pair 3 (read7 x chr1)").
+    void begin(std::string label, std::uint64_t cells_forward);
+    /// The pair's progress (a ProgressCallback): prints when due.
+    void update(std::uint64_t cells_done, std::uint64_t cells_forward);
+    /// Ends the pair. If its line was shown: with `succeeded`, rewrites it one
+    /// last time ("done in T.Ts"); then a newline either way, so that what
+    /// follows (an error message) starts on its own line.
+    void end(bool succeeded);
+    /// Whether the current (or last) pair's line was shown.
+    bool shown() const noexcept { return shown_; }
+
+private:
+    void write_line(const std::string& text);
+
+    std::FILE* out_;
+    bool enabled_;
+    double delay_s_, period_s_;
+    bool active_ = false, shown_ = false;
+    std::string label_;
+    std::uint64_t forward_ = 0, done_ = 0;
+    Clock::time_point start_{}, last_{};
+    std::size_t last_width_ = 0;
+};
+
+}  // namespace gpualign
