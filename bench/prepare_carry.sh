@@ -8,11 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .carry && mkdir -p .carry/lib .carry/data
 for b in app/gpualign tests/gpualign_gpu_tests bench/gpualign_bench bench/gpualign_long_bench; do
-  [ -x "build/$b" ] && cp "build/$b" .carry/
+  if [ -x "build/$b" ]; then cp "build/$b" .carry/; fi
 done
+# (no early exit in awk: under pipefail, ldconfig's SIGPIPE would end the script)
+libs=$(ldconfig -p)
 for lib in libz.so.1 libbz2.so.1.0 libgomp.so.1; do
-  p=$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')
-  [ -n "$p" ] && cp -L "$p" .carry/lib/
+  p=$(printf '%s\n' "$libs" | awk -v l="$lib" '$1 == l && !found {print $NF; found = 1}')
+  if [ -n "$p" ]; then cp -L "$p" .carry/lib/; fi
 done
 sets=${*:-dna/long dna/pacbio_ecoli dna/miseq_16S}
 for s in $sets; do mkdir -p ".carry/data/$(dirname "$s")"; cp -r "../shared/data/$s" ".carry/data/$(dirname "$s")/"; done

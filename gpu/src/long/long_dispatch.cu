@@ -14,7 +14,7 @@ namespace {
 
 using long_kernels::RegionParams;
 
-RegionParams to_params(const RegionLaunch& a, int stripes) {
+RegionParams to_params(const RegionLaunch& a) {
     RegionParams p{};
     p.query = a.query;
     p.ref = a.ref;
@@ -22,24 +22,14 @@ RegionParams to_params(const RegionLaunch& a, int stripes) {
     p.size = a.size;
     p.gap_open = a.gap_open;
     p.gap_extend = a.gap_extend;
-    p.i0 = a.i0;
-    p.j0 = a.j0;
-    p.rows = a.rows;
-    p.cols = a.cols;
-    p.top = static_cast<const int2*>(a.top);
-    p.left = static_cast<const int2*>(a.left);
-    p.row_stride = a.row_stride;
-    p.row_out = static_cast<int2*>(a.row_out);
-    p.col_stride = a.col_stride;
-    p.col_out = static_cast<int2*>(a.col_out);
-    p.dirs = a.dirs;
-    p.stripe_best = static_cast<int4*>(a.stripe_best);
-    p.corner = a.corner;
+    p.regions = a.regions_dev;
+    p.count = a.count;
+    p.stripes = a.stripes;
     p.ring = static_cast<int4*>(a.ring);
     p.ring_mask = a.ring_cols - 1;
+    p.per_stripe_rings = a.per_stripe_rings;
     p.flow_control = a.flow_control;
     p.progress = a.progress;
-    p.stripes = stripes;
     p.cells_done = a.cells_done;
     return p;
 }
@@ -71,20 +61,28 @@ int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs) {
     return per_sm * sms;
 }
 
-void launch_region(const RegionLaunch& a, int stripes, cudaStream_t stream) {
-    GPUALIGN_CUDA(cudaMemsetAsync(a.progress, 0, sizeof(int) * static_cast<std::size_t>(stripes), stream),
+std::size_t region_ring_bytes(const RegionLaunch& a) {
+    const std::size_t rings = a.per_stripe_rings
+                                  ? static_cast<std::size_t>(a.stripes)
+                                  : static_cast<std::size_t>(a.blocks) * (long_kernels::region_block / 32) * 2;
+    return rings * static_cast<std::size_t>(a.ring_cols) * sizeof(int4);
+}
+
+void launch_region(const RegionLaunch& a, cudaStream_t stream) {
+    GPUALIGN_CUDA(cudaMemcpyAsync(a.regions_dev, a.regions_host, sizeof(long_kernels::RegionDesc) * a.count,
+                                  cudaMemcpyHostToDevice, stream),
+                  "region descriptors upload");
+    GPUALIGN_CUDA(cudaMemsetAsync(a.progress, 0, sizeof(int) * static_cast<std::size_t>(a.stripes), stream),
                   "region progress reset");
     // Tags of -1 (all bytes 0xFF) match no stripe: no entry of an earlier launch is taken for new.
-    const std::size_t ring_bytes = static_cast<std::size_t>(a.blocks) * (long_kernels::region_block / 32) * 2 *
-                                   static_cast<std::size_t>(a.ring_cols) * sizeof(int4);
-    GPUALIGN_CUDA(cudaMemsetAsync(a.ring, 0xFF, ring_bytes, stream), "region ring reset");
-    RegionParams p = to_params(a, stripes);
+    GPUALIGN_CUDA(cudaMemsetAsync(a.ring, 0xFF, region_ring_bytes(a), stream), "region ring reset");
+    RegionParams p = to_params(a);
     void* args[] = {&p};
-    GPUALIGN_CUDA(cudaLaunchCooperativeKernel(kernel_for(a.rows_per_lane, a.local, a.dirs != nullptr),
+    GPUALIGN_CUDA(cudaLaunchCooperativeKernel(kernel_for(a.rows_per_lane, a.local, a.dirs),
                                               dim3(static_cast<unsigned>(a.blocks)),
                                               dim3(static_cast<unsigned>(long_kernels::region_block)), args, 0, stream),
-                  "region kernel launch (" + std::to_string(a.rows) + " x " + std::to_string(a.cols) + ", " +
-                      std::to_string(a.blocks) + " blocks)");
+                  "region kernel launch (" + std::to_string(a.count) + " region(s), " + std::to_string(a.stripes) +
+                      " stripes, " + std::to_string(a.blocks) + " blocks)");
 }
 
 }  // namespace gpualign::gpu::detail

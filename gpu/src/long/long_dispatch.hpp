@@ -7,34 +7,31 @@
 
 #include <cstdint>
 
+#include "region_params.cuh"
+
 namespace gpualign::gpu::detail {
 
-/// One region launch (all pointers device memory unless said otherwise; see
-/// long/region_params.cuh for each field).
+/// One launch over `count` regions of one pair (see long/region_params.cuh
+/// for each field). Device memory unless said otherwise.
 struct RegionLaunch {
     const std::uint8_t* query;
     const std::uint8_t* ref;
     const std::int32_t* matrix;
     std::int32_t size, gap_open, gap_extend;
-    long long i0, j0;
-    int rows, cols;
-    const void* top;     ///< int2[cols+1]
-    const void* left;    ///< int2[rows+1]
-    int row_stride;
-    void* row_out;
-    int col_stride;
-    void* col_out;
-    std::uint8_t* dirs;  ///< device, rows*cols bytes, or null
-    void* stripe_best;   ///< int4[stripes] (local)
-    int* corner;
-    void* ring;          ///< int4[warps * 2 * ring_cols], tags reset to -1 by launch_region
-    int ring_cols;       ///< a power of two
+    const long_kernels::RegionDesc* regions_host;  ///< host memory, `count` descriptors
+    long_kernels::RegionDesc* regions_dev;         ///< device memory for them
+    int count;
+    int stripes;                 ///< all regions' stripes (stripe_begin of each is set)
+    void* ring;                  ///< int4 rings; tags reset to -1 by launch_region
+    int ring_cols;               ///< a power of two
+    bool per_stripe_rings;       ///< one ring per stripe (required when count > 1), else two per warp
     bool flow_control;
-    int* progress;       ///< int[stripes], zeroed by the launch
-    unsigned long long* cells_done;  ///< mapped pinned host memory, warps entries, or null
+    int* progress;               ///< int[stripes], zeroed by launch_region
+    unsigned long long* cells_done;  ///< mapped pinned host memory, one per warp, or null
     bool local;
-    int rows_per_lane;   ///< R: 4 or 16 (region_rows_per_lane)
-    int blocks;          ///< grid size (co-resident: see region_max_blocks)
+    bool dirs;                   ///< the regions have direction-byte outputs
+    int rows_per_lane;           ///< R: 4 or 16 (long_tuning::rows_per_lane)
+    int blocks;                  ///< grid size (co-resident: see region_max_blocks)
 };
 
 /// Threads per block of the region kernel.
@@ -45,9 +42,12 @@ int region_block_threads();
 /// @throws std::runtime_error naming the CUDA error.
 int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs);
 
-/// Zeroes `progress`, resets the rings' tags and launches the region kernel
-/// cooperatively on `stream` (asynchronous).
+/// Ring bytes that launch `a` uses.
+std::size_t region_ring_bytes(const RegionLaunch& a);
+
+/// Uploads the descriptors, zeroes `progress`, resets the rings' tags and
+/// launches the region kernel cooperatively on `stream` (asynchronous).
 /// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
-void launch_region(const RegionLaunch& a, int stripes, cudaStream_t stream);
+void launch_region(const RegionLaunch& a, cudaStream_t stream);
 
 }  // namespace gpualign::gpu::detail

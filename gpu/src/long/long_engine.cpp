@@ -74,7 +74,9 @@ struct LongEngine::Impl final : RegionBackend {
     std::size_t limit = 0;
     cudaStream_t stream = nullptr;
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
-    DeviceBuffer matrix, seqs, arena, ring, progress, best, dirs, corner;
+    DeviceBuffer matrix, seqs, arena, ring, progress, best, dirs, corner, descs_dev;
+    std::vector<std::pair<std::size_t, std::size_t>> leaf_offsets;  // the leaf batch: (offset, bytes) in dirs
+    std::size_t leaf_batch_ = 1;
     unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp
     std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
     std::size_t leaf_host_bytes = 0;
@@ -94,7 +96,7 @@ struct LongEngine::Impl final : RegionBackend {
 
     ~Impl() override {
         std::size_t h = held;
-        for (DeviceBuffer* b : {&matrix, &seqs, &arena, &ring, &progress, &best, &dirs, &corner}) b->release(h);
+        for (DeviceBuffer* b : {&matrix, &seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(h);
         if (cells_host) cudaFreeHost(cells_host);
         if (leaf_host) cudaFreeHost(leaf_host);
         if (ev_start) cudaEventDestroy(ev_start);
@@ -108,6 +110,10 @@ struct LongEngine::Impl final : RegionBackend {
         std::size_t free_b = 0, total_b = 0;
         GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "long engine memory query");
         limit = options.gpu_memory_limit ? options.gpu_memory_limit : free_b / 10 * 9;
+        // Leaves per speculative batch: up to long_tuning::leaf_batch, their
+        // direction bytes within a sixteenth of the memory cap.
+        leaf_batch_ = std::clamp<std::size_t>(limit / 16 / std::max<std::uint64_t>(1, options.plan.leaf_cells), 1,
+                                              long_tuning::leaf_batch);
         GPUALIGN_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "long engine stream");
         GPUALIGN_CUDA(cudaEventCreate(&ev_start), "long engine event");
         GPUALIGN_CUDA(cudaEventCreate(&ev_stop), "long engine event");
@@ -174,11 +180,85 @@ struct LongEngine::Impl final : RegionBackend {
         return leaf_host;
     }
 
-    RegionResult compute(const Region& reg, const RegionOutputs& out,
-                         const std::function<void(std::uint64_t)>& on_cells) override {
+    /// The launch fields every region launch shares.
+    detail::RegionLaunch base_launch(bool local, bool want_dirs, int R) {
+        detail::RegionLaunch a{};
+        a.query = dq;
+        a.ref = dr;
+        a.matrix = static_cast<const std::int32_t*>(matrix.ptr);
+        a.size = scheme.size;
+        a.gap_open = scheme.gap_open;
+        a.gap_extend = scheme.gap_extend;
+        a.local = local;
+        a.dirs = want_dirs;
+        a.rows_per_lane = R;
+        return a;
+    }
+
+    /// Launches `a` over descs (stripe_begin set), waits (reporting progress
+    /// for large launches), and adds the device time to the statistics.
+    void run_launch(detail::RegionLaunch& a, std::vector<long_kernels::RegionDesc>& descs, std::uint64_t cells,
+                    const std::function<void(std::uint64_t)>& on_cells, std::size_t warps) {
+        descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", held);
+        a.regions_host = descs.data();
+        a.regions_dev = static_cast<long_kernels::RegionDesc*>(descs_dev.ptr);
+        a.count = static_cast<int>(descs.size());
+        ring.ensure(detail::region_ring_bytes(a), "long engine rings", held);
+        a.ring = ring.ptr;
+        progress.ensure(sizeof(int) * static_cast<std::size_t>(a.stripes), "long engine progress flags", held);
+        a.progress = static_cast<int*>(progress.ptr);
+        const bool report = on_cells && cells >= long_tuning::progress_min_cells;
+        if (report) std::fill(cells_host, cells_host + warps, 0ull);
+        a.cells_done = report ? cells_dev : nullptr;
+        note_peak();
+
+        GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
+        detail::launch_region(a, stream);
+        GPUALIGN_CUDA(cudaEventRecord(ev_stop, stream), "region stop event");
+        if (report) {
+            while (true) {
+                const cudaError_t q = cudaEventQuery(ev_stop);
+                if (q != cudaErrorNotReady) {
+                    GPUALIGN_CUDA(q, "region kernel");
+                    break;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                std::uint64_t sum = 0;
+                for (std::size_t w = 0; w < warps; ++w) sum += reinterpret_cast<volatile unsigned long long*>(cells_host)[w];
+                on_cells(sum);
+            }
+        }
+        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), "region kernel (" + std::to_string(descs.size()) + " region(s), " +
+                                                         std::to_string(cells) + " cells)");
+        float ms = 0;
+        GPUALIGN_CUDA(cudaEventElapsedTime(&ms, ev_start, ev_stop), "region timing");
+        stats.total_ms += ms;
+        stats.total_cells += cells;
+        ++stats.passes;
+        if (first_pass) stats.forward_ms = ms;
+        first_pass = false;
+    }
+
+    static long_kernels::RegionDesc desc_of(const Region& reg) {
+        long_kernels::RegionDesc d{};
+        d.i0 = reg.i0;
+        d.j0 = reg.j0;
+        d.rows = static_cast<int>(reg.rows);
+        d.cols = static_cast<int>(reg.cols);
+        d.top = reinterpret_cast<const int2*>(reg.top);
+        d.left = reinterpret_cast<const int2*>(reg.left);
+        return d;
+    }
+
+    static void check_size(const Region& reg) {
         if (reg.rows > std::numeric_limits<int>::max() / 2 || reg.cols > std::numeric_limits<int>::max() / 2)
             throw std::length_error("region of " + std::to_string(reg.rows) + " x " + std::to_string(reg.cols) +
                                     " cells exceeds the kernel's 32-bit indices");
+    }
+
+    RegionResult compute(const Region& reg, const RegionOutputs& out,
+                         const std::function<void(std::uint64_t)>& on_cells) override {
+        check_size(reg);
         const bool local = mode == AlignMode::local;
         const bool want_dirs = out.dirs != nullptr;
         const int rows = static_cast<int>(reg.rows), cols = static_cast<int>(reg.cols);
@@ -198,70 +278,28 @@ struct LongEngine::Impl final : RegionBackend {
             blocks = std::max(1, blocks / 2);
         }
         const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
-        ring.ensure(warps * 2 * ring_cols * 16, "long engine rings", held);
-        progress.ensure(sizeof(int) * stripes, "long engine progress flags", held);
         if (local) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", held);
         corner.ensure(sizeof(int), "long engine corner", held);
         if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * cols, "long engine direction bytes", held);
-        note_peak();
 
-        detail::RegionLaunch a{};
-        a.query = dq;
-        a.ref = dr;
-        a.matrix = static_cast<const std::int32_t*>(matrix.ptr);
-        a.size = scheme.size;
-        a.gap_open = scheme.gap_open;
-        a.gap_extend = scheme.gap_extend;
-        a.i0 = reg.i0;
-        a.j0 = reg.j0;
-        a.rows = rows;
-        a.cols = cols;
-        a.top = reg.top;
-        a.left = reg.left;
-        a.row_stride = static_cast<int>(out.row_stride);
-        a.row_out = out.row_out;
-        a.col_stride = static_cast<int>(out.col_stride);
-        a.col_out = out.col_out;
-        a.dirs = want_dirs ? static_cast<std::uint8_t*>(dirs.ptr) : nullptr;
-        a.stripe_best = best.ptr;
-        a.corner = static_cast<int*>(corner.ptr);
-        a.ring = ring.ptr;
+        std::vector<long_kernels::RegionDesc> descs{desc_of(reg)};
+        long_kernels::RegionDesc& d = descs[0];
+        d.row_stride = static_cast<int>(out.row_stride);
+        d.row_out = reinterpret_cast<int2*>(out.row_out);
+        d.col_stride = static_cast<int>(out.col_stride);
+        d.col_out = reinterpret_cast<int2*>(out.col_out);
+        d.dirs = want_dirs ? static_cast<std::uint8_t*>(dirs.ptr) : nullptr;
+        d.stripe_best = static_cast<int4*>(best.ptr);
+        d.corner = static_cast<int*>(corner.ptr);
+        d.stripe_begin = 0;
+        d.stripes = stripes;
+        detail::RegionLaunch a = base_launch(local, want_dirs, R);
+        a.stripes = stripes;
         a.ring_cols = static_cast<int>(ring_cols);
+        a.per_stripe_rings = false;
         a.flow_control = ring_cols < static_cast<std::size_t>(cols) + 64;
-        a.progress = static_cast<int*>(progress.ptr);
-        const std::uint64_t cells = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
-        const bool report = on_cells && cells >= long_tuning::progress_min_cells;
-        if (report) std::fill(cells_host, cells_host + warps, 0ull);
-        a.cells_done = report ? cells_dev : nullptr;
-        a.local = local;
-        a.rows_per_lane = R;
         a.blocks = blocks;
-
-        GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
-        detail::launch_region(a, stripes, stream);
-        GPUALIGN_CUDA(cudaEventRecord(ev_stop, stream), "region stop event");
-        if (report) {
-            while (true) {
-                const cudaError_t q = cudaEventQuery(ev_stop);
-                if (q != cudaErrorNotReady) {
-                    GPUALIGN_CUDA(q, "region kernel");
-                    break;
-                }
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
-                std::uint64_t sum = 0;
-                for (std::size_t w = 0; w < warps; ++w) sum += reinterpret_cast<volatile unsigned long long*>(cells_host)[w];
-                on_cells(sum);
-            }
-        }
-        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), "region kernel (" + std::to_string(rows) + " x " +
-                                                         std::to_string(cols) + ")");
-        float ms = 0;
-        GPUALIGN_CUDA(cudaEventElapsedTime(&ms, ev_start, ev_stop), "region timing");
-        stats.total_ms += ms;
-        stats.total_cells += cells;
-        ++stats.passes;
-        if (first_pass) stats.forward_ms = ms;
-        first_pass = false;
+        run_launch(a, descs, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), on_cells, warps);
 
         RegionResult res;
         if (want_dirs)
@@ -283,6 +321,55 @@ struct LongEngine::Impl final : RegionBackend {
             }
         }
         return res;
+    }
+
+    // ---- speculative leaves: one launch computes a batch ----------------------
+    std::size_t leaf_batch() const override { return leaf_batch_; }
+
+    void compute_leaves(std::span<const Region> leaves) override {
+        const bool local = mode == AlignMode::local;
+        std::vector<long_kernels::RegionDesc> descs;
+        descs.reserve(leaves.size());
+        leaf_offsets.clear();
+        std::size_t dir_bytes = 0;
+        int stripes = 0, max_cols = 0;
+        std::uint64_t cells = 0;
+        constexpr int R = 4;
+        for (const Region& reg : leaves) {
+            check_size(reg);
+            long_kernels::RegionDesc d = desc_of(reg);
+            d.stripe_begin = stripes;
+            d.stripes = (d.rows + 32 * R - 1) / (32 * R);
+            stripes += d.stripes;
+            max_cols = std::max(max_cols, d.cols);
+            leaf_offsets.push_back({dir_bytes, static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols)});
+            dir_bytes += (leaf_offsets.back().second + 255) / 256 * 256;
+            cells += static_cast<std::uint64_t>(d.rows) * static_cast<std::uint64_t>(d.cols);
+            descs.push_back(d);
+        }
+        dirs.ensure(dir_bytes, "long engine direction bytes (leaf batch)", held);
+        corner.ensure(sizeof(int), "long engine corner", held);
+        for (std::size_t k = 0; k < descs.size(); ++k) {
+            descs[k].dirs = static_cast<std::uint8_t*>(dirs.ptr) + leaf_offsets[k].first;
+            descs[k].corner = static_cast<int*>(corner.ptr);
+        }
+        const int warps_per_block = detail::region_block_threads() / 32;
+        const int blocks = std::min(max_blocks[0][local][1], (stripes + warps_per_block - 1) / warps_per_block);
+        detail::RegionLaunch a = base_launch(local, true, R);
+        a.stripes = stripes;
+        a.ring_cols = static_cast<int>(next_pow2(static_cast<std::size_t>(max_cols) + 64));
+        a.per_stripe_rings = true;  // no flow control, no ring reuse across regions
+        a.flow_control = false;
+        a.blocks = blocks;
+        run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block);
+    }
+
+    const std::uint8_t* leaf_dirs(std::size_t k) override {
+        const auto [offset, bytes] = leaf_offsets.at(k);
+        std::uint8_t* host = dirs_buffer(bytes);
+        GPUALIGN_CUDA(cudaMemcpy(host, static_cast<std::uint8_t*>(dirs.ptr) + offset, bytes, cudaMemcpyDeviceToHost),
+                      "leaf direction bytes download");
+        return host;
     }
 };
 
@@ -310,7 +397,9 @@ AlignmentResult LongEngine::align(std::span<const std::uint8_t> query, std::span
     const std::size_t m = query.size(), n = ref.size();
     // The arena holds the borders and every level's checkpoints; the rest
     // of the cap goes to the sequences, rings and a leaf's direction bytes.
-    const std::size_t others = rounded(m + n) + long_tuning::ring_budget + im.options.plan.leaf_cells + (8u << 20);
+    // (a leaf batch: its direction bytes, and up to 64 MiB of per-stripe rings)
+    const std::size_t others = rounded(m + n) + long_tuning::ring_budget +
+                               im.leaf_batch_ * im.options.plan.leaf_cells + (72u << 20);
     const std::size_t floor_bytes = rounded((m + n + 2) * sizeof(BoundaryCell)) * 2;
     const std::size_t want = (m + n + 2) * sizeof(BoundaryCell) * (2 * static_cast<std::size_t>(im.options.plan.fan_out) + 4) +
                              (64u << 20);

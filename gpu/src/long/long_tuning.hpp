@@ -23,6 +23,11 @@ constexpr std::size_t min_ring_cols = 1024;
 /// Device bytes for all rings of one launch (warps * ring columns * 8).
 constexpr std::size_t ring_budget = std::size_t{128} << 20;
 
+/// Leaves the traceback computes ahead of its walk in one launch (the tiles
+/// up-left of the current one, nearest first). One leaf alone keeps a few
+/// warps busy for its whole latency; a batch costs about the same time.
+constexpr std::size_t leaf_batch = 128;
+
 /// Regions of at least this many cells report progress while they run.
 constexpr std::uint64_t progress_min_cells = std::uint64_t{1} << 30;
 

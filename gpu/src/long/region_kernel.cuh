@@ -15,8 +15,10 @@
 //   T(i,j)     = max(Fcell(i,j) - O, d_t, e_t [, -O if local])
 // two dependent operations per row.
 //
-// Schedule. The region's rows are cut into stripes of 32*R rows; warp w of
-// W takes stripes w, w+W, ... Inside a stripe, lane t owns R consecutive rows
+// Schedule. A launch computes one region, or several regions of one pair at
+// once (the traceback's speculative leaves). Each region's rows are cut into
+// stripes of 32*R rows, numbered region after region; warp w of W takes
+// stripes w, w+W, ... Inside a stripe, lane t owns R consecutive rows
 // in registers and at step k computes column j = k - t + 1 of them, handing
 // its last row's H and Fcell (and the ref code) to lane t+1 by shuffle; this
 // is the warp wavefront of the batch kernel (dp_kernel.cuh). Across stripes,
@@ -89,29 +91,39 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
     const int lane = threadIdx.x & 31;
     const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     const int warps = static_cast<int>((gridDim.x * blockDim.x) >> 5);
-    const int rows = p.rows, cols = p.cols;
     const int ring_cols = p.ring_mask + 1;
     unsigned long long cells = 0;
+    int ri = 0;  // region of the current stripe (stripes are numbered region after region)
 
-    for (int s = warp; s < p.stripes; s += warps) {
+    for (int g = warp; g < p.stripes; g += warps) {
+        while (ri + 1 < p.count && p.regions[ri + 1].stripe_begin <= g) ++ri;
+        const RegionDesc& d = p.regions[ri];
+        const int rows = d.rows, cols = d.cols;
+        // The one field the step loop reads per cell (Dirs), in a register; the
+        // rest are read from the descriptor where used (chunk loads, checkpoints).
+        std::uint8_t* const dirs = Dirs ? d.dirs : nullptr;
+        const int s = g - d.stripe_begin;  // stripe within the region
         const int row0 = s * stripe_rows;
         const int tc = (min(stripe_rows, rows - row0) + R - 1) / R;  // lanes in use
         const int ir0 = row0 + lane * R + 1;                          // region row of this lane's first row
-        const bool has_next = s + 1 < p.stripes;
+        const bool has_next = s + 1 < d.stripes;
         const bool last_stripe = !has_next;
-        // Two rings per warp, by round: stripe s + 2W (this warp, two rounds on)
-        // cannot start before stripe s + 1 has read everything stripe s wrote.
+        // Rings: one per stripe (batched launches), or two per warp used in
+        // alternate rounds: stripe g + 2W (this warp, two rounds on) cannot start
+        // before stripe g + 1 has read everything stripe g wrote.
         auto ring_of = [&](int stripe) {
-            return p.ring + (static_cast<std::size_t>(stripe % warps) * 2 + (stripe / warps) % 2) * ring_cols;
+            return p.per_stripe_rings
+                       ? p.ring + static_cast<std::size_t>(stripe) * ring_cols
+                       : p.ring + (static_cast<std::size_t>(stripe % warps) * 2 + (stripe / warps) % 2) * ring_cols;
         };
-        const int4* ring_in = s > 0 ? ring_of(s - 1) : nullptr;
-        int4* ring_out = ring_of(s);
+        const int4* ring_in = s > 0 ? ring_of(g - 1) : nullptr;
+        int4* ring_out = ring_of(g);
         // The stripe's bottom row is a checkpoint row when it is a multiple of row_stride (and not the last row).
-        const bool ckpt_row = has_next && p.row_stride > 0 && (row0 + stripe_rows) % p.row_stride == 0;
-        int2* row_ck = ckpt_row ? p.row_out + static_cast<std::size_t>((row0 + stripe_rows) / p.row_stride - 1) *
+        const bool ckpt_row = has_next && d.row_stride > 0 && (row0 + stripe_rows) % d.row_stride == 0;
+        int2* row_ck = ckpt_row ? d.row_out + static_cast<std::size_t>((row0 + stripe_rows) / d.row_stride - 1) *
                                                   static_cast<std::size_t>(cols + 1)
                                 : nullptr;
-        if (ckpt_row && lane == 0) row_ck[0] = make_int2(p.left[row0 + stripe_rows].x, 0);
+        if (ckpt_row && lane == 0) row_ck[0] = make_int2(d.left[row0 + stripe_rows].x, 0);
 
         int qo[R];
         std::int32_t T[R], E[R];
@@ -121,14 +133,14 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         for (int r = 0; r < R; ++r) {
             const int i = ir0 + r;
             const bool valid = i <= rows;
-            qo[r] = valid ? p.query[p.i0 + i - 1] : 0;
-            const int2 lb = valid ? p.left[i] : make_int2(0, neg_inf);
+            qo[r] = valid ? p.query[d.i0 + i - 1] : 0;
+            const int2 lb = valid ? d.left[i] : make_int2(0, neg_inf);
             T[r] = lb.x - open;
             E[r] = lb.y;
             bh[r] = 0;
             bj[r] = 0;
         }
-        std::int32_t diag = (lane < tc ? p.left[ir0 - 1].x : 0) - open;  // H(ir0-1, j0) - O
+        std::int32_t diag = (lane < tc ? d.left[ir0 - 1].x : 0) - open;  // H(ir0-1, j0) - O
         std::int32_t out_h = 0, out_f = neg_inf;
 
         // Column feed for lane 0: 32 columns per chunk, each lane holding one. The
@@ -140,9 +152,9 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         auto load_chunk = [&](int k0, int& c, int4& b) {
             const int col = k0 + lane + 1;
             if (col <= cols) {
-                c = p.ref[p.j0 + col - 1];
+                c = p.ref[d.j0 + col - 1];
                 if (s == 0) {
-                    const int2 t = p.top[col];
+                    const int2 t = d.top[col];
                     b = make_int4(t.x, t.y, -1, 0);
                 } else {
                     b = __ldcg(ring_in + (col & p.ring_mask));
@@ -155,13 +167,13 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             if (s == 0) return;
             const int col = k0 + lane + 1;
             const unsigned long long start = global_ns();
-            for (unsigned spins = 1; !__all_sync(full, col > cols || (b.z == s - 1 && b.w == col)); ++spins) {
+            for (unsigned spins = 1; !__all_sync(full, col > cols || (b.z == g - 1 && b.w == col)); ++spins) {
                 __nanosleep(64);
-                if (col <= cols && (b.z != s - 1 || b.w != col)) b = __ldcg(ring_in + (col & p.ring_mask));
+                if (col <= cols && (b.z != g - 1 || b.w != col)) b = __ldcg(ring_in + (col & p.ring_mask));
                 if ((spins & 1023) == 0 && global_ns() - start > wait_watchdog_ns) __trap();
             }
         };
-        int ck_next = p.col_stride > 0 ? p.col_stride : INT_MAX;  // next checkpoint column of this lane
+        int ck_next = d.col_stride > 0 ? d.col_stride : INT_MAX;  // next checkpoint column of this lane
 
         const int steps = cols + tc - 1;
         for (int k = 0; k < steps; ++k) {
@@ -170,12 +182,12 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     // Flow control: publish the columns this stripe has consumed (its last
                     // lane has finished them), and before overwriting ring slots wait until
                     // the next stripe has consumed them.
-                    if (lane == tc - 1 && k > 0) store_volatile(p.progress + s, min(cols, k - tc + 1));
+                    if (lane == tc - 1 && k > 0) store_volatile(p.progress + g, min(cols, k - tc + 1));
                     if (has_next && lane == 0) {
                         const int target = min(cols, k + 17 - tc) - ring_cols + 32;
                         if (target > seen_out) {
-                            wait_at_least(p.progress + s + 1, target);
-                            seen_out = load_volatile(p.progress + s + 1);
+                            wait_at_least(p.progress + g + 1, target);
+                            seen_out = load_volatile(p.progress + g + 1);
                         }
                     }
                     __syncwarp();
@@ -210,8 +222,8 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             if (lane < tc && j >= 1 && j <= cols) {
                 const std::int32_t* col = mat + in_c * 32;
                 const bool ckpt_col = j == ck_next && j < cols;
-                if (j == ck_next) ck_next += p.col_stride;
-                int2* col_ck = ckpt_col ? p.col_out + static_cast<std::size_t>(j / p.col_stride - 1) *
+                if (j == ck_next) ck_next += d.col_stride;
+                int2* col_ck = ckpt_col ? d.col_out + static_cast<std::size_t>(j / d.col_stride - 1) *
                                                           static_cast<std::size_t>(rows + 1)
                                         : nullptr;
                 std::int32_t tu = in_h, fu = in_f;  // H(i-1, j) - O, Fcell(i-1, j)
@@ -233,7 +245,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                         if (Local && t == -open) nib = 0u;
                         nib |= (e != T[r] ? 4u : 0u) | (f != tu ? 8u : 0u);
                         if (i <= rows)
-                            p.dirs[static_cast<std::size_t>(i - 1) * static_cast<std::size_t>(cols) + (j - 1)] =
+                            dirs[static_cast<std::size_t>(i - 1) * static_cast<std::size_t>(cols) + (j - 1)] =
                                 static_cast<std::uint8_t>(nib);
                     }
                     if constexpr (Local) {  // per-row best, first j wins: keep the old one on ties
@@ -254,13 +266,13 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                 if (lane == tc - 1) {
                     // One 16-byte store: value and tag become visible together (as CUB's tile
                     // status words), so the consumer needs no fence and no flag.
-                    if (has_next) __stcg(ring_out + (j & p.ring_mask), make_int4(tu + open, fu, s, j));
+                    if (has_next) __stcg(ring_out + (j & p.ring_mask), make_int4(tu + open, fu, g, j));
                     if (ckpt_row) row_ck[j] = make_int2(tu + open, fu);
                 }
                 if (s == 0 && lane == 0 && ckpt_col) col_ck[0] = make_int2(in_h + open, 0);
             }
         }
-        if (p.flow_control && lane == tc - 1) store_volatile(p.progress + s, cols);
+        if (p.flow_control && lane == tc - 1) store_volatile(p.progress + g, cols);
 
         if constexpr (Local) {
             // This lane's best over its valid rows (rows in increasing order), then the
@@ -286,12 +298,12 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     best_j = oj;
                 }
             }
-            if (lane == 0) p.stripe_best[s] = make_int4(best_h, best_i, best_j, 0);
+            if (lane == 0 && d.stripe_best) d.stripe_best[s] = make_int4(best_h, best_i, best_j, 0);
         }
         if (last_stripe && lane < tc) {
 #pragma unroll
             for (int r = 0; r < R; ++r)
-                if (ir0 + r == rows) *p.corner = T[r] + open;
+                if (ir0 + r == rows) *d.corner = T[r] + open;
         }
         cells += static_cast<unsigned long long>(min(stripe_rows, rows - row0)) * static_cast<unsigned long long>(cols);
         if (p.cells_done && lane == 0)

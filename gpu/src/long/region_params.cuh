@@ -11,8 +11,26 @@ namespace gpualign::gpu::long_kernels {
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
 /// One region of the DP matrix: rows (i0, i0+rows], columns (j0, j0+cols].
-/// Every pointer is device memory unless said otherwise. int2 boundary cells
-/// are gpualign::BoundaryCell {h, g}.
+/// Every pointer is device memory. int2 boundary cells are
+/// gpualign::BoundaryCell {h, g}. Host and device share this layout (an array
+/// of them is copied to the device for each launch).
+struct RegionDesc {
+    long long i0, j0;               ///< region origin in DP coordinates
+    const int2* top;                ///< cols+1: H(i0, j0+t), Fcell(i0, j0+t)
+    const int2* left;               ///< rows+1: H(i0+t, j0), Ecell(i0+t, j0)
+    int2* row_out;                  ///< checkpoint row k at row_out + k*(cols+1)
+    int2* col_out;                  ///< checkpoint column k at col_out + k*(rows+1)
+    std::uint8_t* dirs;             ///< rows*cols direction bytes, row-major, or null
+    int4* stripe_best;              ///< per stripe of the region: best H, region row, region column (local), or null
+    int* corner;                    ///< H(i0+rows, j0+cols)
+    int rows, cols;                 ///< region size (>= 1 each)
+    int row_stride;                 ///< checkpoint rows every row_stride rows (a multiple of the stripe), 0 = none
+    int col_stride;                 ///< checkpoint columns every col_stride columns, 0 = none
+    int stripe_begin;               ///< index of the region's first stripe among the launch's stripes
+    int stripes;                    ///< ceil(rows / stripe height)
+};
+
+/// One launch: one or more regions of one pair, computed at once.
 struct RegionParams {
     const std::uint8_t* query;      ///< the whole query's codes (row i reads query[i-1])
     const std::uint8_t* ref;        ///< the whole ref's codes
@@ -20,22 +38,17 @@ struct RegionParams {
     std::int32_t size;              ///< alphabet size (<= 32)
     std::int32_t gap_open;          ///< go >= 0
     std::int32_t gap_extend;        ///< ge >= 0
-    long long i0, j0;               ///< region origin in DP coordinates
-    int rows, cols;                 ///< region size (>= 1 each)
-    const int2* top;                ///< cols+1: H(i0, j0+t), Fcell(i0, j0+t)
-    const int2* left;               ///< rows+1: H(i0+t, j0), Ecell(i0+t, j0)
-    int row_stride;                 ///< checkpoint rows every row_stride rows (a multiple of the stripe), 0 = none
-    int2* row_out;                  ///< checkpoint row k at row_out + k*(cols+1)
-    int col_stride;                 ///< checkpoint columns every col_stride columns, 0 = none
-    int2* col_out;                  ///< checkpoint column k at col_out + k*(rows+1)
-    std::uint8_t* dirs;             ///< rows*cols direction bytes, row-major (Dirs variants)
-    int4* stripe_best;              ///< per stripe: best H, region row, region column (Local)
-    int* corner;                    ///< H(i0+rows, j0+cols)
-    int4* ring;                     ///< two rings per warp (alternate rounds), ring_mask+1 entries each {H, Fcell, stripe, column}: a stripe's bottom row for the next
+    const RegionDesc* regions;      ///< `count` regions, stripes numbered region after region
+    int count;
+    int stripes;                    ///< all regions' stripes
+    /// Hand-off rings, ring_mask+1 entries {H, Fcell, stripe, column} each:
+    /// per_stripe_rings: one per stripe (regions no wider than a ring, no
+    /// flow control); else two per warp (used in alternate rounds).
+    int4* ring;
     int ring_mask;                  ///< ring columns - 1 (a power of two minus one)
-    bool flow_control;              ///< the ring is narrower than the region: producers wait for consumers
+    bool per_stripe_rings;
+    bool flow_control;              ///< a ring is narrower than the region: producers wait for consumers
     int* progress;                  ///< per stripe: input columns consumed, for flow control (zeroed before launch)
-    int stripes;                    ///< ceil(rows / stripe height)
     unsigned long long* cells_done; ///< per warp: cells computed (pinned host memory, mapped), may be null
 };
 

@@ -109,6 +109,20 @@ public:
     /// (RegionOutputs::dirs), owned by the backend and valid until the next
     /// call (a GPU backend hands out pinned memory, so the copy is direct).
     virtual std::uint8_t* dirs_buffer(std::size_t bytes) = 0;
+    /// Leaves the backend can compute at once ahead of the walk (speculation:
+    /// the tiles up-left of the current one), 1 = one at a time. A GPU keeps
+    /// a few warps busy per leaf, so a batch costs about one leaf's latency.
+    virtual std::size_t leaf_batch() const { return 1; }
+    /// Computes the direction bytes of whole `leaves` (each at most
+    /// CheckpointPlan::leaf_cells cells), replacing the previous batch. Only
+    /// called when leaf_batch() > 1.
+    virtual void compute_leaves(std::span<const Region> leaves) { (void)leaves; }
+    /// Leaf k of the last compute_leaves batch: its direction bytes in host
+    /// memory, row-major, valid until the next call of any of these.
+    virtual const std::uint8_t* leaf_dirs(std::size_t k) {
+        (void)k;
+        return nullptr;
+    }
 };
 
 /// Knobs of the checkpoint traceback (0 = backend default).

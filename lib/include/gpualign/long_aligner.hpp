@@ -28,6 +28,10 @@ struct LongAlignOptions {
     std::int64_t tile = 256;
     /// Called from the calling thread as cells are computed (may be empty).
     ProgressCallback progress;
+    /// Leaves computed ahead of the traceback's walk, as the GPU does (see
+    /// RegionBackend::leaf_batch); 1 = one at a time. More only costs CPU
+    /// time; tests use it to run the GPU's speculative path on the CPU.
+    std::size_t leaf_batch = 1;
 };
 
 /// Aligns one pair on the CPU with the checkpoint method: byte-identical to

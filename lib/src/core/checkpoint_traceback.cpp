@@ -95,18 +95,59 @@ public:
         backend_.release(g.first);
     }
 
+    /// Tile (a, b) of a grid over `reg`, whole (not cut at the cursor).
+    static Region tile_of(const Region& reg, const Grid& g, std::int64_t a, std::int64_t b) {
+        Region t;
+        t.i0 = reg.i0 + a * g.stride_r;
+        t.j0 = reg.j0 + b * g.stride_c;
+        t.rows = std::min(g.stride_r, reg.rows - a * g.stride_r);
+        t.cols = std::min(g.stride_c, reg.cols - b * g.stride_c);
+        t.top = a == 0 ? reg.top + b * g.stride_c : g.rows_ckpt + (a - 1) * (reg.cols + 1) + b * g.stride_c;
+        t.left = b == 0 ? reg.left + a * g.stride_r : g.cols_ckpt + (b - 1) * (reg.rows + 1) + a * g.stride_r;
+        return t;
+    }
+
     /// Follows the path through the tiles of a computed grid.
     void walk_grid(const Region& reg, const Grid& g, Cursor& cur) {
+        if (static_cast<std::uint64_t>(g.stride_r) * static_cast<std::uint64_t>(g.stride_c) <= plan_.leaf_cells &&
+            backend_.leaf_batch() > 1) {
+            walk_leaves_ahead(reg, g, cur);
+            return;
+        }
         while (!cur.done && cur.i > reg.i0 && cur.j > reg.j0) {
             const std::int64_t a = (cur.i - reg.i0 - 1) / g.stride_r, b = (cur.j - reg.j0 - 1) / g.stride_c;
-            Region t;
-            t.i0 = reg.i0 + a * g.stride_r;
-            t.j0 = reg.j0 + b * g.stride_c;
-            t.rows = std::min(g.stride_r, reg.rows - a * g.stride_r);
-            t.cols = std::min(g.stride_c, reg.cols - b * g.stride_c);
-            t.top = a == 0 ? reg.top + b * g.stride_c : g.rows_ckpt + (a - 1) * (reg.cols + 1) + b * g.stride_c;
-            t.left = b == 0 ? reg.left + a * g.stride_r : g.cols_ckpt + (b - 1) * (reg.rows + 1) + a * g.stride_r;
-            trace(t, cur);
+            trace(tile_of(reg, g, a, b), cur);
+        }
+    }
+
+    /// The tiles of `g` are leaves and the backend computes many at once:
+    /// when the path enters a tile not yet computed, compute it together with
+    /// the tiles up-left of it (nearest first, by a + b distance), then walk.
+    void walk_leaves_ahead(const Region& reg, const Grid& g, Cursor& cur) {
+        std::vector<std::pair<std::int64_t, std::int64_t>> ready;  // tile (a, b) of each leaf in the batch
+        std::vector<Region> batch;
+        const std::size_t cap = backend_.leaf_batch();
+        while (!cur.done && cur.i > reg.i0 && cur.j > reg.j0) {
+            const std::int64_t a = (cur.i - reg.i0 - 1) / g.stride_r, b = (cur.j - reg.j0 - 1) / g.stride_c;
+            auto it = std::find(ready.begin(), ready.end(), std::make_pair(a, b));
+            if (it == ready.end()) {
+                ready.clear();
+                batch.clear();
+                for (std::int64_t dist = 0; batch.size() < cap && dist <= a + b; ++dist)
+                    for (std::int64_t x = 0; x <= dist && batch.size() < cap; ++x) {
+                        const std::int64_t ta = a - x, tb = b - (dist - x);
+                        if (ta < 0 || tb < 0) continue;
+                        ready.emplace_back(ta, tb);
+                        batch.push_back(tile_of(reg, g, ta, tb));
+                    }
+                backend_.compute_leaves(batch);
+                for (const Region& t : batch)
+                    done_ += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
+                if (progress_) progress_(done_, total_);
+                it = ready.begin();  // tile (a, b) is first
+            }
+            const std::size_t k = static_cast<std::size_t>(it - ready.begin());
+            walk_dirs(tile_of(reg, g, a, b), backend_.leaf_dirs(k), cur);
         }
     }
 
@@ -123,6 +164,13 @@ public:
         RegionOutputs out;
         out.dirs = const_cast<std::uint8_t*>(dirs);
         run(reg, out);
+        walk_dirs(reg, dirs, cur);
+    }
+
+    /// Walks the direction bytes of `reg` (row-major, reg.rows x reg.cols)
+    /// from `cur` until the path leaves `reg` through its top row or left
+    /// column, or ends.
+    void walk_dirs(const Region& reg, const std::uint8_t* dirs, Cursor& cur) {
         while (true) {
             if (cur.i == reg.i0 || cur.j == reg.j0) return;  // left the tile
             const std::uint8_t bits =

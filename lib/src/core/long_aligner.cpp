@@ -64,7 +64,8 @@ public:
     CpuBackend(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r, const ScoringScheme& s,
                AlignMode mode, const LongAlignOptions& o)
         : q_(q), r_(r), s_(s), local_(mode == AlignMode::local), tile_(o.tile),
-          threads_(o.threads > 0 ? o.threads : omp_get_num_procs()), budget_(o.memory_limit) {}
+          threads_(o.threads > 0 ? o.threads : omp_get_num_procs()), budget_(o.memory_limit),
+          leaf_batch_(std::max<std::size_t>(1, o.leaf_batch)) {}
 
     BoundaryCell* allocate(std::size_t count) override {
         const std::size_t bytes = count * sizeof(BoundaryCell);
@@ -93,6 +94,17 @@ public:
         if (dirs_.size() < bytes) dirs_.resize(bytes);
         return dirs_.data();
     }
+    std::size_t leaf_batch() const override { return leaf_batch_; }
+    void compute_leaves(std::span<const Region> leaves) override {
+        batch_.resize(leaves.size());
+        for (std::size_t k = 0; k < leaves.size(); ++k) {
+            batch_[k].resize(static_cast<std::size_t>(leaves[k].rows) * static_cast<std::size_t>(leaves[k].cols));
+            RegionOutputs out;
+            out.dirs = batch_[k].data();
+            compute(leaves[k], out, {});
+        }
+    }
+    const std::uint8_t* leaf_dirs(std::size_t k) override { return batch_.at(k).data(); }
 
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {
@@ -242,6 +254,8 @@ private:
     std::size_t used_ = 0;
     std::vector<Allocation> stack_;
     std::vector<std::uint8_t> dirs_;
+    std::size_t leaf_batch_;
+    std::vector<std::vector<std::uint8_t>> batch_;
 };
 
 }  // namespace
