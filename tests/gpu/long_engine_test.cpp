@@ -160,3 +160,35 @@ TEST(LongEngine, MemoryCapGivesCoarserCheckpointsOrAClearError) {
 
 }  // namespace
 }  // namespace gpualign::test
+
+namespace gpualign::test {
+namespace {
+
+// Small enough for compute-sanitizer (memcheck, racecheck): every kernel path
+// of the long engine (fan-out and direct-leaf levels, speculative leaf
+// batches, warps reused across stripes with ring flow control, local and
+// global, CIGAR and score-only) on 3,000 x 2,800 pairs, against the reference.
+TEST(LongEngineSanitizer, SmallPairsAllPaths) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 21);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    const Seq q = gen.random(3000), r = gen.mutate(q, 0.12, 2800);
+    for (AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (bool score_only : {false, true}) {
+            const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
+            for (int variant = 0; variant < 2; ++variant) {
+                gpu::LongEngineOptions opt;
+                opt.plan.leaf_cells = 1u << 16;
+                opt.plan.fan_out = 3;
+                opt.plan.direct_leaf_bytes = variant == 0 ? 0 : opt.plan.direct_leaf_bytes;
+                opt.max_blocks = variant == 0 ? 1 : 0;
+                gpu::LongEngine engine(s, mode, score_only, opt);
+                expect_same(engine.align(q, r), want, q, r, s,
+                            std::string(to_string(mode)) + (score_only ? " score-only" : " cigar") + " variant " +
+                                std::to_string(variant));
+            }
+        }
+}
+
+}  // namespace
+}  // namespace gpualign::test
