@@ -408,10 +408,23 @@ AlignmentResult LongEngine::align(std::span<const std::uint8_t> query, std::span
                                 " needs at least " + std::to_string((others + floor_bytes) >> 20) +
                                 " MiB of GPU memory for the long engine; the cap is " + std::to_string(im.limit >> 20) +
                                 " MiB");
-    const std::size_t arena_bytes = std::min(want, im.limit - others);
+    std::size_t arena_bytes = std::min(want, im.limit - others);
     if (im.arena.bytes < arena_bytes || im.arena.bytes > 2 * arena_bytes) {
         im.arena.release(im.held);
-        im.arena.ensure(arena_bytes, "long engine checkpoint arena", im.held);
+        // Memory taken since the cap was set (another process, the batch
+        // engine): a smaller arena, hence coarser checkpoints, not a failure.
+        while (true) {
+            try {
+                im.arena.ensure(arena_bytes, "long engine checkpoint arena", im.held);
+                break;
+            } catch (const std::bad_alloc&) {
+                if (arena_bytes / 2 < floor_bytes)
+                    throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
+                                            ": the GPU has no " + std::to_string((floor_bytes >> 20) + 1) +
+                                            " MiB free for the long engine's smallest checkpoints");
+                arena_bytes /= 2;
+            }
+        }
     }
     im.stack.clear();
     im.arena_top = 0;
