@@ -18,11 +18,14 @@
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/progress.hpp"
 #include "lib/test_util.hpp"
+#include "fasta_text.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using gpualign::AlignmentResult;
+using gpualign::test::mutate;
+using gpualign::test::random_dna;
 using gpualign::AlignMode;
 
 struct RunResult {
@@ -49,31 +52,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
     }
 }
 
-/// Random DNA (A, C, G, T), seeded.
-std::string random_dna(std::mt19937_64& rng, std::size_t len) {
-    std::string s(len, 'A');
-    for (char& c : s) c = "ACGT"[rng() % 4];
-    return s;
-}
-
-/// `s` with about `rate` of its positions edited (substitutions, insertions,
-/// deletions in equal parts), seeded: a related sequence, so that the path
-/// is long and crosses many checkpoint tiles.
-std::string mutate(std::mt19937_64& rng, const std::string& s, double rate) {
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    std::string out;
-    for (char c : s) {
-        if (u(rng) >= rate) {
-            out += c;
-            continue;
-        }
-        const double kind = u(rng);
-        if (kind < 1.0 / 3) out += "ACGT"[rng() % 4];
-        else if (kind < 2.0 / 3) out += std::string(1, "ACGT"[rng() % 4]) + c;
-        // else: deleted
-    }
-    return out;
-}
 
 /// The TSV columns that the alignment determines: query_begin, query_end,
 /// ref_begin, ref_end, score, matches, mismatches, gap_opens,
@@ -214,13 +192,7 @@ TEST_F(LongPairsCli, MitochondrialGenomesGlobalScore) {
     const fs::path src = fs::path(GPUALIGN_SHARED_DATA) / "dna/long/mito_human_vs_orangutan.fa";
     if (!fs::exists(src)) GTEST_SKIP() << "data not found: " << src;
     // Two records: the human and the orangutan mitochondrial genome.
-    std::ifstream in(src, std::ios::binary);
-    std::vector<std::string> records;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty() && line[0] == '>') records.emplace_back();
-        if (!records.empty()) records.back() += line + '\n';
-    }
+    const std::vector<std::string> records = gpualign::test::fasta_records(src);
     ASSERT_EQ(records.size(), 2u);
     std::ofstream(dir_ / "human.fa", std::ios::binary) << records[0];
     std::ofstream(dir_ / "orangutan.fa", std::ios::binary) << records[1];

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu/gpu_test_util.hpp"
+#include "fasta_text.hpp"
 #include "gpualign/config.hpp"
 #include "gpualign/gpu/engine.hpp"
 
@@ -24,6 +25,8 @@ namespace fs = std::filesystem;
 using gpualign::test::binary;
 using gpualign::test::shared_data_dir;
 using gpualign::test::slurp;
+using gpualign::test::mutate;
+using gpualign::test::random_dna;
 
 #define SKIP_WITHOUT_GPU() \
     if (gpualign::gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible"
@@ -33,27 +36,6 @@ int run_status(const std::string& cmd) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string random_dna(std::mt19937_64& rng, std::size_t len) {
-    std::string s(len, 'A');
-    for (char& c : s) c = "ACGT"[rng() % 4];
-    return s;
-}
-
-/// `s` with about `rate` of its positions substituted, inserted or deleted.
-std::string mutate(std::mt19937_64& rng, const std::string& s, double rate) {
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    std::string out;
-    for (char c : s) {
-        if (u(rng) >= rate) {
-            out += c;
-            continue;
-        }
-        const double kind = u(rng);
-        if (kind < 1.0 / 3) out += "ACGT"[rng() % 4];
-        else if (kind < 2.0 / 3) out += std::string(1, "ACGT"[rng() % 4]) + c;
-    }
-    return out;
-}
 
 void write_fasta(const fs::path& p, const std::string& prefix, const std::vector<std::string>& seqs) {
     std::ofstream f(p, std::ios::binary);
@@ -84,13 +66,7 @@ protected:
     bool mito(fs::path& q, fs::path& r) {
         const fs::path src = fs::path(shared_data_dir()) / "dna/long/mito_human_vs_orangutan.fa";
         if (!fs::exists(src)) return false;
-        std::ifstream in(src, std::ios::binary);
-        std::vector<std::string> records;
-        std::string line;
-        while (std::getline(in, line)) {
-            if (!line.empty() && line[0] == '>') records.emplace_back();
-            if (!records.empty()) records.back() += line + '\n';
-        }
+        const std::vector<std::string> records = gpualign::test::fasta_records(src);
         if (records.size() != 2) return false;
         q = dir_ / "human.fa";
         r = dir_ / "orangutan.fa";

@@ -19,22 +19,10 @@
 #include "gpualign/long_aligner.hpp"
 #include "lib/test_util.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GPUALIGN_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GPUALIGN_TEST_ASAN 1
-#endif
-#endif
 
 namespace gpualign::test {
 namespace {
 
-#ifdef GPUALIGN_TEST_ASAN
-constexpr bool under_asan = true;
-#else
-constexpr bool under_asan = false;
-#endif
 
 // ---- checkpoint plans ----------------------------------------------------------
 // Every combination of these values is one plan; plan(k) decodes k in mixed

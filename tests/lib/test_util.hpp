@@ -26,9 +26,24 @@
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/scoring.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define GPUALIGN_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GPUALIGN_TEST_ASAN 1
+#endif
+#endif
+
 namespace gpualign::test {
 
 using Codes = std::vector<std::uint8_t>;
+
+/// True in a build under AddressSanitizer: slow tests use smaller sizes there.
+#ifdef GPUALIGN_TEST_ASAN
+inline constexpr bool under_asan = true;
+#else
+inline constexpr bool under_asan = false;
+#endif
 
 // ---- encoders (seqan3 ranks: dna5 A=0 C=1 G=2 N=3 T=4; aa27) -----------------
 inline Codes dna(std::string_view s) {

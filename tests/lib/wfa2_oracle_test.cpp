@@ -25,22 +25,10 @@
 #include <bindings/cpp/WFAligner.hpp>
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GPUALIGN_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GPUALIGN_TEST_ASAN 1
-#endif
-#endif
 
 namespace gpualign::test {
 namespace {
 
-#ifdef GPUALIGN_TEST_ASAN
-constexpr bool under_asan = true;
-#else
-constexpr bool under_asan = false;
-#endif
 
 /// Our DNA scheme's numbers as typed: match M, mismatch X, gap open O, gap extend E.
 struct DnaNumbers {

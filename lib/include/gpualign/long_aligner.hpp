@@ -15,6 +15,9 @@ namespace gpualign {
 /// Options of align_pair_long. Sizes in bytes or cells as named.
 struct LongAlignOptions {
     /// OpenMP threads computing one pair (a wavefront of tiles), 0 = all cores.
+    /// Each tile diagonal ends in a barrier: where the cores are shared with
+    /// other busy threads, run with OMP_WAIT_POLICY=passive (gpualign sets it
+    /// for itself, app/main.cpp), or spinning waiters starve the work.
     int threads = 0;
     /// Host bytes for checkpoints and direction tiles (the sequences and the
     /// result are not counted). The fan-out of each level is lowered until its
