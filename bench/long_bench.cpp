@@ -763,7 +763,9 @@ int main(int argc, char** argv) {
     if (o.probe && use_gpu) {
         // One region per pair (score-only global is the forward pass alone).
         // Stripes of 128 rows below 512K rows (long_tuning.hpp).
-        std::printf("probe: shape, forward ms, ns per wavefront step (steps = cols + stripes * lag unknown)\n");
+        std::printf("probe: shape, best forward ms of 3, ms / (cols + 31): the time per wavefront step if the\n"
+                    "stripes added no lag (one stripe of 128 rows: exactly that); for many stripes,\n"
+                    "lag = (ms / step time - cols) / (stripes - 1)\n");
         gpu::LongEngine e(scheme, AlignMode::global, true, {});
         std::uint64_t x = 88172645463325252ull;
         auto rnd = [&](std::size_t n) {
@@ -784,10 +786,8 @@ int main(int argc, char** argv) {
                 e.align(q, r);
                 best = std::min(best, e.last_stats().forward_ms);
             }
-            const double stripes = std::ceil(m / 128.0);
-            std::printf("probe %7zu x %7zu: %8.3f ms, %7.1f ns/step if lag 0, implied lag %.0f steps at the 1-stripe step time\n",
-                        m, n, best, best * 1e6 / (n + 31), 0.0);
-            (void)stripes;
+            std::printf("probe %7zu x %7zu (%5.0f stripes): %8.3f ms, %7.1f ns per step of cols + 31\n", m, n,
+                        std::ceil(m / 128.0), best, best * 1e6 / (n + 31));
         }
         return 0;
     }
