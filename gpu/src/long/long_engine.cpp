@@ -157,15 +157,8 @@ struct LongEngine::Impl final : RegionBackend {
             if (top == off) return;
         }
     }
-    void fill_border(BoundaryCell* out, std::int64_t first, std::size_t count, bool) override {
-        std::vector<BoundaryCell> host(count);
-        const bool local = mode == AlignMode::local;
-        for (std::size_t t = 0; t < count; ++t) {
-            const std::int64_t k = first + static_cast<std::int64_t>(t);
-            host[t] = {(local || k == 0) ? 0 : static_cast<std::int32_t>(-(scheme.gap_open + k * scheme.gap_extend)),
-                       std::numeric_limits<std::int32_t>::min() / 2};
-        }
-        GPUALIGN_CUDA(cudaMemcpy(out, host.data(), count * sizeof(BoundaryCell), cudaMemcpyHostToDevice), "border upload");
+    void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override {
+        GPUALIGN_CUDA(cudaMemcpy(dst, src.data(), src.size_bytes(), cudaMemcpyHostToDevice), "border upload");
     }
     std::int64_t row_alignment() const override { return long_tuning::row_alignment; }
     std::uint8_t* dirs_buffer(std::size_t bytes) override {

@@ -95,9 +95,9 @@ public:
     virtual BoundaryCell* allocate(std::size_t count) = 0;
     /// Frees the allocation `p` and every later one (stack order).
     virtual void release(BoundaryCell* p) = 0;
-    /// Fills `count` cells of `out` (backend memory) with the matrix border:
-    /// row 0 (`row`) or column 0 starting at index `first` (0 = the corner).
-    virtual void fill_border(BoundaryCell* out, std::int64_t first, std::size_t count, bool row) = 0;
+    /// Copies host cells `src` into backend memory at `dst` (the matrix
+    /// border, which the driver computes once for every backend).
+    virtual void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) = 0;
     /// Computes the Region with the recurrences of docs/scoring.md and writes
     /// `out`. `on_cells` (called on the calling thread, may be called never)
     /// reports the cells of this region computed so far, for progress.

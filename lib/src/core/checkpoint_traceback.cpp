@@ -4,6 +4,7 @@
 #include "gpualign/checkpoint_traceback.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -289,10 +290,16 @@ AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::ui
     if (m == 0 || n == 0) return align_pair_full_matrix(query, ref, s, mode, score_only);  // no DP cell
     const bool local = mode == AlignMode::local;
 
+    // Row 0 and column 0 (docs/scoring.md): H = 0 (local) or -(go + k*ge)
+    // (global, 0 at the corner); Ecell and Fcell minus infinity.
+    std::vector<BoundaryCell> border(static_cast<std::size_t>(std::max(m, n) + 1));
+    for (std::size_t k = 0; k < border.size(); ++k)
+        border[k] = {(local || k == 0) ? 0 : static_cast<std::int32_t>(-(s.gap_open + static_cast<std::int64_t>(k) * s.gap_extend)),
+                     std::numeric_limits<std::int32_t>::min() / 2};
     BoundaryCell* top = backend.allocate(static_cast<std::size_t>(n + 1) + static_cast<std::size_t>(m + 1));
     BoundaryCell* left = top + (n + 1);
-    backend.fill_border(top, 0, static_cast<std::size_t>(n + 1), true);
-    backend.fill_border(left, 0, static_cast<std::size_t>(m + 1), false);
+    backend.upload(top, std::span(border).first(static_cast<std::size_t>(n + 1)));
+    backend.upload(left, std::span(border).first(static_cast<std::size_t>(m + 1)));
     const Region whole{0, 0, m, n, top, left};
 
     Tracer tracer(backend, query, ref, s, mode, plan, progress, !score_only);

@@ -82,12 +82,8 @@ public:
             if (last) return;
         }
     }
-    void fill_border(BoundaryCell* out, std::int64_t first, std::size_t count, bool /*row*/) override {
-        for (std::size_t t = 0; t < count; ++t) {
-            const std::int64_t k = first + static_cast<std::int64_t>(t);
-            const std::int32_t h = (local_ || k == 0) ? 0 : static_cast<std::int32_t>(-(s_.gap_open + k * s_.gap_extend));
-            out[t] = {h, neg_inf};
-        }
+    void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override {
+        std::copy(src.begin(), src.end(), dst);
     }
     std::int64_t row_alignment() const override { return 1; }
     std::uint8_t* dirs_buffer(std::size_t bytes) override {
