@@ -16,10 +16,12 @@
 //
 // Each workload x mode (--modes) x output (score-only, CIGAR):
 //  GPU   LongEngine, one engine per (mode, score-only) for the whole run, warmed
-//        up once on an 8 kb pair. Per pair align(), then last_stats():
+//        up once on an 8 kb pair. One pair: align(), then last_stats():
 //        forward GCUPS = query_len*ref_len / forward_ms, total (kernel) GCUPS
 //        = query_len*ref_len / total_ms, wall GCUPS = query_len*ref_len /
-//        wall_s. Workloads of at most 1e11 cells (the real ones) are run
+//        wall_s. Many pairs (bulk2000): one align_many() call, whose device
+//        times are summed over its concurrent streams, so only its wall GCUPS
+//        is a rate of the GPU. Workloads of at most 1e11 cells (the real ones) are run
 //        --runs times, the median of each figure is reported; the 1 Mbp and
 //        bulk workloads run once. With CIGAR every result is re-scored from its
 //        CIGAR (rescore_cigar) and repeated runs must give equal results.
@@ -101,6 +103,7 @@ struct Options {
     std::string csv;
     std::string data;
     std::size_t gpu_memory = 0;
+    int workers = 0;
     double peer_timeout_s = 30;
     bool peer = true;
     bool cpu = false;
@@ -133,6 +136,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --runs N             repetitions of the workloads of <= 1e11 cells, median reported (3)\n"
                  "  --csv FILE           one row per workload x mode x output\n"
                  "  --data DIR           shared data directory (default $GPUALIGN_SHARED_DATA or %s)\n"
+                 "  --workers N          pairs align_many runs at once (LongEngineOptions::workers; 0 = default)\n"
                  "  --gpu-memory BYTES   device memory cap of each LongEngine (default 90%% of the free memory\n"
                  "                       divided among the engines of the run)\n"
                  "  --peer-timeout-s S   time cap of the WFA2 peer per workload x output (30)\n"
@@ -179,6 +183,7 @@ Options parse(int argc, char** argv) {
             else if (a == "--csv") o.csv = need(i);
             else if (a == "--data") o.data = need(i);
             else if (a == "--gpu-memory") o.gpu_memory = static_cast<std::size_t>(std::stod(need(i)));
+            else if (a == "--workers") o.workers = std::max(0, std::stoi(need(i)));
             else if (a == "--peer-timeout-s") o.peer_timeout_s = std::stod(need(i));
             else if (a == "--no-peer") o.peer = false;
             else if (a == "--cpu") o.cpu = true;
@@ -650,6 +655,7 @@ struct GpuRun {
     int runs = 0;
     double fwd_ms = 0, total_ms = 0, wall_s = 0, total_cells = 0;
     std::size_t peak = 0;
+    int workers = 1;
     bool runs_equal = true;
 };
 
@@ -661,7 +667,16 @@ GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
             std::vector<AlignmentResult> res;
             res.reserve(w.q.size());
             double f = 0, t = 0, s = 0, c = 0;
-            for (std::size_t i = 0; i < w.q.size(); ++i) {
+            if (w.q.size() > 1) {  // many pairs: all at once (align_many); device times are summed over streams
+                std::vector<gpu::LongPair> pairs;
+                for (std::size_t i = 0; i < w.q.size(); ++i) pairs.push_back({w.q[i], w.r[i]});
+                res = e.align_many(pairs);
+                const gpu::LongEngineStats st = e.last_stats();
+                f = st.forward_ms, t = st.total_ms, s = st.wall_s, c = static_cast<double>(st.total_cells);
+                g.peak = std::max(g.peak, st.peak_device_bytes);
+                g.workers = st.workers;
+            }
+            for (std::size_t i = 0; w.q.size() == 1 && i < w.q.size(); ++i) {
                 res.push_back(e.align(w.q[i], w.r[i]));
                 const gpu::LongEngineStats st = e.last_stats();
                 f += st.forward_ms, t += st.total_ms, s += st.wall_s, c += static_cast<double>(st.total_cells);
@@ -836,6 +851,7 @@ int main(int argc, char** argv) {
         if (!slot) {
             gpu::LongEngineOptions opt;
             opt.gpu_memory_limit = engine_cap;
+            opt.workers = o.workers;
             const auto t0 = Clock::now();
             slot = std::make_unique<gpu::LongEngine>(scheme, mode, score_only, opt);
             const double build_s = seconds_since(t0);
@@ -911,6 +927,10 @@ int main(int argc, char** argv) {
                         r.check = problems.empty() ? "ok" : "";
                         for (const auto& p : problems) r.check += (r.check.empty() ? "" : "; ") + p;
                         ours = std::move(g.results);
+                        if (g.workers > 1)
+                            std::printf("  GPU align_many: %d pairs at once; forward and total ms below are summed "
+                                        "over streams, wall is the rate\n",
+                                        g.workers);
                         std::printf("  GPU %-6s %-10s runs %d: forward %.2f ms (%.1f GCUPS), total %.2f ms (%.1f GCUPS, "
                                     "%.3fx cells), wall %.3f s (%.1f GCUPS), peak device %.1f MiB, check %s\n",
                                     r.mode.c_str(), r.output.c_str(), r.runs, r.fwd_ms,

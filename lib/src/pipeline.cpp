@@ -273,11 +273,12 @@ void align_on_cpu(const Batch& b, const std::vector<std::size_t>& indices, const
 ///
 /// Routing of each pair (query_len * ref_len = its cells):
 ///  - GPU: the batch engine (gpu::Engine, a warp per pair) takes the pairs it
-///    accepts below Defaults::long_pair_cells; the others go, one at a time,
-///    to the long-pair engine (gpu::LongEngine, one pair across the whole
-///    GPU), created at the first such pair. A pair the long engine refuses
-///    for a --gpu-memory cap too small for it is aligned on the CPU's
-///    long-pair path instead (counted in cpu_fallback).
+///    accepts below Defaults::long_pair_cells; the others go to the long-pair
+///    engine (gpu::LongEngine), created at the first such pair: one alone
+///    across the whole GPU, several of one batch together (align_many, many
+///    pairs at once). A pair the long engine refuses for a --gpu-memory cap
+///    too small for it is aligned on the CPU's long-pair path instead
+///    (counted in cpu_fallback).
 ///  - CPU: pairs up to full_matrix_cells run align_pair in parallel over
 ///    pairs; larger ones run align_pair_long one at a time on every thread,
 ///    outside that loop (no nested parallelism).
@@ -374,7 +375,10 @@ public:
         std::vector<AlignmentResult> out(b.size());
         // CPU and long pairs first: the GPU's batch engine keeps working meanwhile.
         if (!p.on_cpu.empty()) align_on_cpu(b, p.on_cpu, scheme_, mode_, score_only_, threads_, out);
-        for (const std::size_t k : p.on_long) out[k] = align_long(b, k);
+        if (engine_ && p.on_long.size() > 1)
+            align_long_many(b, p.on_long, out);
+        else
+            for (const std::size_t k : p.on_long) out[k] = align_long(b, k);
         if (p.ticket) {
             std::vector<AlignmentResult> got = engine_->collect(*p.ticket);
             kernel_ms_ += engine_->last_kernel_ms();
@@ -435,8 +439,53 @@ private:
         return align_pair_long(q, r, scheme_, mode_, score_only_, options);
     }
 
-    AlignmentResult align_on_long_engine(const Batch& b, std::size_t k) {
-        const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
+    /// Aligns the pairs `ks` of b on the long-pair engine at once
+    /// (gpu::LongEngine::align_many), with one progress line for them all.
+    /// @throws std::runtime_error naming the first pair (in batch order) that
+    ///         failed and cannot fall back to the CPU.
+    void align_long_many(const Batch& b, const std::vector<std::size_t>& ks, std::vector<AlignmentResult>& out) {
+        std::uint64_t cells = 0;
+        std::vector<gpu::LongPair> pairs;
+        pairs.reserve(ks.size());
+        for (const std::size_t k : ks) {
+            cells += pair_cells(b, k);
+            pairs.push_back({b.queries[k].codes, b.refs[k].codes});
+        }
+        progress_.begin(std::to_string(ks.size()) + " long pairs (pairs " + std::to_string(b.first + ks.front() + 1) +
+                            " to " + std::to_string(b.first + ks.back() + 1) + ")",
+                        cells);
+        std::vector<std::exception_ptr> errors;
+        std::vector<AlignmentResult> got;
+        try {
+            ensure_long_engine();
+            got = long_engine_->align_many(pairs, &errors);
+        } catch (...) {
+            progress_.end(false);
+            rethrow_for_pair(b, ks.front());
+        }
+        progress_.end(true);
+        const gpu::LongEngineStats st = long_engine_->last_stats();
+        long_engine_ms_ += st.total_ms;
+        spdlog::debug("{} pairs on the long-pair engine, {} at once: {} passes, {:.3f} s of kernels (summed over "
+                      "streams), {:.3f} s wall, {:.1f} MB of device memory at most",
+                      ks.size(), st.workers, st.passes, st.total_ms / 1000.0, st.wall_s, st.peak_device_bytes / 1e6);
+        for (std::size_t n = 0; n < ks.size(); ++n) {
+            const std::size_t k = ks[n];
+            if (errors[n]) {
+                try {
+                    out[k] = long_engine_failed(b, k, errors[n]);
+                } catch (...) {
+                    rethrow_for_pair(b, k);
+                }
+            } else {
+                out[k] = std::move(got[n]);
+            }
+            ++long_pairs_;
+        }
+    }
+
+    /// Creates the long-pair engine at the first long pair.
+    void ensure_long_engine() {
         if (!long_engine_) {
             gpu::LongEngineOptions options;
             options.device = device_;
@@ -447,6 +496,31 @@ private:
             spdlog::debug("GPU long-pair engine started (device memory limit {})",
                           long_engine_memory_ ? std::to_string(long_engine_memory_) : std::string("90% of free"));
         }
+    }
+
+    /// What a pair the long engine failed gets: a pair too large for the long
+    /// engine's share of a --gpu-memory cap goes to the CPU (as pairs too
+    /// large for the batch engine under a cap always have); every other
+    /// error, the 32-bit score bound included, is the run's error.
+    /// @throws `error` itself, or what the CPU path throws (callers name the pair).
+    AlignmentResult long_engine_failed(const Batch& b, std::size_t k, const std::exception_ptr& error) {
+        const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
+        std::string why;
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::length_error& e) {
+            if (!capped_ || !fits_int32(scheme_, q.size(), r.size())) throw;
+            why = e.what();
+        }
+        spdlog::warn("{}: {}; aligning it on the CPU (raise --gpu-memory to keep it on the GPU)", pair_context(b, k),
+                     why);
+        ++cpu_fallback_;
+        return align_on_cpu_long(q, r);
+    }
+
+    AlignmentResult align_on_long_engine(const Batch& b, std::size_t k) {
+        const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
+        ensure_long_engine();
         try {
             AlignmentResult res = long_engine_->align(q, r);
             const gpu::LongEngineStats st = long_engine_->last_stats();
@@ -456,16 +530,8 @@ private:
                           pair_context(b, k), q.size(), r.size(), st.passes, st.total_ms / 1000.0,
                           st.forward_ms / 1000.0, st.wall_s, st.peak_device_bytes / 1e6);
             return res;
-        } catch (const std::length_error& e) {
-            // The 32-bit score bound fails on every path: an error. A pair
-            // too large for the long engine's share of a --gpu-memory cap
-            // goes to the CPU, as pairs too large for the batch engine under
-            // a cap always have.
-            if (!capped_ || !fits_int32(scheme_, q.size(), r.size())) throw;
-            spdlog::warn("{}: {}; aligning it on the CPU (raise --gpu-memory to keep it on the GPU)",
-                         pair_context(b, k), e.what());
-            ++cpu_fallback_;
-            return align_on_cpu_long(q, r);
+        } catch (...) {
+            return long_engine_failed(b, k, std::current_exception());
         }
     }
 

@@ -51,7 +51,9 @@ void expect_same(const AlignmentResult& got, const AlignmentResult& want, const 
 
 // Random and related pairs of 1..5000 residues over every mode x gap model x
 // alphabet x output, with small leaves and fan-outs so that checkpoint rows
-// and columns, stripe hand-offs and ring flow control are crossed everywhere.
+// and columns, stripe hand-offs and ring flow control are crossed everywhere;
+// then all pairs at once (align_many: concurrent workers with reused ring
+// slots, or, under variant 1's small rings, one at a time over the GPU).
 TEST(LongEngine, ByteIdenticalToReferenceOverModesGapsAlphabets) {
     SKIP_WITHOUT_GPU();
     for (Alphabet a : {Alphabet::dna, Alphabet::protein}) {
@@ -86,12 +88,21 @@ TEST(LongEngine, ByteIdenticalToReferenceOverModesGapsAlphabets) {
                     opt.plan.min_tile = variant == 2 ? 256 : 16;
                     opt.plan.direct_leaf_bytes = variant == 0 ? 0 : opt.plan.direct_leaf_bytes;  // fan-out levels too
                     opt.max_blocks = variant == 1 ? 1 : (variant == 2 ? 2 : 0);  // warps take several stripes
+                    // variant 1: rings narrower than the rows (flow control); 2: few ring slots
+                    opt.ring_bytes = variant == 1 ? (256u << 10) : (variant == 2 ? (1u << 20) : 0);
+                    opt.workers = 3;
                     gpu::LongEngine engine(s, mode, score_only, opt);
+                    const std::string what = std::string(to_string(a)) + " variant " + std::to_string(variant) + " " +
+                                             to_string(mode) + (score_only ? " score-only" : " cigar") + " pair ";
                     for (std::size_t i = 0; i < q.size(); ++i)
-                        expect_same(engine.align(q[i], r[i]), want[i], q[i], r[i], s,
-                                    std::string(to_string(a)) + " variant " + std::to_string(variant) + " " +
-                                        to_string(mode) + (score_only ? " score-only" : " cigar") + " pair " +
-                                        std::to_string(i));
+                        expect_same(engine.align(q[i], r[i]), want[i], q[i], r[i], s, what + std::to_string(i));
+                    std::vector<gpu::LongPair> pairs;
+                    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+                    const std::vector<AlignmentResult> many = engine.align_many(pairs);
+                    ASSERT_EQ(many.size(), q.size());
+                    EXPECT_EQ(engine.last_stats().workers, 3);  // (variant 1: the widest pairs run alone after)
+                    for (std::size_t i = 0; i < q.size(); ++i)
+                        expect_same(many[i], want[i], q[i], r[i], s, "align_many " + what + std::to_string(i));
                 }
             }
         }
@@ -99,8 +110,9 @@ TEST(LongEngine, ByteIdenticalToReferenceOverModesGapsAlphabets) {
 }
 
 // Pairs of 20-60 kb (well beyond one stripe and one ring), default plan and
-// then 3 blocks (12 warps for ~300 stripes: warps reused, rings reused across
-// rounds, flow control on): GPU equals the CPU long path, with CIGAR.
+// then 3 blocks with 4 MiB of rings (12 warps for ~300 stripes: warps reused,
+// rings narrower than the rows and reused across rounds, flow control on):
+// GPU equals the CPU long path, with CIGAR.
 TEST(LongEngine, MatchesCpuLongPathOnLargeRandomPairs) {
     SKIP_WITHOUT_GPU();
     Generator gen(Alphabet::dna, 7);
@@ -109,6 +121,7 @@ TEST(LongEngine, MatchesCpuLongPathOnLargeRandomPairs) {
       for (int max_blocks : {0, 3}) {
         gpu::LongEngineOptions opt;
         opt.max_blocks = max_blocks;
+        opt.ring_bytes = max_blocks ? (4u << 20) : 0;
         gpu::LongEngine engine(s, mode, false, opt);
         for (int k = 0; k < 2; ++k) {
             const Seq q = gen.random(20000 + 20000 * k);
@@ -158,6 +171,59 @@ TEST(LongEngine, MemoryCapGivesCoarserCheckpointsOrAClearError) {
     expect_same(got, align_pair_long(q, r, s, AlignMode::global, false), q, r, s, "capped");
 }
 
+// align_many: pairs of mixed sizes (empty sides, one residue, 5-12 kb) on 4
+// workers with 2 blocks each and reused ring slots, plus a pair whose 70 kb
+// ref is too wide for a worker's rings (it runs alone afterwards); results in
+// input order, equal to the reference. Under a cap too small for any pair,
+// each pair gets its own std::length_error (errors vector), or the first one
+// is thrown.
+TEST(LongEngine, AlignManyMatchesReferenceAndReportsErrorsPerPair) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 31);
+    const ScoringScheme s = scheme_for(Alphabet::dna, 0);
+    std::vector<Seq> q, r;
+    for (int k = 0; k < 14; ++k) {
+        q.push_back(gen.random(5000 + gen.rng()() % 7000));
+        r.push_back(gen.mutate(q.back(), 0.05 + 0.02 * k));
+    }
+    q.push_back(Seq{});
+    r.push_back(gen.random(300));
+    q.push_back(gen.random(1));
+    r.push_back(gen.random(900));
+    q.push_back(gen.random(300));
+    r.push_back(gen.mutate(gen.random(70000), 0.1));
+    for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
+        const auto want = reference(q, r, s, mode, false);
+        gpu::LongEngineOptions opt;
+        opt.workers = 4;
+        opt.max_blocks = 2;
+        opt.ring_bytes = 4u << 20;  // 8 slots of 32 K columns: stripes reuse slots; 70 kb rows do not fit
+        gpu::LongEngine engine(s, mode, false, opt);
+        std::vector<gpu::LongPair> pairs;
+        for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+        std::vector<std::exception_ptr> errors;
+        const std::vector<AlignmentResult> got = engine.align_many(pairs, &errors);
+        ASSERT_EQ(got.size(), q.size());
+        ASSERT_EQ(errors.size(), q.size());
+        EXPECT_EQ(engine.last_stats().workers, 4);
+        EXPECT_GT(engine.last_stats().passes, q.size());
+        for (std::size_t i = 0; i < q.size(); ++i) {
+            EXPECT_FALSE(errors[i]) << "pair " << i;
+            expect_same(got[i], want[i], q[i], r[i], s, std::string("align_many ") + to_string(mode) + " pair " +
+                                                            std::to_string(i));
+        }
+    }
+    gpu::LongEngineOptions tiny;
+    tiny.gpu_memory_limit = 1u << 20;
+    gpu::LongEngine small(s, AlignMode::global, false, tiny);
+    const std::vector<gpu::LongPair> two{{q[0], r[0]}, {q[1], r[1]}};
+    std::vector<std::exception_ptr> errors;
+    (void)small.align_many(two, &errors);
+    ASSERT_EQ(errors.size(), 2u);
+    for (const std::exception_ptr& e : errors) EXPECT_THROW(std::rethrow_exception(e), std::length_error);
+    EXPECT_THROW((void)small.align_many(two), std::length_error);
+}
+
 }  // namespace
 }  // namespace gpualign::test
 
@@ -182,10 +248,16 @@ TEST(LongEngineSanitizer, SmallPairsAllPaths) {
                 opt.plan.fan_out = 3;
                 opt.plan.direct_leaf_bytes = variant == 0 ? 0 : opt.plan.direct_leaf_bytes;
                 opt.max_blocks = variant == 0 ? 1 : 0;
+                opt.ring_bytes = variant == 0 ? (256u << 10) : (1u << 20);  // flow control; few ring slots
+                opt.workers = 2;
                 gpu::LongEngine engine(s, mode, score_only, opt);
-                expect_same(engine.align(q, r), want, q, r, s,
-                            std::string(to_string(mode)) + (score_only ? " score-only" : " cigar") + " variant " +
-                                std::to_string(variant));
+                const std::string what = std::string(to_string(mode)) + (score_only ? " score-only" : " cigar") +
+                                         " variant " + std::to_string(variant);
+                expect_same(engine.align(q, r), want, q, r, s, what);
+                const std::vector<gpu::LongPair> pairs{{q, r}, {r, q}, {q, r}};
+                const std::vector<AlignmentResult> many = engine.align_many(pairs);
+                expect_same(many[0], want, q, r, s, "align_many " + what);
+                expect_same(many[2], want, q, r, s, "align_many " + what);
             }
         }
 }

@@ -1,7 +1,7 @@
 // gpualign — launch wrapper of the long-pair region kernel: picks the
-// variant (rows per lane, local/global, direction bytes) and launches it
-// cooperatively, so that every warp of the grid is co-resident (the kernel's
-// warps wait on each other through device memory).
+// variant (rows per lane, local/global, direction bytes) and launches it:
+// cooperatively when its rings need flow control (every warp co-resident),
+// else as an ordinary launch that may share the GPU with other streams.
 #include "long_dispatch.hpp"
 
 #include <string>
@@ -27,7 +27,7 @@ RegionParams to_params(const RegionLaunch& a) {
     p.stripes = a.stripes;
     p.ring = static_cast<int4*>(a.ring);
     p.ring_mask = a.ring_cols - 1;
-    p.per_stripe_rings = a.per_stripe_rings;
+    p.ring_slots = a.ring_slots;
     p.flow_control = a.flow_control;
     p.progress = a.progress;
     p.cells_done = a.cells_done;
@@ -62,27 +62,28 @@ int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs) {
 }
 
 std::size_t region_ring_bytes(const RegionLaunch& a) {
-    const std::size_t rings = a.per_stripe_rings
-                                  ? static_cast<std::size_t>(a.stripes)
-                                  : static_cast<std::size_t>(a.blocks) * (long_kernels::region_block / 32) * 2;
-    return rings * static_cast<std::size_t>(a.ring_cols) * sizeof(int4);
+    return static_cast<std::size_t>(a.ring_slots) * static_cast<std::size_t>(a.ring_cols) * sizeof(int4);
 }
 
 void launch_region(const RegionLaunch& a, cudaStream_t stream) {
     GPUALIGN_CUDA(cudaMemcpyAsync(a.regions_dev, a.regions_host, sizeof(long_kernels::RegionDesc) * a.count,
                                   cudaMemcpyHostToDevice, stream),
                   "region descriptors upload");
-    GPUALIGN_CUDA(cudaMemsetAsync(a.progress, 0, sizeof(int) * static_cast<std::size_t>(a.stripes), stream),
+    GPUALIGN_CUDA(cudaMemsetAsync(a.progress, 0, sizeof(int) * (static_cast<std::size_t>(a.stripes) + 1), stream),
                   "region progress reset");
     // Tags of -1 (all bytes 0xFF) match no stripe: no entry of an earlier launch is taken for new.
     GPUALIGN_CUDA(cudaMemsetAsync(a.ring, 0xFF, region_ring_bytes(a), stream), "region ring reset");
     RegionParams p = to_params(a);
     void* args[] = {&p};
-    GPUALIGN_CUDA(cudaLaunchCooperativeKernel(kernel_for(a.rows_per_lane, a.local, a.dirs),
-                                              dim3(static_cast<unsigned>(a.blocks)),
-                                              dim3(static_cast<unsigned>(long_kernels::region_block)), args, 0, stream),
-                  "region kernel launch (" + std::to_string(a.count) + " region(s), " + std::to_string(a.stripes) +
-                      " stripes, " + std::to_string(a.blocks) + " blocks)");
+    // Flow control needs every warp co-resident (cooperative launch); without
+    // it the kernel finishes with any resident subset (region_kernel.cuh), so
+    // an ordinary launch may share the GPU with other streams' launches.
+    const void* kernel = kernel_for(a.rows_per_lane, a.local, a.dirs);
+    const dim3 grid(static_cast<unsigned>(a.blocks)), block(static_cast<unsigned>(long_kernels::region_block));
+    const cudaError_t e = a.flow_control ? cudaLaunchCooperativeKernel(kernel, grid, block, args, 0, stream)
+                                         : cudaLaunchKernel(kernel, grid, block, args, 0, stream);
+    GPUALIGN_CUDA(e, "region kernel launch (" + std::to_string(a.count) + " region(s), " + std::to_string(a.stripes) +
+                         " stripes, " + std::to_string(a.blocks) + " blocks)");
 }
 
 }  // namespace gpualign::gpu::detail

@@ -13,6 +13,13 @@ namespace gpualign::gpu::detail {
 
 /// One launch over `count` regions of one pair (see long/region_params.cuh
 /// for each field). Device memory unless said otherwise.
+///
+/// Rings: `ring_slots` rings of `ring_cols` entries. Without flow control
+/// (every ring holds a region's whole row: ring_cols >= cols + 64) any
+/// ring_slots >= 1 is correct and the launch is an ordinary one, safe beside
+/// other launches; ring_slots below the stripes in flight only makes stripes
+/// wait. With flow control the launch is cooperative, and the caller keeps
+/// cols < (warps) * (ring_cols - 64) with ring_slots = 2 * warps.
 struct RegionLaunch {
     const std::uint8_t* query;
     const std::uint8_t* ref;
@@ -24,9 +31,9 @@ struct RegionLaunch {
     int stripes;                 ///< all regions' stripes (stripe_begin of each is set)
     void* ring;                  ///< int4 rings; tags reset to -1 by launch_region
     int ring_cols;               ///< a power of two
-    bool per_stripe_rings;       ///< one ring per stripe (required when count > 1), else two per warp
-    bool flow_control;
-    int* progress;               ///< int[stripes], zeroed by launch_region
+    int ring_slots;              ///< rings (>= 1)
+    bool flow_control;           ///< single region only; cooperative launch
+    int* progress;               ///< int[stripes + 1], zeroed by launch_region
     unsigned long long* cells_done;  ///< mapped pinned host memory, one per warp, or null
     bool local;
     bool dirs;                   ///< the regions have direction-byte outputs
@@ -46,7 +53,8 @@ int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs);
 std::size_t region_ring_bytes(const RegionLaunch& a);
 
 /// Uploads the descriptors, zeroes `progress`, resets the rings' tags and
-/// launches the region kernel cooperatively on `stream` (asynchronous).
+/// launches the region kernel on `stream` (asynchronous; cooperatively when
+/// `a.flow_control`).
 /// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
 void launch_region(const RegionLaunch& a, cudaStream_t stream);
 

@@ -1,14 +1,19 @@
 // gpualign — gpualign::gpu::LongEngine: the owning host object of the
-// long-pair engine (device arena, rings, stream) and its RegionBackend, which
-// computes each region of the checkpoint traceback (checkpoint_traceback.hpp)
-// with one cooperative launch of the region kernel. Host code (g++).
+// long-pair engine. Its workers are RegionBackends (each with a device arena,
+// rings, a stream): a worker computes each region of the checkpoint traceback
+// (checkpoint_traceback.hpp) with one launch of the region kernel. align()
+// runs one worker over the whole GPU; align_many() runs several pairs at once,
+// one worker per host thread. Host code (g++).
 #include "gpualign/gpu/long_engine.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstring>
 #include <limits>
+#include <numeric>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -62,81 +67,110 @@ struct DeviceBuffer {
     }
 };
 
-}  // namespace
 
-struct LongEngine::Impl final : RegionBackend {
+
+/// What every worker of one engine shares (read-only while workers run).
+struct Context {
     ScoringScheme scheme;
     AlignMode mode;
     bool score_only;
     LongEngineOptions options;
     int device = 0;
-    int sms = 0;
-    std::size_t limit = 0;
+    std::size_t limit = 0;          // the engine's memory cap (bytes)
+    void* matrix = nullptr;         // device: the substitution matrix
+    std::size_t matrix_bytes = 0;
+    int max_blocks[2][2][2] = {};   // [R == 16][local][dirs]
+};
+
+/// One pair at a time: a RegionBackend with its own stream, arena and rings.
+/// `solo`: the only worker running (align()), so launches may be cooperative
+/// and use flow-controlled rings narrower than a region; otherwise rings hold
+/// whole rows and every launch is an ordinary one beside other workers'.
+struct Worker final : RegionBackend {
+    const Context& cx;
+    bool solo = true;
+    std::size_t limit = 0;        // this worker's share of the cap
+    std::size_t ring_budget = long_tuning::ring_budget;
+    std::size_t leaf_batch_ = 1;
     cudaStream_t stream = nullptr;
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
-    DeviceBuffer matrix, seqs, arena, ring, progress, best, dirs, corner, descs_dev;
+    cudaEvent_t ev_wait = nullptr;  // blocking-sync: a waiting worker thread sleeps instead of spinning
+    DeviceBuffer seqs, arena, ring, progress, best, dirs, corner, descs_dev;
     std::vector<std::pair<std::size_t, std::size_t>> leaf_offsets;  // the leaf batch: (offset, bytes) in dirs
-    std::size_t leaf_batch_ = 1;
-    unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp
+    std::vector<std::size_t> leaf_pitch;                              // the leaf batch: columns of each leaf
+    unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp (solo progress)
+    unsigned long long* cells_dev = nullptr;
     std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
     std::size_t leaf_host_bytes = 0;
-    unsigned long long* cells_dev = nullptr;
-    int cells_slots = 0;
+    void* staging_host = nullptr;              // pinned: every other copy goes through it
+    std::size_t staging_bytes = 0;
     std::vector<std::size_t> stack;  // arena offsets in allocation order
     std::size_t arena_top = 0;
     std::size_t held = 0;
     const std::uint8_t* dq = nullptr;
     const std::uint8_t* dr = nullptr;
-    int max_blocks[2][2][2] = {};  // [R == 16][local][dirs]
     LongEngineStats stats;
     bool first_pass = true;
 
-    Impl(const ScoringScheme& s, AlignMode m, bool so, const LongEngineOptions& o)
-        : scheme(s), mode(m), score_only(so), options(o), device(o.device) {}
-
-    ~Impl() override {
-        std::size_t h = held;
-        for (DeviceBuffer* b : {&matrix, &seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(h);
-        if (cells_host) cudaFreeHost(cells_host);
-        if (leaf_host) cudaFreeHost(leaf_host);
-        if (ev_start) cudaEventDestroy(ev_start);
-        if (ev_stop) cudaEventDestroy(ev_stop);
-        if (stream) cudaStreamDestroy(stream);
-    }
-
-    void init() {
-        GPUALIGN_CUDA(cudaSetDevice(device), "long engine, device " + std::to_string(device));
-        GPUALIGN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
-        std::size_t free_b = 0, total_b = 0;
-        GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "long engine memory query");
-        limit = options.gpu_memory_limit ? options.gpu_memory_limit : free_b / 10 * 9;
-        // Leaves per speculative batch: up to long_tuning::leaf_batch, their
-        // direction bytes within a sixteenth of the memory cap.
-        leaf_batch_ = std::clamp<std::size_t>(limit / 16 / std::max<std::uint64_t>(1, options.plan.leaf_cells), 1,
-                                              long_tuning::leaf_batch);
+    explicit Worker(const Context& c) : cx(c) {
+        GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
         GPUALIGN_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "long engine stream");
         GPUALIGN_CUDA(cudaEventCreate(&ev_start), "long engine event");
         GPUALIGN_CUDA(cudaEventCreate(&ev_stop), "long engine event");
-        for (int r = 0; r < 2; ++r)
-            for (int l = 0; l < 2; ++l)
-                for (int d = 0; d < 2; ++d) max_blocks[r][l][d] = detail::region_max_blocks(device, r ? 16 : 4, l, d);
-        int most = 0;
-        for (auto& a : max_blocks)
-            for (auto& b : a)
-                for (int v : b) most = std::max(most, v);
-        cells_slots = most * detail::region_block_threads() / 32;
-        GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&cells_host), sizeof(unsigned long long) * cells_slots,
-                                    cudaHostAllocMapped),
-                      "long engine progress counters");
-        GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&cells_dev), cells_host, 0),
-                      "long engine progress counters (device view)");
-        const std::size_t mbytes = scheme.matrix.size() * sizeof(std::int32_t);
-        matrix.ensure(mbytes, "substitution matrix", held);
-        GPUALIGN_CUDA(cudaMemcpy(matrix.ptr, scheme.matrix.data(), mbytes, cudaMemcpyHostToDevice), "matrix upload");
+        GPUALIGN_CUDA(cudaEventCreateWithFlags(&ev_wait, cudaEventBlockingSync | cudaEventDisableTiming),
+                      "long engine event");
     }
 
-    void note_peak() { stats.peak_device_bytes = std::max(stats.peak_device_bytes, held_total()); }
-    std::size_t held_total() const { return held; }
+    ~Worker() override {
+        release_buffers();
+        if (cells_host) cudaFreeHost(cells_host);
+        if (leaf_host) cudaFreeHost(leaf_host);
+        if (staging_host) cudaFreeHost(staging_host);
+        if (ev_start) cudaEventDestroy(ev_start);
+        if (ev_stop) cudaEventDestroy(ev_stop);
+        if (ev_wait) cudaEventDestroy(ev_wait);
+        if (stream) cudaStreamDestroy(stream);
+    }
+
+    /// Waits for this worker's stream: spinning when it is the only worker
+    /// (lowest latency), sleeping when many share the host's cores.
+    void wait(const std::string& what) {
+        if (solo) {
+            GPUALIGN_CUDA(cudaStreamSynchronize(stream), what);
+            return;
+        }
+        GPUALIGN_CUDA(cudaEventRecord(ev_wait, stream), what);
+        GPUALIGN_CUDA(cudaEventSynchronize(ev_wait), what);
+    }
+
+    /// Frees every device buffer (the next pair allocates again).
+    void release_buffers() {
+        for (DeviceBuffer* b : {&seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(held);
+    }
+
+    /// Sets this worker's share of the cap and its mode; frees buffers sized
+    /// for another share.
+    void configure(bool is_solo, std::size_t share) {
+        if (share != limit || is_solo != solo) release_buffers();
+        solo = is_solo;
+        limit = share;
+        const std::size_t budget = cx.options.ring_bytes ? cx.options.ring_bytes : long_tuning::ring_budget;
+        ring_budget = std::min(budget, std::max<std::size_t>(share / 8, 1));
+        // Leaves per speculative batch: up to long_tuning::leaf_batch, their
+        // direction bytes within a sixteenth of the share.
+        leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, cx.options.plan.leaf_cells), 1,
+                                              is_solo ? long_tuning::leaf_batch : long_tuning::leaf_batch_shared);
+    }
+
+    /// Bytes outside the arena that a pair of m + n bases may need: the
+    /// sequences, the rings, a leaf batch's direction bytes and small buffers.
+    std::size_t others(std::size_t bases) const {
+        return rounded(bases) + ring_budget + leaf_batch_ * cx.options.plan.leaf_cells + (8u << 20);
+    }
+    /// The smallest arena a pair can use (the border and one coarse level).
+    static std::size_t floor_bytes(std::size_t bases) { return rounded((bases + 2) * sizeof(BoundaryCell)) * 2; }
+
+    void note_peak() { stats.peak_device_bytes = std::max(stats.peak_device_bytes, held); }
 
     // ---- RegionBackend -------------------------------------------------------
     BoundaryCell* allocate(std::size_t count) override {
@@ -157,8 +191,30 @@ struct LongEngine::Impl final : RegionBackend {
             if (top == off) return;
         }
     }
+    /// Pinned host memory of at least `bytes` for this worker's copies (so
+    /// that they are true DMA transfers, not the driver's staged pageable
+    /// path), valid until the next call.
+    void* staging(std::size_t bytes) {
+        if (bytes > staging_bytes) {
+            if (staging_host) cudaFreeHost(staging_host);
+            staging_host = nullptr;
+            staging_bytes = 0;
+            const std::size_t b = std::max<std::size_t>(bytes, 1u << 20);
+            GPUALIGN_CUDA(cudaHostAlloc(&staging_host, b, cudaHostAllocDefault), "pinned staging buffer");
+            staging_bytes = b;
+        }
+        return staging_host;
+    }
+    /// Copies host bytes to the device through the staging buffer and waits.
+    void upload_bytes(void* dst, const void* src, std::size_t bytes, const char* what) {
+        if (bytes == 0) return;
+        void* st = staging(bytes);
+        std::memcpy(st, src, bytes);
+        GPUALIGN_CUDA(cudaMemcpyAsync(dst, st, bytes, cudaMemcpyHostToDevice, stream), what);
+        wait(what);
+    }
     void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override {
-        GPUALIGN_CUDA(cudaMemcpy(dst, src.data(), src.size_bytes(), cudaMemcpyHostToDevice), "border upload");
+        upload_bytes(dst, src.data(), src.size_bytes(), "border upload");
     }
     std::int64_t row_alignment() const override { return long_tuning::row_alignment; }
     std::uint8_t* dirs_buffer(std::size_t bytes) override {
@@ -173,19 +229,36 @@ struct LongEngine::Impl final : RegionBackend {
         return leaf_host;
     }
 
+    /// Copies device -> host on this worker's stream and waits (through the
+    /// staging buffer unless `dst` is pinned already).
+    void download(void* dst, const void* src, std::size_t bytes, const char* what, bool dst_pinned = false) {
+        if (bytes == 0) return;
+        void* st = dst_pinned ? dst : staging(bytes);
+        GPUALIGN_CUDA(cudaMemcpyAsync(st, src, bytes, cudaMemcpyDeviceToHost, stream), what);
+        wait(what);
+        if (!dst_pinned) std::memcpy(dst, st, bytes);
+    }
+
     /// The launch fields every region launch shares.
-    detail::RegionLaunch base_launch(bool local, bool want_dirs, int R) {
+    detail::RegionLaunch base_launch(bool local, bool want_dirs, int R) const {
         detail::RegionLaunch a{};
         a.query = dq;
         a.ref = dr;
-        a.matrix = static_cast<const std::int32_t*>(matrix.ptr);
-        a.size = scheme.size;
-        a.gap_open = scheme.gap_open;
-        a.gap_extend = scheme.gap_extend;
+        a.matrix = static_cast<const std::int32_t*>(cx.matrix);
+        a.size = cx.scheme.size;
+        a.gap_open = cx.scheme.gap_open;
+        a.gap_extend = cx.scheme.gap_extend;
         a.local = local;
         a.dirs = want_dirs;
         a.rows_per_lane = R;
         return a;
+    }
+
+    /// Ring slots of whole rows of `cols` columns (ring_cols set) within the
+    /// ring budget: at most `stripes`, at least 2 (1 when there is one stripe).
+    int whole_row_slots(int ring_cols, int stripes) const {
+        const std::size_t fit = ring_budget / (static_cast<std::size_t>(ring_cols) * sizeof(int) * 4);
+        return static_cast<int>(std::clamp<std::size_t>(fit, std::min(2, stripes), static_cast<std::size_t>(stripes)));
     }
 
     /// Launches `a` over descs (stripe_begin set), waits (reporting progress
@@ -193,15 +266,29 @@ struct LongEngine::Impl final : RegionBackend {
     void run_launch(detail::RegionLaunch& a, std::vector<long_kernels::RegionDesc>& descs, std::uint64_t cells,
                     const std::function<void(std::uint64_t)>& on_cells, std::size_t warps) {
         descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", held);
-        a.regions_host = descs.data();
+        // The descriptors go through the staging buffer too (copied in-stream
+        // before the kernel; nothing else uses the buffer until the wait below).
+        const std::size_t desc_bytes = sizeof(long_kernels::RegionDesc) * descs.size();
+        void* st = staging(desc_bytes);
+        std::memcpy(st, descs.data(), desc_bytes);
+        a.regions_host = static_cast<const long_kernels::RegionDesc*>(st);
         a.regions_dev = static_cast<long_kernels::RegionDesc*>(descs_dev.ptr);
         a.count = static_cast<int>(descs.size());
         ring.ensure(detail::region_ring_bytes(a), "long engine rings", held);
         a.ring = ring.ptr;
-        progress.ensure(sizeof(int) * static_cast<std::size_t>(a.stripes), "long engine progress flags", held);
+        progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 1), "long engine progress flags", held);
         a.progress = static_cast<int*>(progress.ptr);
-        const bool report = on_cells && cells >= long_tuning::progress_min_cells;
-        if (report) std::fill(cells_host, cells_host + warps, 0ull);
+        const bool report = solo && on_cells && cells >= long_tuning::progress_min_cells;
+        if (report) {
+            if (!cells_host) {
+                GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&cells_host), sizeof(unsigned long long) * warps,
+                                            cudaHostAllocMapped),
+                              "long engine progress counters");
+                GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&cells_dev), cells_host, 0),
+                              "long engine progress counters (device view)");
+            }
+            std::fill(cells_host, cells_host + warps, 0ull);
+        }
         a.cells_done = report ? cells_dev : nullptr;
         note_peak();
 
@@ -221,8 +308,10 @@ struct LongEngine::Impl final : RegionBackend {
                 on_cells(sum);
             }
         }
-        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), "region kernel (" + std::to_string(descs.size()) + " region(s), " +
-                                                         std::to_string(cells) + " cells)");
+        const std::string what =
+            "region kernel (" + std::to_string(descs.size()) + " region(s), " + std::to_string(cells) + " cells)";
+        wait(what);
+        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), what);
         float ms = 0;
         GPUALIGN_CUDA(cudaEventElapsedTime(&ms, ev_start, ev_stop), "region timing");
         stats.total_ms += ms;
@@ -252,24 +341,34 @@ struct LongEngine::Impl final : RegionBackend {
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {
         check_size(reg);
-        const bool local = mode == AlignMode::local;
+        const bool local = cx.mode == AlignMode::local;
         const bool want_dirs = out.dirs != nullptr;
         const int rows = static_cast<int>(reg.rows), cols = static_cast<int>(reg.cols);
-        const int R = long_tuning::rows_per_lane(rows);
+        const int R = long_tuning::rows_per_lane(rows, !solo);
         const int stripes = (rows + 32 * R - 1) / (32 * R);
         const int warps_per_block = detail::region_block_threads() / 32;
-        int blocks = std::min(max_blocks[R == 16][local][want_dirs], (stripes + warps_per_block - 1) / warps_per_block);
-        if (options.max_blocks > 0) blocks = std::min(blocks, options.max_blocks);
-        // Rings: wide enough that producers cannot close a cycle of waits
-        // (cols < warps * (ring_cols - 64)), within the ring budget.
-        std::size_t ring_cols = 0;
-        while (true) {
-            const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
-            ring_cols = std::min(next_pow2(static_cast<std::size_t>(cols) + 64),
-                                 next_pow2(std::max<std::size_t>(long_tuning::min_ring_cols, cols / warps + 128)));
-            if (warps * 2 * ring_cols * 16 <= long_tuning::ring_budget || blocks == 1) break;
-            blocks = std::max(1, blocks / 2);
+        int blocks = std::min(cx.max_blocks[R == 16][local][want_dirs], (stripes + warps_per_block - 1) / warps_per_block);
+        if (cx.options.max_blocks > 0) blocks = std::min(blocks, cx.options.max_blocks);
+        std::size_t ring_cols = next_pow2(static_cast<std::size_t>(cols) + 64);
+        int slots = whole_row_slots(static_cast<int>(ring_cols), stripes);
+        bool flow = false;
+        if (solo && (stripes > 1 && static_cast<std::size_t>(slots) < std::min<std::size_t>(
+                                                                           static_cast<std::size_t>(stripes), 2u * blocks * warps_per_block))) {
+            // Rings narrower than the region, two per warp, flow-controlled:
+            // wide enough that producers cannot close a cycle of waits
+            // (cols < warps * (ring_cols - 64)), within the ring budget.
+            while (true) {
+                const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
+                ring_cols = std::min(next_pow2(static_cast<std::size_t>(cols) + 64),
+                                     next_pow2(std::max<std::size_t>(long_tuning::min_ring_cols, cols / warps + 128)));
+                if (warps * 2 * ring_cols * 16 <= ring_budget || blocks == 1) break;
+                blocks = std::max(1, blocks / 2);
+            }
+            slots = 2 * blocks * warps_per_block;
+            flow = ring_cols < static_cast<std::size_t>(cols) + 64;
         }
+        if (!solo && slots < std::min(2, stripes))
+            throw std::logic_error("long engine worker: rows of " + std::to_string(cols) + " columns do not fit its rings");
         const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
         if (local) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", held);
         corner.ensure(sizeof(int), "long engine corner", held);
@@ -289,20 +388,19 @@ struct LongEngine::Impl final : RegionBackend {
         detail::RegionLaunch a = base_launch(local, want_dirs, R);
         a.stripes = stripes;
         a.ring_cols = static_cast<int>(ring_cols);
-        a.per_stripe_rings = false;
-        a.flow_control = ring_cols < static_cast<std::size_t>(cols) + 64;
+        a.ring_slots = slots;
+        a.flow_control = flow;
         a.blocks = blocks;
         run_launch(a, descs, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), on_cells, warps);
 
         RegionResult res;
         if (want_dirs)
-            GPUALIGN_CUDA(cudaMemcpy(out.dirs, dirs.ptr, static_cast<std::size_t>(rows) * cols, cudaMemcpyDeviceToHost),
-                          "direction bytes download");
-        GPUALIGN_CUDA(cudaMemcpy(&res.corner_h, corner.ptr, sizeof(int), cudaMemcpyDeviceToHost), "corner download");
+            download(out.dirs, dirs.ptr, static_cast<std::size_t>(rows) * cols, "direction bytes download",
+                     out.dirs == leaf_host);
+        download(&res.corner_h, corner.ptr, sizeof(int), "corner download");
         if (local && out.want_best) {
             std::vector<int> sb(4 * static_cast<std::size_t>(stripes));
-            GPUALIGN_CUDA(cudaMemcpy(sb.data(), best.ptr, sb.size() * sizeof(int), cudaMemcpyDeviceToHost),
-                          "stripe bests download");
+            download(sb.data(), best.ptr, sb.size() * sizeof(int), "stripe bests download");
             for (int s = 0; s < stripes; ++s) {  // stripes in row order: a strictly better one wins
                 const int h = sb[4 * s], i = sb[4 * s + 1], j = sb[4 * s + 2];
                 if (h > res.best || (h == res.best && h > 0 && (reg.i0 + i < res.best_i ||
@@ -320,13 +418,16 @@ struct LongEngine::Impl final : RegionBackend {
     std::size_t leaf_batch() const override { return leaf_batch_; }
 
     void compute_leaves(std::span<const Region> leaves) override {
-        const bool local = mode == AlignMode::local;
+        const bool local = cx.mode == AlignMode::local;
         std::vector<long_kernels::RegionDesc> descs;
         descs.reserve(leaves.size());
         leaf_offsets.clear();
+        leaf_pitch.clear();
         std::size_t dir_bytes = 0;
         int stripes = 0, max_cols = 0;
         std::uint64_t cells = 0;
+        // Rows per lane: 4 (a 1024-row leaf is 8 stripes; 16 rows per lane was
+        // slower on bulk pairs too: 164 against 192 GCUPS with CIGAR, H100).
         constexpr int R = 4;
         for (const Region& reg : leaves) {
             check_size(reg);
@@ -336,6 +437,7 @@ struct LongEngine::Impl final : RegionBackend {
             stripes += d.stripes;
             max_cols = std::max(max_cols, d.cols);
             leaf_offsets.push_back({dir_bytes, static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols)});
+            leaf_pitch.push_back(static_cast<std::size_t>(d.cols));
             dir_bytes += (leaf_offsets.back().second + 255) / 256 * 256;
             cells += static_cast<std::uint64_t>(d.rows) * static_cast<std::uint64_t>(d.cols);
             descs.push_back(d);
@@ -347,22 +449,144 @@ struct LongEngine::Impl final : RegionBackend {
             descs[k].corner = static_cast<int*>(corner.ptr);
         }
         const int warps_per_block = detail::region_block_threads() / 32;
-        const int blocks = std::min(max_blocks[0][local][1], (stripes + warps_per_block - 1) / warps_per_block);
+        int blocks = std::min(cx.max_blocks[R == 16][local][1], (stripes + warps_per_block - 1) / warps_per_block);
+        if (cx.options.max_blocks > 0) blocks = std::min(blocks, cx.options.max_blocks);
         detail::RegionLaunch a = base_launch(local, true, R);
         a.stripes = stripes;
         a.ring_cols = static_cast<int>(next_pow2(static_cast<std::size_t>(max_cols) + 64));
-        a.per_stripe_rings = true;  // no flow control, no ring reuse across regions
+        a.ring_slots = whole_row_slots(a.ring_cols, stripes);  // whole rows: no flow control
         a.flow_control = false;
         a.blocks = blocks;
         run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block);
     }
 
-    const std::uint8_t* leaf_dirs(std::size_t k) override {
+    /// Downloads only the part of leaf k up-left of the walk's entry (rows x
+    /// cols of its row-major bytes), into the pinned leaf buffer at the
+    /// leaf's own row pitch.
+    const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t rows, std::int64_t cols) override {
         const auto [offset, bytes] = leaf_offsets.at(k);
+        const std::size_t pitch = leaf_pitch.at(k);
         std::uint8_t* host = dirs_buffer(bytes);
-        GPUALIGN_CUDA(cudaMemcpy(host, static_cast<std::uint8_t*>(dirs.ptr) + offset, bytes, cudaMemcpyDeviceToHost),
-                      "leaf direction bytes download");
+        if (rows <= 0 || cols <= 0) return host;
+        const char* what = "leaf direction bytes download";
+        GPUALIGN_CUDA(cudaMemcpy2DAsync(host, pitch, static_cast<std::uint8_t*>(dirs.ptr) + offset, pitch,
+                                        static_cast<std::size_t>(cols), static_cast<std::size_t>(rows),
+                                        cudaMemcpyDeviceToHost, stream),
+                      what);
+        wait(what);
         return host;
+    }
+
+    /// Aligns one pair within this worker's share (LongEngine::align).
+    AlignmentResult align(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
+                          const ProgressCallback& progress_cb) {
+        const auto t0 = std::chrono::steady_clock::now();
+        stats = {};
+        first_pass = true;
+        stats.forward_cells = static_cast<std::uint64_t>(query.size()) * ref.size();
+        if (!fits_int32(cx.scheme, query.size(), ref.size()))
+            throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
+                                    std::to_string(ref.size()) + " could overflow 32-bit scores");
+        GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
+        const std::size_t m = query.size(), n = ref.size();
+        // The arena holds the borders and every level's checkpoints; the rest
+        // of the share goes to the sequences, rings and a leaf batch.
+        const std::size_t rest = others(m + n), floor_b = floor_bytes(m + n);
+        const std::size_t want =
+            (m + n + 2) * sizeof(BoundaryCell) * (2 * static_cast<std::size_t>(cx.options.plan.fan_out) + 4) +
+            (64u << 20);
+        if (limit < rest + floor_b)
+            throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
+                                    " needs at least " + std::to_string((rest + floor_b) >> 20) +
+                                    " MiB of GPU memory for the long engine; the cap is " +
+                                    std::to_string(limit >> 20) + " MiB");
+        std::size_t arena_bytes = std::min(want, limit - rest);
+        if (arena.bytes < arena_bytes || arena.bytes > 2 * arena_bytes) {
+            arena.release(held);
+            // Memory taken since the cap was set (another process, the batch
+            // engine): a smaller arena, hence coarser checkpoints, not a failure.
+            while (true) {
+                try {
+                    arena.ensure(arena_bytes, "long engine checkpoint arena", held);
+                    break;
+                } catch (const std::bad_alloc&) {
+                    if (arena_bytes / 2 < floor_b)
+                        throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
+                                                ": the GPU has no " + std::to_string((floor_b >> 20) + 1) +
+                                                " MiB free for the long engine's smallest checkpoints");
+                    arena_bytes /= 2;
+                }
+            }
+        }
+        stack.clear();
+        arena_top = 0;
+        seqs.ensure(m + n + 2, "long engine sequences", held);
+        auto* base = static_cast<std::uint8_t*>(seqs.ptr);
+        upload_bytes(base, query.data(), m, "query upload");
+        upload_bytes(base + m, ref.data(), n, "ref upload");
+        dq = base;
+        dr = base + m;
+        note_peak();
+        AlignmentResult r =
+            checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, cx.options.plan, progress_cb);
+        stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+    }
+};
+
+}  // namespace
+
+struct LongEngine::Impl {
+    Context cx;
+    std::vector<std::unique_ptr<Worker>> workers;  // workers[0] also serves align()
+    LongEngineStats stats;
+
+    Impl(const ScoringScheme& s, AlignMode m, bool so, const LongEngineOptions& o) {
+        cx.scheme = s;
+        cx.mode = m;
+        cx.score_only = so;
+        cx.options = o;
+        cx.device = o.device;
+    }
+
+    ~Impl() {
+        workers.clear();
+        if (cx.matrix) cudaFree(cx.matrix);
+    }
+
+    void init() {
+        GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
+        std::size_t free_b = 0, total_b = 0;
+        GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "long engine memory query");
+        cx.limit = cx.options.gpu_memory_limit ? cx.options.gpu_memory_limit : free_b / 10 * 9;
+        for (int r = 0; r < 2; ++r)
+            for (int l = 0; l < 2; ++l)
+                for (int d = 0; d < 2; ++d) cx.max_blocks[r][l][d] = detail::region_max_blocks(cx.device, r ? 16 : 4, l, d);
+        cx.matrix_bytes = rounded(cx.scheme.matrix.size() * sizeof(std::int32_t));
+        GPUALIGN_CUDA(cudaMalloc(&cx.matrix, cx.matrix_bytes), "substitution matrix");
+        GPUALIGN_CUDA(cudaMemcpy(cx.matrix, cx.scheme.matrix.data(), cx.scheme.matrix.size() * sizeof(std::int32_t),
+                                 cudaMemcpyHostToDevice),
+                      "matrix upload");
+        workers.push_back(std::make_unique<Worker>(cx));
+        workers[0]->configure(true, share_of(1));
+    }
+
+    /// Each of `k` workers' share of the cap.
+    std::size_t share_of(int k) const {
+        const std::size_t usable = cx.limit > cx.matrix_bytes ? cx.limit - cx.matrix_bytes : 0;
+        return usable / static_cast<std::size_t>(std::max(1, k));
+    }
+
+    /// Workers 1..k-1 exist and every worker is configured for k at once
+    /// (k = 1: workers[0] alone, solo); the others' buffers are freed.
+    void use_workers(int k) {
+        while (static_cast<int>(workers.size()) < k) workers.push_back(std::make_unique<Worker>(cx));
+        for (int w = 0; w < static_cast<int>(workers.size()); ++w) {
+            if (w < k)
+                workers[w]->configure(k == 1, share_of(k));
+            else
+                workers[w]->release_buffers();
+        }
     }
 };
 
@@ -372,6 +596,7 @@ LongEngine::LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_o
     if (scheme.size > 32) throw std::invalid_argument("the long engine takes alphabets of at most 32 letters");
     if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
     if (options.max_blocks < 0) throw std::invalid_argument("LongEngineOptions::max_blocks must be >= 0");
+    if (options.workers < 0) throw std::invalid_argument("LongEngineOptions::workers must be >= 0");
     impl_->init();
 }
 
@@ -379,59 +604,150 @@ LongEngine::~LongEngine() = default;
 
 AlignmentResult LongEngine::align(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref) {
     Impl& im = *impl_;
+    im.use_workers(1);
+    Worker& w = *im.workers[0];
+    try {
+        AlignmentResult r = w.align(query, ref, im.cx.options.progress);
+        im.stats = w.stats;
+        return r;
+    } catch (...) {
+        im.stats = w.stats;
+        throw;
+    }
+}
+
+std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pairs,
+                                                    std::vector<std::exception_ptr>* errors) {
+    Impl& im = *impl_;
     const auto t0 = std::chrono::steady_clock::now();
-    im.stats = {};
-    im.first_pass = true;
-    im.stats.forward_cells = static_cast<std::uint64_t>(query.size()) * ref.size();
-    if (!fits_int32(im.scheme, query.size(), ref.size()))
-        throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
-                                std::to_string(ref.size()) + " could overflow 32-bit scores");
-    GPUALIGN_CUDA(cudaSetDevice(im.device), "long engine, device " + std::to_string(im.device));
-    const std::size_t m = query.size(), n = ref.size();
-    // The arena holds the borders and every level's checkpoints; the rest
-    // of the cap goes to the sequences, rings and a leaf's direction bytes.
-    // (a leaf batch: its direction bytes, and up to 64 MiB of per-stripe rings)
-    const std::size_t others = rounded(m + n) + long_tuning::ring_budget +
-                               im.leaf_batch_ * im.options.plan.leaf_cells + (72u << 20);
-    const std::size_t floor_bytes = rounded((m + n + 2) * sizeof(BoundaryCell)) * 2;
-    const std::size_t want = (m + n + 2) * sizeof(BoundaryCell) * (2 * static_cast<std::size_t>(im.options.plan.fan_out) + 4) +
-                             (64u << 20);
-    if (im.limit < others + floor_bytes)
-        throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
-                                " needs at least " + std::to_string((others + floor_bytes) >> 20) +
-                                " MiB of GPU memory for the long engine; the cap is " + std::to_string(im.limit >> 20) +
-                                " MiB");
-    std::size_t arena_bytes = std::min(want, im.limit - others);
-    if (im.arena.bytes < arena_bytes || im.arena.bytes > 2 * arena_bytes) {
-        im.arena.release(im.held);
-        // Memory taken since the cap was set (another process, the batch
-        // engine): a smaller arena, hence coarser checkpoints, not a failure.
-        while (true) {
-            try {
-                im.arena.ensure(arena_bytes, "long engine checkpoint arena", im.held);
-                break;
-            } catch (const std::bad_alloc&) {
-                if (arena_bytes / 2 < floor_bytes)
-                    throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
-                                            ": the GPU has no " + std::to_string((floor_bytes >> 20) + 1) +
-                                            " MiB free for the long engine's smallest checkpoints");
-                arena_bytes /= 2;
+    std::vector<AlignmentResult> results(pairs.size());
+    std::vector<std::exception_ptr> failed(pairs.size());
+
+    // Largest first (longest-processing-time order keeps the workers even).
+    std::vector<std::size_t> order(pairs.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    auto cells_of = [&](std::size_t k) {
+        return static_cast<std::uint64_t>(pairs[k].query.size()) * static_cast<std::uint64_t>(pairs[k].ref.size());
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cells_of(a) > cells_of(b); });
+    std::uint64_t all_cells = 0;
+    for (std::size_t k = 0; k < pairs.size(); ++k) all_cells += cells_of(k);
+
+    // Workers: as many as asked (default max_workers), as the cap holds for
+    // the largest pair, and as there are pairs; a pair whose rows do not fit a
+    // worker's rings with min_worker_slots slots runs alone afterwards.
+    int k_workers = im.cx.options.workers > 0 ? im.cx.options.workers : long_tuning::max_workers;
+    k_workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(k_workers), pairs.size()));
+    std::vector<std::size_t> shared_order, solo_order;
+    for (; k_workers > 1; --k_workers) {
+        im.use_workers(k_workers);
+        const Worker& w = *im.workers[0];
+        shared_order.clear();
+        solo_order.clear();
+        std::size_t need = 0;
+        for (const std::size_t k : order) {
+            const std::size_t ring_bytes = next_pow2(pairs[k].ref.size() + 64) * 16;
+            if (ring_bytes * long_tuning::min_worker_slots <= w.ring_budget) {
+                shared_order.push_back(k);
+                const std::size_t bases = pairs[k].query.size() + pairs[k].ref.size();
+                need = std::max(need, w.others(bases) + Worker::floor_bytes(bases));
+            } else {
+                solo_order.push_back(k);
             }
         }
+        if (need <= w.limit) break;
     }
-    im.stack.clear();
-    im.arena_top = 0;
-    im.seqs.ensure(m + n + 2, "long engine sequences", im.held);
-    auto* base = static_cast<std::uint8_t*>(im.seqs.ptr);
-    if (m) GPUALIGN_CUDA(cudaMemcpy(base, query.data(), m, cudaMemcpyHostToDevice), "query upload");
-    if (n) GPUALIGN_CUDA(cudaMemcpy(base + m, ref.data(), n, cudaMemcpyHostToDevice), "ref upload");
-    im.dq = base;
-    im.dr = base + m;
-    im.note_peak();
-    AlignmentResult r = checkpoint_align(im, query, ref, im.scheme, im.mode, im.score_only, im.options.plan,
-                                         im.options.progress);
-    im.stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
+    if (k_workers <= 1 || shared_order.size() <= 1) {
+        shared_order.clear();
+        solo_order = order;
+        k_workers = 1;
+    }
+
+    std::mutex mu;
+    LongEngineStats sum;
+    auto add = [&](const LongEngineStats& st, std::size_t& peak) {
+        std::lock_guard<std::mutex> lock(mu);
+        sum.forward_cells += st.forward_cells;
+        sum.total_cells += st.total_cells;
+        sum.forward_ms += st.forward_ms;
+        sum.total_ms += st.total_ms;
+        sum.passes += st.passes;
+        peak = std::max(peak, st.peak_device_bytes);
+    };
+    std::atomic<std::uint64_t> cells_done{0};
+    const ProgressCallback& progress = im.cx.options.progress;
+
+    if (!shared_order.empty()) {
+        std::atomic<std::size_t> next{0};
+        std::atomic<int> running{0};
+        std::vector<std::size_t> peaks(static_cast<std::size_t>(k_workers), 0);
+        auto run = [&](int wi) {
+            Worker& w = *im.workers[static_cast<std::size_t>(wi)];
+            while (true) {
+                const std::size_t t = next.fetch_add(1);
+                if (t >= shared_order.size()) break;
+                const std::size_t k = shared_order[t];
+                try {
+                    results[k] = w.align(pairs[k].query, pairs[k].ref, {});
+                } catch (...) {
+                    failed[k] = std::current_exception();
+                }
+                add(w.stats, peaks[static_cast<std::size_t>(wi)]);
+                cells_done += cells_of(k);
+            }
+            --running;
+        };
+        {
+            // jthreads join on destruction, also when a later one fails to start.
+            std::vector<std::jthread> threads;
+            threads.reserve(static_cast<std::size_t>(k_workers));
+            for (int wi = 0; wi < k_workers; ++wi) {
+                ++running;
+                try {
+                    threads.emplace_back(run, wi);
+                } catch (...) {
+                    --running;
+                    if (threads.empty()) throw;
+                    break;  // the started workers take every pair
+                }
+            }
+            while (progress && running.load() > 0) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                progress(cells_done.load(), all_cells);
+            }
+        }
+        for (const std::size_t p : peaks) sum.peak_device_bytes += p;
+    }
+
+    if (!solo_order.empty()) {
+        im.use_workers(1);
+        Worker& w = *im.workers[0];
+        std::size_t peak = 0;
+        for (const std::size_t k : solo_order) {
+            const std::uint64_t base = cells_done.load();
+            ProgressCallback each;
+            if (progress) each = [&](std::uint64_t done, std::uint64_t) { progress(base + done, all_cells); };
+            try {
+                results[k] = w.align(pairs[k].query, pairs[k].ref, each);
+            } catch (...) {
+                failed[k] = std::current_exception();
+            }
+            add(w.stats, peak);
+            cells_done += cells_of(k);
+        }
+        sum.peak_device_bytes = std::max(sum.peak_device_bytes, peak);
+    }
+    if (progress) progress(cells_done.load(), all_cells);
+    sum.workers = k_workers;
+    sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    im.stats = sum;
+    if (errors) {
+        *errors = std::move(failed);
+    } else {
+        for (const std::exception_ptr& e : failed)
+            if (e) std::rethrow_exception(e);
+    }
+    return results;
 }
 
 LongEngineStats LongEngine::last_stats() const noexcept { return impl_->stats; }

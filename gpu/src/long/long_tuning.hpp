@@ -15,7 +15,17 @@ constexpr std::int64_t row_alignment = 512;
 /// (fewer, longer stripes, less hand-off traffic) when the region has enough
 /// stripes of 512 rows to keep the GPU's warps busy, else 4 (four times the
 /// parallelism for small regions).
-constexpr int rows_per_lane(std::int64_t rows) noexcept { return rows >= 512 * 1024 ? 16 : 4; }
+/// `shared`: the region's pair runs beside others (align_many), which fill
+/// the GPU's warps, so fewer, longer stripes win from 8 stripes of 512 rows
+/// on (bulk 5-50 kb pairs: 357 against 261 GCUPS score-only, H100).
+constexpr int rows_per_lane(std::int64_t rows, bool shared) noexcept {
+    return rows >= (shared ? 4096 : 512 * 1024) ? 16 : 4;
+}
+
+/// Leaves per speculative batch of a worker of align_many (its pair shares
+/// the GPU, so tiles the path may not cross cost other pairs' time; 128
+/// gave 1.41x the forward pass's cells on bulk 5-50 kb pairs, 32 gives 1.18x).
+constexpr std::size_t leaf_batch_shared = 32;
 
 /// Smallest ring (columns) per warp; rings are powers of two.
 constexpr std::size_t min_ring_cols = 1024;
@@ -27,6 +37,16 @@ constexpr std::size_t ring_budget = std::size_t{128} << 20;
 /// up-left of the current one, nearest first). One leaf alone keeps a few
 /// warps busy for its whole latency; a batch costs about the same time.
 constexpr std::size_t leaf_batch = 128;
+
+/// Pairs LongEngine::align_many aligns at once (host threads, streams). A
+/// 5-50 kb pair keeps a few hundred warps busy in its forward pass and a few
+/// dozen in its traceback; 16 of them fill an H100.
+constexpr int max_workers = 16;
+
+/// A pair goes to align_many's workers when its ref (a region's columns) fits
+/// rings of whole rows with at least this many slots in a worker's ring
+/// budget; wider pairs run alone over the whole GPU (flow-controlled rings).
+constexpr std::size_t min_worker_slots = 8;
 
 /// Regions of at least this many cells report progress while they run.
 constexpr std::uint64_t progress_min_cells = std::uint64_t{1} << 30;

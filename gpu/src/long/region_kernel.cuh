@@ -15,25 +15,33 @@
 //   T(i,j)     = max(Fcell(i,j) - O, d_t, e_t [, -O if local])
 // two dependent operations per row.
 //
-// Schedule. A launch computes one region, or several regions of one pair at
-// once (the traceback's speculative leaves). Each region's rows are cut into
-// stripes of 32*R rows, numbered region after region; warp w of W takes
-// stripes w, w+W, ... Inside a stripe, lane t owns R consecutive rows
-// in registers and at step k computes column j = k - t + 1 of them, handing
-// its last row's H and Fcell (and the ref code) to lane t+1 by shuffle; this
-// is the warp wavefront of the batch kernel (dp_kernel.cuh). Across stripes,
-// the last lane writes the stripe's bottom row into its warp's ring in device
-// memory (two per warp, used in alternate rounds of stripes), one 16-byte entry {H, Fcell, stripe, column} per column; lane 0 of the next stripe's warp loads 32 columns at a time
-// (one per lane, L2 loads issued 16 steps before use) and loads again until
-// every entry names its predecessor and its column (value and tag of one aligned 16-byte store
-// become visible together, the property CUB's tile status words rely on), so
-// no fence or flag sits on the hand-off path. When the ring is narrower than
-// the region, each stripe also publishes the columns it has consumed in
-// progress[stripe], and a producer waits before overwriting slots its
-// consumer has not read; the host sizes rings so that these waits cannot close
-// a cycle (long_engine.cpp). All warps are co-resident (cooperative launch),
-// so spinning cannot starve a producer, and a wait of 20 s traps (a CUDA
-// error for the host, never a hang).
+// Schedule. A launch computes one region, or several regions (the
+// traceback's speculative leaves). Each region's rows are cut into stripes of
+// 32*R rows, numbered region after region; a free warp takes the next stripe
+// (an atomic ticket, so stripes start in increasing order). Inside a stripe,
+// lane t owns R consecutive rows in registers and at step k computes column
+// j = k - t + 1 of them, handing its last row's H and Fcell (and the ref code)
+// to lane t+1 by shuffle; this is the warp wavefront of the batch kernel
+// (dp_kernel.cuh). Across stripes, the last lane writes the stripe's bottom row
+// into ring slot g mod ring_slots in device memory, one 16-byte entry
+// {H, Fcell, stripe, column} per column; lane 0 of stripe g + 1 loads 32
+// columns at a time (one per lane, L2 loads issued 16 steps before use) and
+// loads again until every entry names its predecessor and its column (value and
+// tag of one aligned 16-byte store become visible together, the property CUB's
+// tile status words rely on), so no fence or flag sits on the hand-off path.
+// Before its first write, stripe g waits until stripe g - ring_slots + 1 (the
+// reader of the slot's previous contents) is done.
+//
+// Progress without co-residency: the lowest unfinished stripe has a finished
+// producer and a finished slot reader, so it never waits; a launch whose rings
+// hold whole rows therefore finishes with any number of resident blocks, and
+// runs beside other launches (LongEngine::align_many). When a ring is narrower
+// than the region (one huge region), each stripe also publishes the columns it
+// has consumed in progress[stripe], and a producer waits before overwriting
+// slots its consumer has not read; such launches are cooperative (all warps
+// co-resident) and the host sizes rings so that these waits cannot close a
+// cycle (long_engine.cpp). Any wait of 20 s traps (a CUDA error for the host,
+// never a hang).
 //
 // Outputs: checkpoint rows (stripe bottoms), checkpoint columns (each lane
 // writes its rows' H and Ecell at every col_stride-th column), direction
@@ -90,12 +98,19 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
 
     const int lane = threadIdx.x & 31;
     const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
-    const int warps = static_cast<int>((gridDim.x * blockDim.x) >> 5);
     const int ring_cols = p.ring_mask + 1;
     unsigned long long cells = 0;
     int ri = 0;  // region of the current stripe (stripes are numbered region after region)
 
-    for (int g = warp; g < p.stripes; g += warps) {
+    while (true) {
+        // Stripes are taken in increasing order, whichever warp is free: the
+        // lowest unfinished stripe's producer is done and its ring slot's
+        // last reader is done, so it never waits, and every launch without
+        // flow control finishes whatever blocks are resident.
+        int g = 0;
+        if (lane == 0) g = atomicAdd(p.progress + p.stripes, 1);
+        g = __shfl_sync(full, g, 0);
+        if (g >= p.stripes) break;
         while (ri + 1 < p.count && p.regions[ri + 1].stripe_begin <= g) ++ri;
         const RegionDesc& d = p.regions[ri];
         const int rows = d.rows, cols = d.cols;
@@ -108,16 +123,16 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         const int ir0 = row0 + lane * R + 1;                          // region row of this lane's first row
         const bool has_next = s + 1 < d.stripes;
         const bool last_stripe = !has_next;
-        // Rings: one per stripe (batched launches), or two per warp used in
-        // alternate rounds: stripe g + 2W (this warp, two rounds on) cannot start
-        // before stripe g + 1 has read everything stripe g wrote.
+        // Ring slot g mod ring_slots; its previous writer's reader (stripe
+        // g - ring_slots + 1, lower than g) must be done before this stripe
+        // overwrites it.
         auto ring_of = [&](int stripe) {
-            return p.per_stripe_rings
-                       ? p.ring + static_cast<std::size_t>(stripe) * ring_cols
-                       : p.ring + (static_cast<std::size_t>(stripe % warps) * 2 + (stripe / warps) % 2) * ring_cols;
+            return p.ring + static_cast<std::size_t>(stripe % p.ring_slots) * static_cast<std::size_t>(ring_cols);
         };
         const int4* ring_in = s > 0 ? ring_of(g - 1) : nullptr;
         int4* ring_out = ring_of(g);
+        if (has_next && g >= p.ring_slots && lane == 0) wait_at_least(p.progress + g - p.ring_slots + 1, INT_MAX);
+        __syncwarp();
         // The stripe's bottom row is a checkpoint row when it is a multiple of row_stride (and not the last row).
         const bool ckpt_row = has_next && d.row_stride > 0 && (row0 + stripe_rows) % d.row_stride == 0;
         int2* row_ck = ckpt_row ? d.row_out + static_cast<std::size_t>((row0 + stripe_rows) / d.row_stride - 1) *
@@ -272,7 +287,9 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                 if (s == 0 && lane == 0 && ckpt_col) col_ck[0] = make_int2(in_h + open, 0);
             }
         }
-        if (p.flow_control && lane == tc - 1) store_volatile(p.progress + g, cols);
+        // Done: every lane has read its input (the ring slot of stripe g - 1).
+        __syncwarp();
+        if (lane == 0) store_volatile(p.progress + g, INT_MAX);
 
         if constexpr (Local) {
             // This lane's best over its valid rows (rows in increasing order), then the

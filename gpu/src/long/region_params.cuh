@@ -41,14 +41,21 @@ struct RegionParams {
     const RegionDesc* regions;      ///< `count` regions, stripes numbered region after region
     int count;
     int stripes;                    ///< all regions' stripes
-    /// Hand-off rings, ring_mask+1 entries {H, Fcell, stripe, column} each:
-    /// per_stripe_rings: one per stripe (regions no wider than a ring, no
-    /// flow control); else two per warp (used in alternate rounds).
+    /// Hand-off rings: ring_slots rings of ring_mask+1 entries {H, Fcell,
+    /// stripe, column}; stripe g writes ring g mod ring_slots, which stripe
+    /// g + 1 reads. Stripe g waits, before its first write, until stripe
+    /// g - ring_slots + 1 (the reader of the slot's previous writer) is done.
     int4* ring;
     int ring_mask;                  ///< ring columns - 1 (a power of two minus one)
-    bool per_stripe_rings;
-    bool flow_control;              ///< a ring is narrower than the region: producers wait for consumers
-    int* progress;                  ///< per stripe: input columns consumed, for flow control (zeroed before launch)
+    int ring_slots;                 ///< >= 1; >= stripes means no slot is reused
+    bool flow_control;              ///< a ring is narrower than the region: producers wait for consumers (cooperative launch only)
+    /// stripes + 1 ints, zeroed before launch: progress[g] = input columns
+    /// stripe g has consumed (flow control), INT_MAX once it is done;
+    /// progress[stripes] = the next stripe to take (warps take stripes in
+    /// increasing order, so the lowest unfinished stripe never waits on a
+    /// later one and every launch without flow control finishes whatever
+    /// blocks are resident).
+    int* progress;
     unsigned long long* cells_done; ///< per warp: cells computed (pinned host memory, mapped), may be null
 };
 

@@ -118,9 +118,11 @@ public:
     /// called when leaf_batch() > 1.
     virtual void compute_leaves(std::span<const Region> leaves) { (void)leaves; }
     /// Leaf k of the last compute_leaves batch: its direction bytes in host
-    /// memory, row-major, valid until the next call of any of these.
-    virtual const std::uint8_t* leaf_dirs(std::size_t k) {
-        (void)k;
+    /// memory, row-major (the leaf's full width as the row pitch), valid until
+    /// the next call of any of these. Only the first `rows` rows and `cols`
+    /// columns need be valid: the walk enters there and moves up and left only.
+    virtual const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t rows, std::int64_t cols) {
+        (void)k, (void)rows, (void)cols;
         return nullptr;
     }
 };

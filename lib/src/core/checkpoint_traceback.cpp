@@ -4,6 +4,7 @@
 #include "gpualign/checkpoint_traceback.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -123,7 +124,12 @@ public:
 
     /// The tiles of `g` are leaves and the backend computes many at once:
     /// when the path enters a tile not yet computed, compute it together with
-    /// the tiles up-left of it (nearest first, by a + b distance), then walk.
+    /// the tiles the path most likely crosses next, then walk. The guess: the
+    /// path heads for the region's origin, so at a + b distance d from tile
+    /// (a, b) it is near tile (a - x, b - (d - x)) with x = d * a / (a + b);
+    /// the batch takes the tiles within 1.5 tiles of that line, nearest first.
+    /// A path that strays leaves the batch and starts a new one there; which
+    /// tiles are computed never changes the result, only the work.
     void walk_leaves_ahead(const Region& reg, const Grid& g, Cursor& cur) {
         std::vector<std::pair<std::int64_t, std::int64_t>> ready;  // tile (a, b) of each leaf in the batch
         std::vector<Region> batch;
@@ -134,10 +140,13 @@ public:
             if (it == ready.end()) {
                 ready.clear();
                 batch.clear();
+                const double slope = a + b > 0 ? static_cast<double>(a) / static_cast<double>(a + b) : 0.5;
                 for (std::int64_t dist = 0; batch.size() < cap && dist <= a + b; ++dist)
                     for (std::int64_t x = 0; x <= dist && batch.size() < cap; ++x) {
                         const std::int64_t ta = a - x, tb = b - (dist - x);
                         if (ta < 0 || tb < 0) continue;
+                        if (dist > 0 && std::abs(static_cast<double>(x) - slope * static_cast<double>(dist)) > 1.5)
+                            continue;
                         ready.emplace_back(ta, tb);
                         batch.push_back(tile_of(reg, g, ta, tb));
                     }
@@ -148,7 +157,8 @@ public:
                 it = ready.begin();  // tile (a, b) is first
             }
             const std::size_t k = static_cast<std::size_t>(it - ready.begin());
-            walk_dirs(tile_of(reg, g, a, b), backend_.leaf_dirs(k), cur);
+            const Region leaf = tile_of(reg, g, a, b);
+            walk_dirs(leaf, backend_.leaf_dirs(k, cur.i - leaf.i0, cur.j - leaf.j0), cur);
         }
     }
 

@@ -100,7 +100,7 @@ public:
             compute(leaves[k], out, {});
         }
     }
-    const std::uint8_t* leaf_dirs(std::size_t k) override { return batch_.at(k).data(); }
+    const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t, std::int64_t) override { return batch_.at(k).data(); }
 
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {

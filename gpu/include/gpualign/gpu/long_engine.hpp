@@ -5,8 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "gpualign/alignment.hpp"
 #include "gpualign/checkpoint_traceback.hpp"
@@ -29,9 +31,24 @@ struct LongEngineOptions {
     /// Cap on the region kernel's thread blocks (4 warps each), 0 = as many as
     /// are co-resident. Tests set a few, so that warps take several stripes.
     int max_blocks = 0;
+    /// Cap on one launch's stripe hand-off rings in bytes, 0 = the tuning
+    /// table's 128 MiB. Tests set less, so that rings are narrower than a
+    /// region (flow control) or reused within a launch.
+    std::size_t ring_bytes = 0;
+    /// Pairs align_many runs at once (>= 0), 0 = the tuning table's default
+    /// (16), fewer when the memory cap cannot hold that many.
+    int workers = 0;
 };
 
-/// What the last LongEngine::align did, for logs and the benchmark.
+/// One pair for LongEngine::align_many: host codes, borrowed for the call.
+struct LongPair {
+    std::span<const std::uint8_t> query;
+    std::span<const std::uint8_t> ref;
+};
+
+/// What the last LongEngine::align or align_many did, for logs and the
+/// benchmark. For align_many the counts, device times and peaks are sums over
+/// its concurrent workers (device times overlap, so use wall_s for a rate).
 struct LongEngineStats {
     std::uint64_t forward_cells = 0;     ///< query_len * ref_len
     std::uint64_t total_cells = 0;       ///< cells of every pass (forward + recomputation)
@@ -40,6 +57,7 @@ struct LongEngineStats {
     double wall_s = 0;                   ///< host wall time of align()
     std::size_t peak_device_bytes = 0;   ///< most device memory held at once by the engine
     std::uint64_t passes = 0;            ///< kernel launches (regions computed)
+    int workers = 1;                     ///< pairs aligned at once (align_many)
 };
 
 /// The long-pair aligner on one GPU: an owning host object holding a device
@@ -71,7 +89,22 @@ public:
     ///         std::runtime_error naming the CUDA error (cudaGetErrorName).
     AlignmentResult align(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref);
 
-    /// Statistics of the last align().
+    /// Aligns many pairs at once: up to long_tuning::max_workers pairs run
+    /// concurrently, each on its own host thread, CUDA stream and share of
+    /// the memory cap, largest pairs first, so that the GPU stays full while
+    /// each pair's passes are latency-bound (thousands of 5-50 kb pairs).
+    /// Pairs whose rows do not fit a worker's rings run afterwards one at a
+    /// time over the whole GPU, as align() does. Results are those of align()
+    /// on each pair, byte for byte, in the order of `pairs`.
+    /// @param errors  if not null, resized to pairs.size(): the exception of
+    ///                each pair that failed (nullptr for the others), and the
+    ///                call does not throw for a pair; if null, the first
+    ///                failure (in pair order) is rethrown after all pairs ran.
+    /// @throws what align() throws (see `errors`).
+    std::vector<AlignmentResult> align_many(std::span<const LongPair> pairs,
+                                            std::vector<std::exception_ptr>* errors = nullptr);
+
+    /// Statistics of the last align() or align_many().
     LongEngineStats last_stats() const noexcept;
 
 private:
