@@ -38,6 +38,13 @@ std::size_t next_pow2(std::size_t v) {
     return p;
 }
 
+/// Columns of a ring that holds a whole row of `cols` columns (a power of two
+/// with the 64 columns of slack the kernel's chunk loads need).
+std::size_t whole_row_ring_cols(std::size_t cols) { return next_pow2(cols + 64); }
+
+/// Bytes of one ring slot of `ring_cols` 16-byte entries {H, Fcell, stripe, column}.
+constexpr std::size_t ring_slot_bytes(std::size_t ring_cols) { return ring_cols * 16; }
+
 /// A device allocation that grows (never shrinks) and reports its size.
 struct DeviceBuffer {
     void* ptr = nullptr;
@@ -80,6 +87,7 @@ struct Context {
     void* matrix = nullptr;         // device: the substitution matrix
     std::size_t matrix_bytes = 0;
     int max_blocks[2][2][2] = {};   // [R == 16][local][dirs]
+    int max_warps = 0;              // warps of the largest grid of any variant
 };
 
 /// One pair at a time: a RegionBackend with its own stream, arena and rings.
@@ -257,7 +265,7 @@ struct Worker final : RegionBackend {
     /// Ring slots of whole rows of `cols` columns (ring_cols set) within the
     /// ring budget: at most `stripes`, at least 2 (1 when there is one stripe).
     int whole_row_slots(int ring_cols, int stripes) const {
-        const std::size_t fit = ring_budget / (static_cast<std::size_t>(ring_cols) * sizeof(int) * 4);
+        const std::size_t fit = ring_budget / ring_slot_bytes(static_cast<std::size_t>(ring_cols));
         return static_cast<int>(std::clamp<std::size_t>(fit, std::min(2, stripes), static_cast<std::size_t>(stripes)));
     }
 
@@ -280,8 +288,9 @@ struct Worker final : RegionBackend {
         a.progress = static_cast<int*>(progress.ptr);
         const bool report = solo && on_cells && cells >= long_tuning::progress_min_cells;
         if (report) {
-            if (!cells_host) {
-                GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&cells_host), sizeof(unsigned long long) * warps,
+            if (!cells_host) {  // one counter per warp of the largest grid (a later launch may have more warps)
+                GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&cells_host),
+                                            sizeof(unsigned long long) * static_cast<std::size_t>(cx.max_warps),
                                             cudaHostAllocMapped),
                               "long engine progress counters");
                 GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&cells_dev), cells_host, 0),
@@ -349,7 +358,7 @@ struct Worker final : RegionBackend {
         const int warps_per_block = detail::region_block_threads() / 32;
         int blocks = std::min(cx.max_blocks[R == 16][local][want_dirs], (stripes + warps_per_block - 1) / warps_per_block);
         if (cx.options.max_blocks > 0) blocks = std::min(blocks, cx.options.max_blocks);
-        std::size_t ring_cols = next_pow2(static_cast<std::size_t>(cols) + 64);
+        std::size_t ring_cols = whole_row_ring_cols(static_cast<std::size_t>(cols));
         int slots = whole_row_slots(static_cast<int>(ring_cols), stripes);
         bool flow = false;
         if (solo && (stripes > 1 && static_cast<std::size_t>(slots) < std::min<std::size_t>(
@@ -359,9 +368,9 @@ struct Worker final : RegionBackend {
             // (cols < warps * (ring_cols - 64)), within the ring budget.
             while (true) {
                 const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
-                ring_cols = std::min(next_pow2(static_cast<std::size_t>(cols) + 64),
+                ring_cols = std::min(whole_row_ring_cols(static_cast<std::size_t>(cols)),
                                      next_pow2(std::max<std::size_t>(long_tuning::min_ring_cols, cols / warps + 128)));
-                if (warps * 2 * ring_cols * 16 <= ring_budget || blocks == 1) break;
+                if (warps * 2 * ring_slot_bytes(ring_cols) <= ring_budget || blocks == 1) break;
                 blocks = std::max(1, blocks / 2);
             }
             slots = 2 * blocks * warps_per_block;
@@ -453,7 +462,7 @@ struct Worker final : RegionBackend {
         if (cx.options.max_blocks > 0) blocks = std::min(blocks, cx.options.max_blocks);
         detail::RegionLaunch a = base_launch(local, true, R);
         a.stripes = stripes;
-        a.ring_cols = static_cast<int>(next_pow2(static_cast<std::size_t>(max_cols) + 64));
+        a.ring_cols = static_cast<int>(whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
         a.ring_slots = whole_row_slots(a.ring_cols, stripes);  // whole rows: no flow control
         a.flow_control = false;
         a.blocks = blocks;
@@ -561,7 +570,10 @@ struct LongEngine::Impl {
         cx.limit = cx.options.gpu_memory_limit ? cx.options.gpu_memory_limit : free_b / 10 * 9;
         for (int r = 0; r < 2; ++r)
             for (int l = 0; l < 2; ++l)
-                for (int d = 0; d < 2; ++d) cx.max_blocks[r][l][d] = detail::region_max_blocks(cx.device, r ? 16 : 4, l, d);
+                for (int d = 0; d < 2; ++d) {
+                    cx.max_blocks[r][l][d] = detail::region_max_blocks(cx.device, r ? 16 : 4, l, d);
+                    cx.max_warps = std::max(cx.max_warps, cx.max_blocks[r][l][d] * detail::region_block_threads() / 32);
+                }
         cx.matrix_bytes = rounded(cx.scheme.matrix.size() * sizeof(std::int32_t));
         GPUALIGN_CUDA(cudaMalloc(&cx.matrix, cx.matrix_bytes), "substitution matrix");
         GPUALIGN_CUDA(cudaMemcpy(cx.matrix, cx.scheme.matrix.data(), cx.scheme.matrix.size() * sizeof(std::int32_t),
@@ -646,7 +658,7 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
         solo_order.clear();
         std::size_t need = 0;
         for (const std::size_t k : order) {
-            const std::size_t ring_bytes = next_pow2(pairs[k].ref.size() + 64) * 16;
+            const std::size_t ring_bytes = ring_slot_bytes(whole_row_ring_cols(pairs[k].ref.size()));
             if (ring_bytes * long_tuning::min_worker_slots <= w.ring_budget) {
                 shared_order.push_back(k);
                 const std::size_t bases = pairs[k].query.size() + pairs[k].ref.size();
