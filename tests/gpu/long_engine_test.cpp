@@ -134,6 +134,46 @@ TEST(LongEngine, MatchesCpuLongPathOnLargeRandomPairs) {
       }
 }
 
+// DNA scores reach the kernel either as a packed int8 profile (PRMT picks and
+// sign-extends a byte) or, when a score leaves [-128, 127], as the shared
+// matrix. Scores at the int8 edges (match 127, mismatch and N -128) and just
+// past them (match 128) must give the reference's results, both modes, with
+// CIGAR and score-only, solo (R = 4) and through align_many (R = 16 from
+// 4096 rows).
+TEST(LongEngine, PackedAndTableScoresAtTheInt8Edges) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 21);
+    std::vector<Seq> q, r;
+    for (std::size_t lq : {1, 33, 512, 513, 4096, 4700}) {
+        q.push_back(gen.random(lq));
+        r.push_back(lq % 2 ? gen.random(1 + gen.rng()() % 3000) : gen.mutate(q.back(), 0.2));
+        if (r.back().empty()) r.back() = gen.random(1);
+    }
+    q.push_back(Seq(600, 3));  // all N against a random ref
+    r.push_back(gen.random(700));
+    for (const ScoringScheme& s : {make_dna_scheme(127, 128, 300, 40, -128), make_dna_scheme(128, 100, 250, 30, -90)}) {
+        for (AlignMode mode : {AlignMode::local, AlignMode::global}) {
+            for (bool score_only : {false, true}) {
+                const auto want = reference(q, r, s, mode, score_only);
+                gpu::LongEngineOptions opt;
+                opt.plan.leaf_cells = 70000;
+                opt.workers = 2;
+                gpu::LongEngine engine(s, mode, score_only, opt);
+                const std::string what = "match " + std::to_string(s.matrix[0]) + " " + to_string(mode) +
+                                         (score_only ? " score-only" : " cigar") + " pair ";
+                for (std::size_t i = 0; i < q.size(); ++i)
+                    expect_same(engine.align(q[i], r[i]), want[i], q[i], r[i], s, what + std::to_string(i));
+                std::vector<gpu::LongPair> pairs;
+                for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+                const std::vector<AlignmentResult> many = engine.align_many(pairs);
+                ASSERT_EQ(many.size(), q.size());
+                for (std::size_t i = 0; i < q.size(); ++i)
+                    expect_same(many[i], want[i], q[i], r[i], s, "align_many " + what + std::to_string(i));
+            }
+        }
+    }
+}
+
 // The mitochondrial pair (16,569 x 16,499): GPU equals the full-matrix
 // reference with CIGAR; the global score is WFA2's 18184 (issue #11).
 TEST(LongEngine, MitoPairMatchesReference) {

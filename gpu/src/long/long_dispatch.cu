@@ -34,27 +34,40 @@ RegionParams to_params(const RegionLaunch& a) {
     return p;
 }
 
-/// The kernel variant for (R, local, dirs).
-template <int R>
-const void* variant(bool local, bool dirs) {
-    using long_kernels::region_kernel;
-    if (local) return dirs ? reinterpret_cast<const void*>(&region_kernel<R, true, true>)
-                           : reinterpret_cast<const void*>(&region_kernel<R, true, false>);
-    return dirs ? reinterpret_cast<const void*>(&region_kernel<R, false, true>)
-                : reinterpret_cast<const void*>(&region_kernel<R, false, false>);
+/// The kernel variants, indexed [R == 16][local][dirs][packed].
+template <int R, bool Local, bool Dirs, bool Packed>
+const void* variant() {
+    return reinterpret_cast<const void*>(&long_kernels::region_kernel<R, Local, Dirs, Packed>);
 }
 
-const void* kernel_for(int rows_per_lane, bool local, bool dirs) {
-    return rows_per_lane == 16 ? variant<16>(local, dirs) : variant<4>(local, dirs);
+template <int R>
+struct VariantsOfR {
+    const void* k[2][2][2] = {{{variant<R, false, false, false>(), variant<R, false, false, true>()},
+                               {variant<R, false, true, false>(), variant<R, false, true, true>()}},
+                              {{variant<R, true, false, false>(), variant<R, true, false, true>()},
+                               {variant<R, true, true, false>(), variant<R, true, true, true>()}}};
+};
+
+const void* kernel_for(int rows_per_lane, bool local, bool dirs, bool packed) {
+    static const VariantsOfR<4> r4;
+    static const VariantsOfR<16> r16;
+    return (rows_per_lane == 16 ? r16.k : r4.k)[local][dirs][packed];
 }
 
 }  // namespace
 
 int region_block_threads() { return long_kernels::region_block; }
 
-int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs) {
+bool region_uses_packed_scores(const std::int32_t* matrix_host, int size) {
+    if (size > long_kernels::packed_letters) return false;
+    for (int x = 0; x < size * size; ++x)
+        if (matrix_host[x] < -128 || matrix_host[x] > 127) return false;
+    return true;
+}
+
+int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs, bool packed) {
     int per_sm = 0, sms = 0;
-    GPUALIGN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_for(rows_per_lane, local, dirs),
+    GPUALIGN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_for(rows_per_lane, local, dirs, packed),
                                                                 long_kernels::region_block, 0),
                   "region kernel occupancy");
     GPUALIGN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
@@ -78,7 +91,7 @@ void launch_region(const RegionLaunch& a, cudaStream_t stream) {
     // Flow control needs every warp co-resident (cooperative launch); without
     // it the kernel finishes with any resident subset (region_kernel.cuh), so
     // an ordinary launch may share the GPU with other streams' launches.
-    const void* kernel = kernel_for(a.rows_per_lane, a.local, a.dirs);
+    const void* kernel = kernel_for(a.rows_per_lane, a.local, a.dirs, a.packed);
     const dim3 grid(static_cast<unsigned>(a.blocks)), block(static_cast<unsigned>(long_kernels::region_block));
     const cudaError_t e = a.flow_control ? cudaLaunchCooperativeKernel(kernel, grid, block, args, 0, stream)
                                          : cudaLaunchKernel(kernel, grid, block, args, 0, stream);

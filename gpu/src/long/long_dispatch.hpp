@@ -37,6 +37,7 @@ struct RegionLaunch {
     unsigned long long* cells_done;  ///< mapped pinned host memory, one per warp, or null
     bool local;
     bool dirs;                   ///< the regions have direction-byte outputs
+    bool packed;                 ///< scores as a packed int8 profile (region_uses_packed_scores)
     int rows_per_lane;           ///< R: 4 or 16 (long_tuning::rows_per_lane)
     int blocks;                  ///< grid size (co-resident: see region_max_blocks)
 };
@@ -44,10 +45,16 @@ struct RegionLaunch {
 /// Threads per block of the region kernel.
 int region_block_threads();
 
-/// Most blocks of the region kernel (R rows per lane, local, dirs) that can
-/// be co-resident on `device`: occupancy x SMs.
+/// True when the region kernel can hold `matrix` (size x size, row = query
+/// code) as a packed profile: at most 8 letters, every score in [-128, 127]
+/// (DNA schemes). Such launches pick each score with one PRMT instead of a
+/// shared-memory load per cell (region_kernel.cuh).
+bool region_uses_packed_scores(const std::int32_t* matrix_host, int size);
+
+/// Most blocks of the region kernel (R rows per lane, local, dirs, packed
+/// scores) that can be co-resident on `device`: occupancy x SMs.
 /// @throws std::runtime_error naming the CUDA error.
-int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs);
+int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs, bool packed);
 
 /// Ring bytes that launch `a` uses.
 std::size_t region_ring_bytes(const RegionLaunch& a);

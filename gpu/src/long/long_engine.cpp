@@ -88,6 +88,7 @@ struct Context {
     std::size_t matrix_bytes = 0;
     int max_blocks[2][2][2] = {};   // [R == 16][local][dirs]
     int max_warps = 0;              // warps of the largest grid of any variant
+    bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
 };
 
 /// One pair at a time: a RegionBackend with its own stream, arena and rings.
@@ -258,6 +259,7 @@ struct Worker final : RegionBackend {
         a.gap_extend = cx.scheme.gap_extend;
         a.local = local;
         a.dirs = want_dirs;
+        a.packed = cx.packed;
         a.rows_per_lane = R;
         return a;
     }
@@ -568,10 +570,11 @@ struct LongEngine::Impl {
         std::size_t free_b = 0, total_b = 0;
         GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "long engine memory query");
         cx.limit = cx.options.gpu_memory_limit ? cx.options.gpu_memory_limit : free_b / 10 * 9;
+        cx.packed = detail::region_uses_packed_scores(cx.scheme.matrix.data(), cx.scheme.size);
         for (int r = 0; r < 2; ++r)
             for (int l = 0; l < 2; ++l)
                 for (int d = 0; d < 2; ++d) {
-                    cx.max_blocks[r][l][d] = detail::region_max_blocks(cx.device, r ? 16 : 4, l, d);
+                    cx.max_blocks[r][l][d] = detail::region_max_blocks(cx.device, r ? 16 : 4, l, d, cx.packed);
                     cx.max_warps = std::max(cx.max_warps, cx.max_blocks[r][l][d] * detail::region_block_threads() / 32);
                 }
         cx.matrix_bytes = rounded(cx.scheme.matrix.size() * sizeof(std::int32_t));

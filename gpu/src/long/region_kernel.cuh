@@ -13,7 +13,19 @@
 // space: with d_t = T(i-1,j-1) + s and e_t = Ecell - O (both off the chain),
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))
 //   T(i,j)     = max(Fcell(i,j) - O, d_t, e_t [, -O if local])
-// two dependent operations per row.
+// two dependent operations per row. Without direction bytes a cell is six
+// operations (eight with the local best): Ecell, the score, d_t, max(d_t,
+// e_t) folded into one __viaddmax_s32 (e_t is never formed), Fcell and T.
+// (Shortening the row chain to one operation, Fcell(i+1,j) = max(Fcell(i,j)
+// - ge, max(d_t, e_t)) as O >= ge, measured no faster on an H100 and spilled
+// more registers in the local variant.)
+//
+// Scores. With `Packed` (an alphabet of at most 8 letters whose scores fit
+// in int8: DNA) the block keeps, per ref code c, the eight scores s(0..7, c)
+// as bytes of two registers, loads that pair once per step, and each row
+// picks its score with one PRMT whose selector (built once per stripe from
+// the row's query code) sign-extends the chosen byte. Otherwise each cell
+// reads s(q, c) from the transposed matrix in shared memory.
 //
 // Schedule. A launch computes one region, or several regions (the
 // traceback's speculative leaves). Each region's rows are cut into stripes of
@@ -82,17 +94,48 @@ __device__ __forceinline__ void wait_at_least(const int* flag, int target) {
     }
 }
 
-template <int R, bool Local, bool Dirs>
+/// Letters of an alphabet whose scores a packed profile holds (bytes of two registers).
+constexpr int packed_letters = 8;
+
+/// The PRMT selector that picks byte q of a packed profile pair and
+/// sign-extends it (PTX prmt, generic mode: a selector nibble's msb
+/// replicates the sign of the chosen byte).
+__device__ __forceinline__ unsigned packed_selector(int q) {
+    const unsigned s = static_cast<unsigned>(q) | 8u;
+    return static_cast<unsigned>(q) | (s << 4) | (s << 8) | (s << 12);
+}
+
+/// Byte `sel` of {hi, lo} as a signed score (one PRMT).
+__device__ __forceinline__ std::int32_t packed_score(unsigned lo, unsigned hi, unsigned sel) {
+    std::int32_t r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(lo), "r"(hi), "r"(sel));
+    return r;
+}
+
+template <int R, bool Local, bool Dirs, bool Packed>
 __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(const RegionParams p) {
     constexpr unsigned full = 0xFFFFFFFFu;
     constexpr int stripe_rows = 32 * R;
 
-    // Substitution matrix, transposed and padded: mat[c * 32 + q] = s(q, c).
-    __shared__ std::int32_t mat[32 * 32];
+    // Substitution matrix, transposed and padded: mat[c * 32 + q] = s(q, c);
+    // or (Packed) prof[c] = the bytes s(0..7, c), byte q of {y, x}.
+    __shared__ std::int32_t mat[Packed ? 1 : 32 * 32];
+    __shared__ uint2 prof[Packed ? 32 : 1];
     const std::int32_t ge = p.gap_extend, open = p.gap_open + p.gap_extend;
-    for (int x = threadIdx.x; x < 32 * 32; x += blockDim.x) {
-        const int c = x >> 5, q = x & 31;
-        mat[x] = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] : 0;
+    if constexpr (Packed) {
+        for (int c = threadIdx.x; c < 32; c += blockDim.x) {
+            unsigned w[2] = {0u, 0u};
+            for (int q = 0; q < packed_letters; ++q) {
+                const std::int32_t v = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] : 0;
+                w[q >> 2] |= (static_cast<unsigned>(v) & 0xFFu) << (8 * (q & 3));
+            }
+            prof[c] = make_uint2(w[0], w[1]);
+        }
+    } else {
+        for (int x = threadIdx.x; x < 32 * 32; x += blockDim.x) {
+            const int c = x >> 5, q = x & 31;
+            mat[x] = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] : 0;
+        }
     }
     __syncthreads();
 
@@ -140,19 +183,21 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                                 : nullptr;
         if (ckpt_row && lane == 0) row_ck[0] = make_int2(d.left[row0 + stripe_rows].x, 0);
 
-        int qo[R];
+        // qo: the row's query code (table) or its PRMT selector (Packed).
+        unsigned qo[R];
         std::int32_t T[R], E[R];
-        std::int32_t bh[R];
+        std::int32_t bh[R];  // the row's best, T-space (-O: H = 0)
         int bj[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int i = ir0 + r;
             const bool valid = i <= rows;
-            qo[r] = valid ? p.query[d.i0 + i - 1] : 0;
+            const int q = valid ? p.query[d.i0 + i - 1] : 0;
+            qo[r] = Packed ? packed_selector(q) : static_cast<unsigned>(q);
             const int2 lb = valid ? d.left[i] : make_int2(0, neg_inf);
             T[r] = lb.x - open;
             E[r] = lb.y;
-            bh[r] = 0;
+            bh[r] = -open;
             bj[r] = 0;
         }
         std::int32_t diag = (lane < tc ? d.left[ir0 - 1].x : 0) - open;  // H(ir0-1, j0) - O
@@ -236,44 +281,52 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             const int j = k - lane + 1;
             if (lane < tc && j >= 1 && j <= cols) {
                 const std::int32_t* col = mat + in_c * 32;
+                uint2 pr = make_uint2(0u, 0u);
+                if constexpr (Packed) pr = prof[in_c];
                 const bool ckpt_col = j == ck_next && j < cols;
                 if (j == ck_next) ck_next += d.col_stride;
-                int2* col_ck = ckpt_col ? d.col_out + static_cast<std::size_t>(j / d.col_stride - 1) *
-                                                          static_cast<std::size_t>(rows + 1)
-                                        : nullptr;
-                std::int32_t tu = in_h, fu = in_f;  // H(i-1, j) - O, Fcell(i-1, j)
-                std::int32_t dg = diag;             // H(i-1, j-1) - O
+                std::int32_t tu = in_h, fu = in_f;  // T(i-1, j) = H(i-1, j) - O, Fcell(i-1, j)
+                std::int32_t dg = diag;             // T(i-1, j-1)
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    // In T-space (value - O) the row-to-row chain is two DPX operations:
-                    //   f = max(f_up - ge, t_up);  t = max(f - O, max(d_t, e_t [, -O if local])).
+                    const std::int32_t sc = Packed ? packed_score(pr.x, pr.y, qo[r]) : col[qo[r]];  // s(q_i, r_j)
                     const std::int32_t e = __viaddmax_s32(E[r], -ge, T[r]);  // Ecell(i,j)
-                    const std::int32_t e_t = e - open;
-                    const std::int32_t d_t = dg + col[qo[r]];                 // H(i-1,j-1) + s - O
-                    const std::int32_t de_t = Local ? __vimax3_s32(d_t, e_t, -open) : max(d_t, e_t);
                     const std::int32_t f = __viaddmax_s32(fu, -ge, tu);      // Fcell(i,j)
-                    const std::int32_t t = __viaddmax_s32(f, -open, de_t);   // H(i,j) - O
-                    const std::int32_t h = t + open;
-                    const int i = ir0 + r;
+                    std::int32_t t;                                           // H(i,j) - O
                     if constexpr (Dirs) {
+                        const std::int32_t e_t = e - open;
+                        const std::int32_t d_t = dg + sc;  // H(i-1,j-1) + s - O
+                        const std::int32_t de_t = Local ? __vimax3_s32(d_t, e_t, -open) : max(d_t, e_t);
+                        t = __viaddmax_s32(f, -open, de_t);
                         std::uint32_t nib = t == d_t ? 1u : (t == e_t ? 2u : 3u);
                         if (Local && t == -open) nib = 0u;
                         nib |= (e != T[r] ? 4u : 0u) | (f != tu ? 8u : 0u);
+                        const int i = ir0 + r;
                         if (i <= rows)
                             dirs[static_cast<std::size_t>(i - 1) * static_cast<std::size_t>(cols) + (j - 1)] =
                                 static_cast<std::uint8_t>(nib);
+                    } else {
+                        // max(d_t, e_t [, -O]) without forming e_t: max(e - O, d_t).
+                        const std::int32_t d_t = Local ? __viaddmax_s32(dg, sc, -open) : dg + sc;
+                        t = __viaddmax_s32(f, -open, __viaddmax_s32(e, -open, d_t));
                     }
-                    if constexpr (Local) {  // per-row best, first j wins: keep the old one on ties
+                    if constexpr (Local) {  // per-row best (T-space), first j wins: keep the old one on ties
                         bool keep;
-                        bh[r] = __vibmax_s32(bh[r], h, &keep);
+                        bh[r] = __vibmax_s32(bh[r], t, &keep);
                         bj[r] = keep ? bj[r] : j;
                     }
-                    if (ckpt_col && i <= rows) col_ck[i] = make_int2(h, e);
                     dg = T[r];
                     T[r] = t;
                     E[r] = e;
                     tu = t;
                     fu = f;
+                }
+                if (ckpt_col) {
+                    int2* col_ck = d.col_out + static_cast<std::size_t>(j / d.col_stride - 1) * static_cast<std::size_t>(rows + 1);
+#pragma unroll
+                    for (int r = 0; r < R; ++r)
+                        if (ir0 + r <= rows) col_ck[ir0 + r] = make_int2(T[r] + open, E[r]);
+                    if (s == 0 && lane == 0) col_ck[0] = make_int2(in_h + open, 0);
                 }
                 diag = in_h;
                 out_h = tu;
@@ -284,7 +337,6 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     if (has_next) __stcg(ring_out + (j & p.ring_mask), make_int4(tu + open, fu, g, j));
                     if (ckpt_row) row_ck[j] = make_int2(tu + open, fu);
                 }
-                if (s == 0 && lane == 0 && ckpt_col) col_ck[0] = make_int2(in_h + open, 0);
             }
         }
         // Done: every lane has read its input (the ring slot of stripe g - 1).
@@ -298,8 +350,8 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             int best_i = 0, best_j = 0;
 #pragma unroll
             for (int r = 0; r < R; ++r) {
-                if (lane < tc && ir0 + r <= rows && bh[r] > best_h) {
-                    best_h = bh[r];
+                if (lane < tc && ir0 + r <= rows && bh[r] + open > best_h) {
+                    best_h = bh[r] + open;
                     best_i = ir0 + r;
                     best_j = bj[r];
                 }
