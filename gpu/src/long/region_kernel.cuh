@@ -121,6 +121,8 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
     // or (Packed) prof[c] = the bytes s(0..7, c), byte q of {y, x}.
     __shared__ std::int32_t mat[Packed ? 1 : 32 * 32];
     __shared__ uint2 prof[Packed ? 32 : 1];
+    __shared__ int4 feed_all[region_block / 32][32];  // each warp's column feed (below)
+    int4* const feed = feed_all[threadIdx.x >> 5];
     const std::int32_t ge = p.gap_extend, open = p.gap_open + p.gap_extend;
     if constexpr (Packed) {
         for (int c = threadIdx.x; c < 32; c += blockDim.x) {
@@ -203,12 +205,23 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         std::int32_t diag = (lane < tc ? d.left[ir0 - 1].x : 0) - open;  // H(ir0-1, j0) - O
         std::int32_t out_h = 0, out_f = neg_inf;
 
-        // Column feed for lane 0: 32 columns per chunk, each lane holding one. The
-        // next chunk is loaded half a chunk ahead and checked when it is needed:
-        // a ring entry is valid when its tag is the previous stripe's index.
-        int prv_c = 0, cur_c = 0, nxt_c = 0;
-        int4 cur_b = make_int4(0, neg_inf, 0, 0), nxt_b = cur_b;
+        // Column feed for lane 0: 32 columns per chunk, each lane loading one. The
+        // next chunk is loaded half a chunk ahead and checked when it is needed
+        // (a ring entry is valid when its tag is the previous stripe's index),
+        // then published to the warp's feed in shared memory, {T, Fcell, ref
+        // code} per column, which lane 0 reads at step k (entry k mod 32, one
+        // broadcast load). The other lanes take their column's ref code from
+        // lane - 1 with H and Fcell: lane t at step k has lane t-1's column of
+        // step k-1.
+        int nxt_c = 0;
+        int4 nxt_b = make_int4(0, neg_inf, 0, 0);
+        int my_c = 0;  // the ref code of this lane's column at the last step
         int seen_out = 0;
+        auto publish_chunk = [&](int c, const int4& b) {
+            __syncwarp();  // every lane has read the previous chunk's entries
+            feed[lane] = make_int4(b.x - open, b.y, c, 0);
+            __syncwarp();
+        };
         auto load_chunk = [&](int k0, int& c, int4& b) {
             const int col = k0 + lane + 1;
             if (col <= cols) {
@@ -252,32 +265,24 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     }
                     __syncwarp();
                 }
-                if (k == 0) {
-                    load_chunk(0, cur_c, cur_b);
-                    settle_chunk(0, cur_b);
-                } else if ((k & 31) == 0) {
+                if ((k & 31) == 0) {
+                    if (k == 0) load_chunk(0, nxt_c, nxt_b);
                     settle_chunk(k, nxt_b);
-                    prv_c = cur_c;
-                    cur_c = nxt_c;
-                    cur_b = nxt_b;
+                    publish_chunk(nxt_c, nxt_b);
                 } else {  // mid-chunk: fetch the next chunk
                     load_chunk(k + 16, nxt_c, nxt_b);
                 }
             }
-            const int src = k & 31;
-            const std::int32_t feed_h = __shfl_sync(full, cur_b.x, src) - open;
-            const std::int32_t feed_f = __shfl_sync(full, cur_b.y, src);
-            // The ref code of this lane's column j = k - lane + 1 comes straight from the
-            // chunk registers (off the step-to-step dependency chain).
-            const int x = k - lane;  // column j - 1
-            const int c_cur = __shfl_sync(full, cur_c, x & 31), c_prv = __shfl_sync(full, prv_c, x & 31);
-            const int in_c = x >= (k & ~31) ? c_cur : c_prv;
+            const int4 fd = feed[k & 31];  // column k + 1: T, Fcell, ref code (lane 0's input)
+            int in_c = __shfl_up_sync(full, my_c, 1);
             std::int32_t in_h = __shfl_up_sync(full, out_h, 1);
             std::int32_t in_f = __shfl_up_sync(full, out_f, 1);
             if (lane == 0) {
-                in_h = feed_h;
-                in_f = feed_f;
+                in_h = fd.x;
+                in_f = fd.y;
+                in_c = fd.z;
             }
+            my_c = in_c;
             const int j = k - lane + 1;
             if (lane < tc && j >= 1 && j <= cols) {
                 const std::int32_t* col = mat + in_c * 32;
