@@ -49,6 +49,21 @@ void expect_same(const AlignmentResult& got, const AlignmentResult& want, const 
     if (got.has_cigar && got.score > 0) EXPECT_EQ(rescore_cigar(got, q, r, s), got.score) << what;
 }
 
+// Every pair through engine.align, then all at once through align_many: both
+// byte-identical to `want` (results in input order).
+void expect_align_and_align_many(gpu::LongEngine& engine, const std::vector<Seq>& q, const std::vector<Seq>& r,
+                                 const std::vector<AlignmentResult>& want, const ScoringScheme& s,
+                                 const std::string& what) {
+    for (std::size_t i = 0; i < q.size(); ++i)
+        expect_same(engine.align(q[i], r[i]), want[i], q[i], r[i], s, what + std::to_string(i));
+    std::vector<gpu::LongPair> pairs;
+    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+    const std::vector<AlignmentResult> many = engine.align_many(pairs);
+    ASSERT_EQ(many.size(), q.size());
+    for (std::size_t i = 0; i < q.size(); ++i)
+        expect_same(many[i], want[i], q[i], r[i], s, "align_many " + what + std::to_string(i));
+}
+
 // Random and related pairs of 1..5000 residues over every mode x gap model x
 // alphabet x output, with small leaves and fan-outs so that checkpoint rows
 // and columns, stripe hand-offs and ring flow control are crossed everywhere;
@@ -94,15 +109,8 @@ TEST(LongEngine, ByteIdenticalToReferenceOverModesGapsAlphabets) {
                     gpu::LongEngine engine(s, mode, score_only, opt);
                     const std::string what = std::string(to_string(a)) + " variant " + std::to_string(variant) + " " +
                                              to_string(mode) + (score_only ? " score-only" : " cigar") + " pair ";
-                    for (std::size_t i = 0; i < q.size(); ++i)
-                        expect_same(engine.align(q[i], r[i]), want[i], q[i], r[i], s, what + std::to_string(i));
-                    std::vector<gpu::LongPair> pairs;
-                    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
-                    const std::vector<AlignmentResult> many = engine.align_many(pairs);
-                    ASSERT_EQ(many.size(), q.size());
+                    expect_align_and_align_many(engine, q, r, want, s, what);
                     EXPECT_EQ(engine.last_stats().workers, 3);  // (variant 1: the widest pairs run alone after)
-                    for (std::size_t i = 0; i < q.size(); ++i)
-                        expect_same(many[i], want[i], q[i], r[i], s, "align_many " + what + std::to_string(i));
                 }
             }
         }
@@ -161,14 +169,7 @@ TEST(LongEngine, PackedAndTableScoresAtTheInt8Edges) {
                 gpu::LongEngine engine(s, mode, score_only, opt);
                 const std::string what = "match " + std::to_string(s.matrix[0]) + " " + to_string(mode) +
                                          (score_only ? " score-only" : " cigar") + " pair ";
-                for (std::size_t i = 0; i < q.size(); ++i)
-                    expect_same(engine.align(q[i], r[i]), want[i], q[i], r[i], s, what + std::to_string(i));
-                std::vector<gpu::LongPair> pairs;
-                for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
-                const std::vector<AlignmentResult> many = engine.align_many(pairs);
-                ASSERT_EQ(many.size(), q.size());
-                for (std::size_t i = 0; i < q.size(); ++i)
-                    expect_same(many[i], want[i], q[i], r[i], s, "align_many " + what + std::to_string(i));
+                expect_align_and_align_many(engine, q, r, want, s, what);
             }
         }
     }

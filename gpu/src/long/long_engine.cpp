@@ -86,7 +86,7 @@ struct Context {
     std::size_t limit = 0;          // the engine's memory cap (bytes)
     void* matrix = nullptr;         // device: the substitution matrix
     std::size_t matrix_bytes = 0;
-    int max_blocks[2][2][2] = {};   // [R == 16][local][dirs]
+    int max_blocks[2][2][2] = {};   // [R == 16][local][dirs], of the variants with this engine's `packed`
     int max_warps = 0;              // warps of the largest grid of any variant
     bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
 };
