@@ -7,7 +7,10 @@
 # new build's forward kernel.
 # Expects .carry/ from bench/prepare_carry.sh plus the baseline binary.
 # Usage on the device machine, from the repo root:
-#   bench/device_ab.sh OUT_DIR [tests] [ab] [real] [bulk] [ncu] [sass]
+#   bench/device_ab.sh OUT_DIR [tests] [ab] [real] [bulk] [cli] [ncu] [sass]
+# cli: the 1 Mbp x 1 Mbp nw pair with CIGAR through the CLI (FASTA in, TSV
+# out), 3 times: process wall, peak RSS, and the -v log with a timestamp per
+# line (where the wall goes outside the engine).
 # Env: AB_BINS (base new: .carry/gpualign_long_bench_NAME, "new" = the current
 # build), AB_WORKLOADS (syn1m5), AB_MODES (global,local), NCU_SYN (1000000:
 # query length of the profiled synthetic pair, >= 512K rows so R = 16 runs),
@@ -42,6 +45,18 @@ for step in $steps; do
     bulk)
       timeout 200 $new --workloads bulk2000 --modes global --runs 1 --no-peer --csv "$out/bulk.csv" > "$out/bulk.log" 2>&1
       echo "bulk rc=$?"; grep -E "^  GPU|MISMATCH|ERROR" "$out/bulk.log" | cut -c1-170 ;;
+    cli)
+      d=$(mktemp -d)
+      $new --workloads syn1m5 --dump-fasta "$d" > /dev/null
+      for k in 1 2 3; do
+        t0=$(date +%s%N)
+        /usr/bin/time -f "%M" -o "$d/rss" .carry/gpualign nw "$d/syn1m5_q.fa" "$d/syn1m5_r.fa" -o "$d/syn.tsv" -v 2>&1 \
+          | while IFS= read -r l; do echo "+$(( ($(date +%s%N) - t0) / 1000000 )) ms $l"; done > "$out/cli_$k.log"
+        echo "1 Mbp x 1 Mbp nw (CIGAR) via CLI: process wall $(( ($(date +%s%N) - t0) / 1000000 )) ms, peak RSS $(cat "$d/rss") KB"
+      done
+      cut -c1-160 "$out/cli_3.log"
+      cut -f1-9 "$d/syn.tsv" | tail -1
+      rm -rf "$d" ;;
     ncu)
       # The warm-up (8 kb, one launch) is skipped; the next launch is the forward pass.
       timeout 240 ncu --kernel-name regex:region_kernel --launch-skip 1 --launch-count 1 \

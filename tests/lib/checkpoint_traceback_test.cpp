@@ -1,9 +1,17 @@
-// The checkpoint traceback's speculative leaf batches (the GPU's path),
-// run through the CPU backend: byte-identical to the full-matrix reference.
+// The checkpoint traceback's speculative leaf and tile batches (the GPU's
+// paths), run through the CPU backend and through a plain scalar backend
+// written here from the RegionBackend contract: byte-identical to the
+// full-matrix reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <new>
 #include <random>
 #include <vector>
+
+#include "gpualign/checkpoint_traceback.hpp"
 
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/long_aligner.hpp"
@@ -43,6 +51,189 @@ TEST(CheckpointTraceback, SpeculativeLeafBatchesMatchTheReference) {
             }
     }
     EXPECT_EQ(compared, 1600);
+}
+
+// A RegionBackend written from its contract alone (checkpoint_traceback.hpp)
+// with the cell loop of docs/scoring.md, host memory under a byte budget, and
+// counters of what the driver asked for. Recurrence (Gotoh 1982), O = go + ge:
+//   Ecell(i,j) = max(Ecell(i,j-1) - ge, H(i,j-1) - O)   opening wins ties
+//   Fcell(i,j) = max(Fcell(i-1,j) - ge, H(i-1,j) - O)   opening wins ties
+//   H(i,j)     = max([0,] H(i-1,j-1) + s, Ecell, Fcell)  zero > diag > E > F
+class ScalarBackend final : public RegionBackend {
+public:
+    ScalarBackend(const Codes& q, const Codes& r, const ScoringScheme& s, bool local, std::size_t tile_batch,
+                  std::size_t budget)
+        : q_(q), r_(r), s_(s), local_(local), tile_batch_(tile_batch), budget_(budget) {}
+
+    std::size_t tile_launches = 0, tiles_batched = 0, largest_batch = 0;
+
+    BoundaryCell* allocate(std::size_t count) override {
+        if (used_ + count * sizeof(BoundaryCell) > budget_) throw std::bad_alloc();
+        used_ += count * sizeof(BoundaryCell);
+        stack_.push_back(std::make_unique<BoundaryCell[]>(count));
+        sizes_.push_back(count * sizeof(BoundaryCell));
+        return stack_.back().get();
+    }
+    void release(BoundaryCell* p) override {
+        while (!stack_.empty()) {
+            const bool last = stack_.back().get() == p;
+            used_ -= sizes_.back();
+            stack_.pop_back();
+            sizes_.pop_back();
+            if (last) return;
+        }
+        FAIL() << "release of a pointer the backend never handed out";
+    }
+    void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override { std::copy(src.begin(), src.end(), dst); }
+    std::int64_t row_alignment() const override { return 1; }
+    std::uint8_t* dirs_buffer(std::size_t bytes) override {
+        dirs_.resize(std::max(dirs_.size(), bytes));
+        return dirs_.data();
+    }
+    std::size_t tile_batch() const override { return tile_batch_; }
+    void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override {
+        ++tile_launches;
+        tiles_batched += tiles.size();
+        largest_batch = std::max(largest_batch, tiles.size());
+        for (std::size_t k = 0; k < tiles.size(); ++k) {
+            EXPECT_EQ(outs[k].dirs, nullptr);
+            EXPECT_FALSE(outs[k].want_best);
+            compute(tiles[k], outs[k], {});
+        }
+    }
+
+    RegionResult compute(const Region& reg, const RegionOutputs& out,
+                         const std::function<void(std::uint64_t)>&) override {
+        constexpr std::int32_t ninf = std::numeric_limits<std::int32_t>::min() / 2;
+        const std::int32_t O = s_.gap_open + s_.gap_extend, E = s_.gap_extend;
+        const std::int64_t rows = reg.rows, cols = reg.cols;
+        std::vector<BoundaryCell> up(reg.top, reg.top + cols + 1);  // H and Fcell of the row above
+        RegionResult res;
+        for (std::int64_t i = 1; i <= rows; ++i) {
+            std::vector<BoundaryCell> row(static_cast<std::size_t>(cols + 1));
+            row[0] = {reg.left[i].h, ninf};
+            std::int32_t e = reg.left[i].g;
+            for (std::int64_t j = 1; j <= cols; ++j) {
+                const std::int32_t e_ext = e - E, e_open = row[j - 1].h - O;
+                e = std::max(e_ext, e_open);
+                const std::int32_t f_ext = up[j].g - E, f_open = up[j].h - O;
+                const std::int32_t f = std::max(f_ext, f_open);
+                const std::int32_t d = up[j - 1].h + s_.score(q_[reg.i0 + i - 1], r_[reg.j0 + j - 1]);
+                std::int32_t h = d;
+                std::uint8_t src = 1;
+                if (e > h) h = e, src = 2;
+                if (f > h) h = f, src = 3;
+                if (local_ && h <= 0) h = 0, src = 0;
+                row[j] = {h, f};
+                if (out.dirs)
+                    out.dirs[(i - 1) * cols + (j - 1)] =
+                        static_cast<std::uint8_t>(src | (e_ext > e_open ? 4 : 0) | (f_ext > f_open ? 8 : 0));
+                if (out.want_best && h > res.best) res = {h, reg.i0 + i, reg.j0 + j, 0};
+                if (out.col_stride > 0 && j % out.col_stride == 0 && j < cols) {
+                    BoundaryCell* c = out.col_out + (j / out.col_stride - 1) * (rows + 1);
+                    c[0].h = reg.top[j].h;
+                    c[i] = {h, e};
+                }
+            }
+            if (out.row_stride > 0 && i % out.row_stride == 0 && i < rows)
+                std::copy(row.begin(), row.end(), out.row_out + (i / out.row_stride - 1) * (cols + 1));
+            up = std::move(row);
+        }
+        res.corner_h = up[static_cast<std::size_t>(cols)].h;
+        return res;
+    }
+
+private:
+    const Codes &q_, &r_;
+    const ScoringScheme& s_;
+    bool local_;
+    std::size_t tile_batch_, budget_, used_ = 0;
+    std::vector<std::unique_ptr<BoundaryCell[]>> stack_;
+    std::vector<std::size_t> sizes_;
+    std::vector<std::uint8_t> dirs_;
+};
+
+// Tiles above the leaves computed in batches ahead of the walk (the GPU's
+// path for pairs with several checkpoint levels): over fan-out levels, batch
+// caps 2..64 and memory budgets that cut batches short, every mode x gap
+// model, each result equals align_pair_full_matrix, and batches of more than
+// one tile did run.
+TEST(CheckpointTraceback, SpeculativeTileBatchesMatchTheReference) {
+    std::mt19937_64 rng(20261124);
+    int compared = 0;
+    std::size_t launches = 0, batched = 0, largest = 0;
+    for (int it = 0; it < 300; ++it) {
+        const std::size_t m = 20 + rng() % 300, n = 20 + rng() % 300;
+        const ScoringScheme s = make_dna_scheme(2, 3, rng() % 2 ? 5 : 0, 2, -3);
+        Codes q(m), r(n);
+        for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 4);
+        // Related pairs (a shifted copy with substitutions and indels) so
+        // that paths run long and cross many tiles.
+        for (std::size_t j = 0, i = rng() % 8; j < n; ++j) {
+            const int x = static_cast<int>(rng() % 20);
+            if (x == 0) ++i;
+            r[j] = (i < m && x > 2) ? q[i] : static_cast<std::uint8_t>(rng() % 4);
+            if (x != 1) ++i;
+        }
+        CheckpointPlan plan;
+        plan.fan_out = 2 + static_cast<int>(rng() % 4);
+        plan.leaf_cells = 16 + rng() % 200;
+        plan.min_tile = 1;
+        plan.direct_leaf_bytes = 0;
+        const std::size_t cap = std::vector<std::size_t>{2, 3, 8, 64}[rng() % 4];
+        // Unlimited, or room for the borders, a few levels and part of a batch.
+        const std::size_t budget = rng() % 2 ? std::numeric_limits<std::size_t>::max()
+                                             : (m + n + 2) * sizeof(BoundaryCell) * (4 + rng() % 12);
+        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+            for (bool score_only : {false, true}) {
+                ScalarBackend backend(q, r, s, mode == AlignMode::local, cap, budget);
+                const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
+                AlignmentResult got;
+                try {
+                    got = checkpoint_align(backend, q, r, s, mode, score_only, plan, {});
+                } catch (const std::bad_alloc&) {
+                    continue;  // a budget below what the driver's smallest levels need
+                }
+                ASSERT_EQ(got, want) << "pair " << it << " (" << m << " x " << n << "), tile_batch " << cap
+                                     << ", fan_out " << plan.fan_out << ", leaf_cells " << plan.leaf_cells
+                                     << ", budget " << budget << ", mode " << to_string(mode);
+                ++compared;
+                launches += backend.tile_launches;
+                batched += backend.tiles_batched;
+                largest = std::max(largest, backend.largest_batch);
+            }
+    }
+    EXPECT_GE(compared, 1000);
+    EXPECT_GT(launches, 100u);
+    EXPECT_GT(batched, 2 * launches);  // batches of several tiles, not one at a time
+    EXPECT_GE(largest, 8u);
+}
+
+// The same driver path through the CPU backend (LongAlignOptions::tile_batch),
+// with leaf batches too.
+TEST(CheckpointTraceback, CpuTileAndLeafBatchesMatchTheReference) {
+    std::mt19937_64 rng(20261125);
+    for (int it = 0; it < 100; ++it) {
+        const std::size_t m = 1 + rng() % 300, n = 1 + rng() % 300;
+        const ScoringScheme s = make_dna_scheme(2, 3, rng() % 2 ? 5 : 0, 2, -3);
+        Codes q(m), r(n);
+        for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 5);
+        for (std::size_t j = 0; j < n; ++j) r[j] = (j < m && rng() % 5) ? q[j] : static_cast<std::uint8_t>(rng() % 5);
+        LongAlignOptions o;
+        o.threads = 1 + static_cast<int>(rng() % 2);
+        o.tile = 1 + static_cast<std::int64_t>(rng() % 32);
+        o.plan.fan_out = 2 + static_cast<int>(rng() % 4);
+        o.plan.leaf_cells = 16 + rng() % 300;
+        o.plan.min_tile = 1;
+        o.plan.direct_leaf_bytes = 0;
+        o.leaf_batch = std::vector<std::size_t>{1, 2, 64}[rng() % 3];
+        o.tile_batch = std::vector<std::size_t>{2, 5, 48}[rng() % 3];
+        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+            for (bool score_only : {false, true})
+                ASSERT_EQ(align_pair_long(q, r, s, mode, score_only, o), align_pair_full_matrix(q, r, s, mode, score_only))
+                    << "pair " << it << " (" << m << " x " << n << "), tile_batch " << o.tile_batch << ", leaf_batch "
+                    << o.leaf_batch << ", mode " << to_string(mode);
+    }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -101,6 +102,8 @@ struct Worker final : RegionBackend {
     std::size_t limit = 0;        // this worker's share of the cap
     std::size_t ring_budget = long_tuning::ring_budget;
     std::size_t leaf_batch_ = 1;
+    std::size_t tile_batch_ = 1;
+    std::size_t tile_ring_budget = 0;  // ring bytes of a tile-batch launch (>= ring_budget), set per pair
     cudaStream_t stream = nullptr;
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     cudaEvent_t ev_wait = nullptr;  // blocking-sync: a waiting worker thread sleeps instead of spinning
@@ -169,6 +172,9 @@ struct Worker final : RegionBackend {
         // direction bytes within a sixteenth of the share.
         leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, cx.options.plan.leaf_cells), 1,
                                               is_solo ? long_tuning::leaf_batch : long_tuning::leaf_batch_shared);
+        // Tiles above the leaves: only a pair alone on the GPU has them
+        // (align_many's pairs are cut straight into leaves).
+        tile_batch_ = is_solo ? long_tuning::tile_batch : 1;
     }
 
     /// Bytes outside the arena that a pair of m + n bases may need: the
@@ -307,13 +313,18 @@ struct Worker final : RegionBackend {
         detail::launch_region(a, stream);
         GPUALIGN_CUDA(cudaEventRecord(ev_stop, stream), "region stop event");
         if (report) {
+            // Poll every millisecond (a region ends within a millisecond of
+            // its kernel, not at the next report) and report every 100 ms.
+            auto next_report = std::chrono::steady_clock::now();
             while (true) {
                 const cudaError_t q = cudaEventQuery(ev_stop);
                 if (q != cudaErrorNotReady) {
                     GPUALIGN_CUDA(q, "region kernel");
                     break;
                 }
-                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                if (std::chrono::steady_clock::now() < next_report) continue;
+                next_report += std::chrono::milliseconds(100);
                 std::uint64_t sum = 0;
                 for (std::size_t w = 0; w < warps; ++w) sum += reinterpret_cast<volatile unsigned long long*>(cells_host)[w];
                 on_cells(sum);
@@ -471,6 +482,72 @@ struct Worker final : RegionBackend {
         run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block);
     }
 
+    // ---- speculative tiles above the leaves: one launch computes a batch -----
+    std::size_t tile_batch() const override { return tile_batch_; }
+
+    /// Every tile of the batch in one ordinary launch (whole-row rings, no
+    /// flow control), each writing its own checkpoint grid.
+    void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override {
+        const bool local = cx.mode == AlignMode::local;
+        std::int64_t min_rows = std::numeric_limits<std::int64_t>::max();
+        for (const Region& reg : tiles) min_rows = std::min(min_rows, reg.rows);
+        // Many tiles fill the GPU: fewer, longer stripes, as beside other pairs.
+        const int R = long_tuning::rows_per_lane(min_rows, true);
+        std::vector<long_kernels::RegionDesc> descs;
+        descs.reserve(tiles.size());
+        int stripes = 0, max_cols = 0;
+        std::uint64_t cells = 0;
+        corner.ensure(sizeof(int), "long engine corner", held);
+        for (std::size_t k = 0; k < tiles.size(); ++k) {
+            const Region& reg = tiles[k];
+            check_size(reg);
+            long_kernels::RegionDesc d = desc_of(reg);
+            d.row_stride = static_cast<int>(outs[k].row_stride);
+            d.row_out = reinterpret_cast<int2*>(outs[k].row_out);
+            d.col_stride = static_cast<int>(outs[k].col_stride);
+            d.col_out = reinterpret_cast<int2*>(outs[k].col_out);
+            d.corner = static_cast<int*>(corner.ptr);
+            d.stripe_begin = stripes;
+            d.stripes = (d.rows + 32 * R - 1) / (32 * R);
+            stripes += d.stripes;
+            max_cols = std::max(max_cols, d.cols);
+            cells += static_cast<std::uint64_t>(d.rows) * static_cast<std::uint64_t>(d.cols);
+            descs.push_back(d);
+        }
+        const int warps_per_block = detail::region_block_threads() / 32;
+        int blocks = std::min(cx.max_blocks[R == 16][local][0], (stripes + warps_per_block - 1) / warps_per_block);
+        if (cx.options.max_blocks > 0) blocks = std::min(blocks, cx.options.max_blocks);
+        const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
+        detail::RegionLaunch a = base_launch(local, false, R);
+        a.stripes = stripes;
+        a.ring_cols = static_cast<int>(whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
+        // A slot per resident warp where the tile ring budget allows (a stripe
+        // whose slot is still being read waits).
+        const std::size_t fit = std::max(tile_ring_budget, ring_budget) / ring_slot_bytes(static_cast<std::size_t>(a.ring_cols));
+        a.ring_slots = static_cast<int>(
+            std::clamp<std::size_t>(std::min(fit, warps), std::min(2, stripes), static_cast<std::size_t>(stripes)));
+        a.flow_control = false;
+        a.blocks = blocks;
+        run_launch(a, descs, cells, {}, warps);
+    }
+
+    /// Arena bytes for a batch of level-1 tiles' checkpoint grids (see
+    /// compute_tiles): 0 when the pair's top level is cut straight into
+    /// leaves. Each tile is about (m / fan_out) x (n / fan_out); its grid is
+    /// cut into leaves when that takes at most direct_leaf_bytes, else into
+    /// fan_out x fan_out tiles.
+    std::size_t tile_batch_bytes(std::size_t m, std::size_t n) const {
+        const CheckpointPlan& plan = cx.options.plan;
+        const double side = std::sqrt(static_cast<double>(plan.leaf_cells));
+        auto direct = [&](double r, double c) { return 8.0 * (r / side * c + c / side * r); };
+        if (tile_batch_ <= 1 || direct(static_cast<double>(m), static_cast<double>(n)) <= static_cast<double>(plan.direct_leaf_bytes))
+            return 0;
+        const double tr = static_cast<double>(m) / plan.fan_out, tc = static_cast<double>(n) / plan.fan_out;
+        const double d = direct(tr, tc);
+        const double per = d <= static_cast<double>(plan.direct_leaf_bytes) ? d : 8.0 * plan.fan_out * (tr + tc);
+        return static_cast<std::size_t>(per * 1.05 + granule) * tile_batch_;
+    }
+
     /// Downloads only the part of leaf k up-left of the walk's entry (rows x
     /// cols of its row-major bytes), into the pinned leaf buffer at the
     /// leaf's own row pitch.
@@ -505,13 +582,25 @@ struct Worker final : RegionBackend {
         const std::size_t rest = others(m + n), floor_b = floor_bytes(m + n);
         const std::size_t want =
             (m + n + 2) * sizeof(BoundaryCell) * (2 * static_cast<std::size_t>(cx.options.plan.fan_out) + 4) +
-            (64u << 20);
+            (64u << 20) + tile_batch_bytes(m, n);
         if (limit < rest + floor_b)
             throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
                                     " needs at least " + std::to_string((rest + floor_b) >> 20) +
                                     " MiB of GPU memory for the long engine; the cap is " +
                                     std::to_string(limit >> 20) + " MiB");
-        std::size_t arena_bytes = std::min(want, limit - rest);
+        // A pair with tiles above the leaves gets rings of up to a slot per
+        // warp for its tile batches (compute_tiles), where the cap allows.
+        tile_ring_budget = ring_budget;
+        std::size_t extra_ring = 0;
+        if (tile_batch_bytes(m, n) > 0 && cx.options.ring_bytes == 0) {
+            const std::size_t r = std::min(long_tuning::tile_ring_budget, limit / 8);
+            if (r > ring_budget && limit >= rest + floor_b + (r - ring_budget)) {
+                tile_ring_budget = r;
+                extra_ring = r - ring_budget;
+            }
+        }
+        if (ring.bytes > tile_ring_budget) ring.release(held);  // sized for an earlier pair
+        std::size_t arena_bytes = std::min(want, limit - rest - extra_ring);
         if (arena.bytes < arena_bytes || arena.bytes > 2 * arena_bytes) {
             arena.release(held);
             // Memory taken since the cap was set (another process, the batch

@@ -38,6 +38,18 @@ constexpr std::size_t ring_budget = std::size_t{128} << 20;
 /// warps busy for its whole latency; a batch costs about the same time.
 constexpr std::size_t leaf_batch = 128;
 
+/// Tiles above the leaves (each with its checkpoint grid) the traceback of a
+/// pair alone on the GPU computes ahead of its walk in one launch. A 1 Mbp
+/// pair's path crosses ~31 of its 16 x 16 level-1 tiles (63 k a side), each
+/// ~26 ms alone on an H100 and a few percent of the GPU; the band of tiles
+/// along the path (RegionBackend::tile_batch) is about 1.5 tiles per step,
+/// so 48 cover it in one launch (~61 MB of checkpoints each).
+constexpr std::size_t tile_batch = 48;
+
+/// Device bytes for the rings of one tile-batch launch: a slot (a whole row
+/// of a tile, 1 MiB for 63 k columns) per resident warp.
+constexpr std::size_t tile_ring_budget = std::size_t{2} << 30;
+
 /// Pairs LongEngine::align_many aligns at once (host threads, streams). A
 /// 5-50 kb pair keeps a few hundred warps busy in its forward pass and a few
 /// dozen in its traceback; 16 of them fill an H100.

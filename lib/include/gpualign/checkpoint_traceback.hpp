@@ -125,6 +125,18 @@ public:
         (void)k, (void)rows, (void)cols;
         return nullptr;
     }
+    /// Tiles above the leaves (each recomputed with a checkpoint grid of its
+    /// own) the backend can compute at once ahead of the walk, 1 = one at a
+    /// time. A GPU runs one large tile at the latency of its stripe chain
+    /// (a 63 k x 63 k tile of a 1 Mbp pair: ~26 ms on an H100, a few percent
+    /// of the GPU), so the tiles along the path are best computed together.
+    virtual std::size_t tile_batch() const { return 1; }
+    /// Computes `tiles[k]` writing the checkpoint rows and columns of
+    /// `outs[k]` (no direction bytes, no best cell) for every k, as one pass
+    /// where the backend can. The default computes them one at a time.
+    virtual void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) {
+        for (std::size_t k = 0; k < tiles.size(); ++k) compute(tiles[k], outs[k], {});
+    }
 };
 
 /// Knobs of the checkpoint traceback (0 = backend default).

@@ -35,6 +35,10 @@ struct LongAlignOptions {
     /// RegionBackend::leaf_batch); 1 = one at a time. More only costs CPU
     /// time; tests use it to run the GPU's speculative path on the CPU.
     std::size_t leaf_batch = 1;
+    /// Tiles above the leaves computed ahead of the walk, as the GPU does
+    /// (RegionBackend::tile_batch); 1 = one at a time, cut at the path. More
+    /// only costs CPU time; tests use it to run the GPU's path on the CPU.
+    std::size_t tile_batch = 1;
 };
 
 /// Aligns one pair on the CPU with the checkpoint method: byte-identical to

@@ -111,9 +111,13 @@ public:
 
     /// Follows the path through the tiles of a computed grid.
     void walk_grid(const Region& reg, const Grid& g, Cursor& cur) {
-        if (static_cast<std::uint64_t>(g.stride_r) * static_cast<std::uint64_t>(g.stride_c) <= plan_.leaf_cells &&
-            backend_.leaf_batch() > 1) {
+        const bool leaves = static_cast<std::uint64_t>(g.stride_r) * static_cast<std::uint64_t>(g.stride_c) <= plan_.leaf_cells;
+        if (leaves && backend_.leaf_batch() > 1) {
             walk_leaves_ahead(reg, g, cur);
+            return;
+        }
+        if (!leaves && backend_.tile_batch() > 1) {
+            walk_tiles_ahead(reg, g, cur);
             return;
         }
         while (!cur.done && cur.i > reg.i0 && cur.j > reg.j0) {
@@ -160,6 +164,150 @@ public:
             const Region leaf = tile_of(reg, g, a, b);
             walk_dirs(leaf, backend_.leaf_dirs(k, cur.i - leaf.i0, cur.j - leaf.j0), cur);
         }
+    }
+
+    /// A tile of `g` computed ahead of the walk, with its own checkpoint grid.
+    struct Ahead {
+        std::int64_t a, b;
+        Grid grid;
+    };
+
+    /// The tiles of `g` are larger than leaves and the backend computes many
+    /// at once: when the path enters a tile not yet computed, compute it (whole,
+    /// with its checkpoint grid) together with the tiles the path most likely
+    /// crosses next (ahead_of), as many as the backend takes and as the
+    /// memory holds, then walk each tile's grid. A path that strays leaves the
+    /// batch and starts a new one there; which tiles are computed never
+    /// changes the result (every tile starts from exact boundaries), only the
+    /// work. A tile small enough to be a leaf, or a batch whose first grid
+    /// does not fit, goes through trace() (cut at the path, coarser grids).
+    void walk_tiles_ahead(const Region& reg, const Grid& g, Cursor& cur) {
+        std::vector<Ahead> ready;
+        BoundaryCell* batch_first = nullptr;  // the batch's first allocation, for release()
+        while (!cur.done && cur.i > reg.i0 && cur.j > reg.j0) {
+            const std::int64_t a = (cur.i - reg.i0 - 1) / g.stride_r, b = (cur.j - reg.j0 - 1) / g.stride_c;
+            const Region tile = tile_of(reg, g, a, b);
+            auto it = std::find_if(ready.begin(), ready.end(), [&](const Ahead& t) { return t.a == a && t.b == b; });
+            if (it == ready.end()) {
+                if (is_leaf(tile)) {
+                    trace(tile, cur);
+                    continue;
+                }
+                if (batch_first) backend_.release(batch_first);
+                batch_first = nullptr;
+                ready = compute_tiles_ahead(reg, g, a, b, cur, batch_first);
+                if (ready.empty()) {
+                    trace(tile, cur);
+                    continue;
+                }
+                it = ready.begin();  // tile (a, b) is first
+            }
+            walk_grid(tile, it->grid, cur);
+        }
+        if (batch_first) backend_.release(batch_first);
+    }
+
+    /// Allocates the checkpoint grids of tile (a, b) of `g` and of the tiles
+    /// ahead_of it (up to RegionBackend::tile_batch(), until an allocation
+    /// fails) and computes them in one backend call. Returns them, (a, b)
+    /// first; empty when not even (a, b)'s grid fits.
+    std::vector<Ahead> compute_tiles_ahead(const Region& reg, const Grid& g, std::int64_t a, std::int64_t b,
+                                           const Cursor& cur, BoundaryCell*& batch_first) {
+        std::vector<Ahead> ready;
+        std::vector<Region> tiles;
+        std::vector<RegionOutputs> outs;
+        const int fan = std::max(2, plan_.fan_out);
+        for (const auto& [ta, tb] : ahead_of(reg, g, a, b, cur, backend_.tile_batch())) {
+            const Region t = tile_of(reg, g, ta, tb);
+            if (is_leaf(t)) continue;
+            Grid tg = plan_grid(t, fan);
+            const std::int64_t kr = ceil_div(t.rows, tg.stride_r), kc = ceil_div(t.cols, tg.stride_c);
+            const std::size_t row_cells = static_cast<std::size_t>(kr - 1) * static_cast<std::size_t>(t.cols + 1);
+            const std::size_t col_cells = static_cast<std::size_t>(kc - 1) * static_cast<std::size_t>(t.rows + 1);
+            try {
+                tg.first = backend_.allocate(row_cells + col_cells + 1);
+            } catch (const std::bad_alloc&) {
+                break;  // the batch ends where memory does
+            }
+            // Tiles after the first leave room for the levels below one tile
+            // (each a fan-out or more smaller than the tile's own grid).
+            if (batch_first && !(static_cast<std::uint64_t>(tg.stride_r) * static_cast<std::uint64_t>(tg.stride_c) <=
+                                 plan_.leaf_cells)) {
+                bool room = true;
+                try {
+                    backend_.release(backend_.allocate(row_cells + col_cells + 1));
+                } catch (const std::bad_alloc&) {
+                    room = false;
+                }
+                if (!room) {
+                    backend_.release(tg.first);
+                    break;
+                }
+            }
+            if (!batch_first) batch_first = tg.first;
+            tg.rows_ckpt = tg.first;
+            tg.cols_ckpt = tg.first + row_cells;
+            RegionOutputs out;
+            out.row_stride = tg.stride_r;
+            out.row_out = tg.rows_ckpt;
+            out.col_stride = tg.stride_c;
+            out.col_out = tg.cols_ckpt;
+            ready.push_back({ta, tb, tg});
+            tiles.push_back(t);
+            outs.push_back(out);
+        }
+        if (tiles.empty()) return ready;
+        backend_.compute_tiles(tiles, outs);
+        for (const Region& t : tiles) done_ += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
+        if (progress_) progress_(done_, total_);
+        return ready;
+    }
+
+    /// The tiles of `g` the path from `cur` (in tile (a, b)) most likely
+    /// crosses, nearest first (by a + b distance, then by distance from the
+    /// guessed line), (a, b) first, at most `cap`. The guess: a global path
+    /// heads for the matrix origin (0, 0), where it must end; a local one
+    /// follows the main diagonal. A tile is taken when it comes within a
+    /// quarter of a tile of that line (in tile units): a path along a tile
+    /// diagonal crosses the tiles on it and, at each corner, one of the two
+    /// beside it, so about 1.5 tiles per step of a + b.
+    std::vector<std::pair<std::int64_t, std::int64_t>> ahead_of(const Region& reg, const Grid& g, std::int64_t a,
+                                                               std::int64_t b, const Cursor& cur, std::size_t cap) const {
+        const double sr = static_cast<double>(g.stride_r), sc = static_cast<double>(g.stride_c);
+        const double pu = static_cast<double>(cur.i - reg.i0) / sr, pv = static_cast<double>(cur.j - reg.j0) / sc;
+        double du = local_ ? 1.0 / sr : static_cast<double>(cur.i) / sr;
+        double dv = local_ ? 1.0 / sc : static_cast<double>(cur.j) / sc;
+        const double norm = std::hypot(du, dv);
+        du /= norm;
+        dv /= norm;
+        auto line_distance = [&](std::int64_t ta, std::int64_t tb) {
+            double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+            for (int cu = 0; cu < 2; ++cu)
+                for (int cv = 0; cv < 2; ++cv) {
+                    const double d = du * (static_cast<double>(tb + cv) - pv) - dv * (static_cast<double>(ta + cu) - pu);
+                    lo = std::min(lo, d);
+                    hi = std::max(hi, d);
+                }
+            return lo <= 0 && hi >= 0 ? 0.0 : std::min(std::abs(lo), std::abs(hi));
+        };
+        constexpr double band = 0.25;
+        std::vector<std::pair<std::int64_t, std::int64_t>> out;
+        std::vector<std::pair<double, std::pair<std::int64_t, std::int64_t>>> step;
+        for (std::int64_t dist = 0; out.size() < cap && dist <= a + b; ++dist) {
+            step.clear();
+            for (std::int64_t x = 0; x <= dist; ++x) {
+                const std::int64_t ta = a - x, tb = b - (dist - x);
+                if (ta < 0 || tb < 0) continue;
+                const double d = line_distance(ta, tb);
+                if (dist == 0 || d <= band) step.push_back({d, {ta, tb}});
+            }
+            std::sort(step.begin(), step.end());
+            for (const auto& s : step) {
+                if (out.size() >= cap) break;
+                out.push_back(s.second);
+            }
+        }
+        return out;
     }
 
     bool is_leaf(const Region& reg) const {
@@ -268,9 +416,9 @@ private:
     RegionResult run(const Region& reg, const RegionOutputs& out) {
         const std::uint64_t cells = static_cast<std::uint64_t>(reg.rows) * static_cast<std::uint64_t>(reg.cols);
         const std::uint64_t base = done_;
-        RegionResult res = backend_.compute(reg, out, [&](std::uint64_t c) {
-            if (progress_) progress_(base + c, total_);
-        });
+        std::function<void(std::uint64_t)> on_cells;  // empty without a progress callback: no polling
+        if (progress_) on_cells = [&](std::uint64_t c) { progress_(base + c, total_); };
+        RegionResult res = backend_.compute(reg, out, on_cells);
         done_ = base + cells;
         if (progress_) progress_(done_, total_);
         return res;

@@ -65,7 +65,7 @@ public:
                AlignMode mode, const LongAlignOptions& o)
         : q_(q), r_(r), s_(s), local_(mode == AlignMode::local), tile_(o.tile),
           threads_(o.threads > 0 ? o.threads : omp_get_num_procs()), budget_(o.memory_limit),
-          leaf_batch_(std::max<std::size_t>(1, o.leaf_batch)) {}
+          leaf_batch_(std::max<std::size_t>(1, o.leaf_batch)), tile_batch_(std::max<std::size_t>(1, o.tile_batch)) {}
 
     BoundaryCell* allocate(std::size_t count) override {
         const std::size_t bytes = count * sizeof(BoundaryCell);
@@ -91,6 +91,7 @@ public:
         return dirs_.data();
     }
     std::size_t leaf_batch() const override { return leaf_batch_; }
+    std::size_t tile_batch() const override { return tile_batch_; }
     void compute_leaves(std::span<const Region> leaves) override {
         batch_.resize(leaves.size());
         for (std::size_t k = 0; k < leaves.size(); ++k) {
@@ -251,6 +252,7 @@ private:
     std::vector<Allocation> stack_;
     std::vector<std::uint8_t> dirs_;
     std::size_t leaf_batch_;
+    std::size_t tile_batch_;
     std::vector<std::vector<std::uint8_t>> batch_;
 };
 
