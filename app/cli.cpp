@@ -31,9 +31,11 @@ cxxopts::Options make_options() {
     cxxopts::Options o("gpualign", "GPU-accelerated pairwise sequence alignment.\n"
                                    "  gpualign sw QUERIES REFS [-o OUT]   local (Smith-Waterman-Gotoh)\n"
                                    "  gpualign nw QUERIES REFS [-o OUT]   global (Needleman-Wunsch-Gotoh)\n"
-                                   "Record i of QUERIES is aligned with record i of REFS. FASTA or FASTQ, plain or gzip; '-' reads stdin.");
+                                   "  gpualign search QUERIES DB [-o OUT] every query against every DB record: the best hits,\n"
+                                   "                                      their alignments, E-values and bit scores\n"
+                                   "sw/nw align record i of QUERIES with record i of REFS. FASTA or FASTQ, plain or gzip; '-' reads stdin.");
     o.set_width(100);
-    o.custom_help("sw|nw QUERIES REFS [options]");
+    o.custom_help("sw|nw QUERIES REFS [options] | search QUERIES DB [options]");
     o.positional_help("");
     const auto str = [](auto v) { return std::to_string(v); };
     o.add_options("Scoring")
@@ -49,8 +51,16 @@ cxxopts::Options make_options() {
         ("alphabet", "auto|dna|protein (auto decides per file from its content)", cxxopts::value<std::string>()->default_value("auto"));
     o.add_options("Input/output")
         ("o,output", "output file; '-' = stdout", cxxopts::value<std::string>()->default_value("-"))
-        ("format", "tsv|sam (default: from the output file's extension, else tsv)", cxxopts::value<std::string>())
+        ("format", "tsv|sam|blast6 (default: from the output file's extension: .sam, .m8 or .blast6, else tsv; "
+                   "blast6 with search only)", cxxopts::value<std::string>())
         ("score-only", "report score and coordinates only, no CIGAR");
+    o.add_options("Search")
+        ("mode", "search: local|global (default local, Smith-Waterman)", cxxopts::value<std::string>())
+        ("k,max-hits", "search: hits per query, the best by score, ties in DB order (default " +
+                           str(Defaults::search_max_hits) + ")", cxxopts::value<std::size_t>())
+        ("min-score", "search: report hits with score >= this only", cxxopts::value<int>())
+        ("evalue", "search: report hits with E-value <= this only (needs published Karlin-Altschul parameters)",
+         cxxopts::value<double>());
     o.add_options("Execution")
         ("threads", "CPU threads, 0 = all cores", cxxopts::value<int>()->default_value("0"))
         ("backend", "auto|cpu|gpu (auto uses a GPU when one is visible)", cxxopts::value<std::string>()->default_value("auto"))
@@ -93,13 +103,31 @@ Enum parse_choice(const std::string& option, const std::string& value,
 AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line,
                       Verbosity verbosity) {
     if (pos.size() != 3)
-        throw UsageError("expected 3 arguments (sw|nw QUERIES REFS), got " + std::to_string(pos.size()));
+        throw UsageError("expected 3 arguments (sw|nw QUERIES REFS, or search QUERIES DB), got " +
+                         std::to_string(pos.size()));
     AlignConfig c;
-    c.mode = parse_choice<AlignMode>("mode", pos[0], {{"sw", AlignMode::local}, {"nw", AlignMode::global}});
+    if (pos[0] == "search") {
+        SearchOptions so;
+        c.mode = AlignMode::local;
+        if (r.count("mode"))
+            c.mode = parse_choice<AlignMode>("mode", r["mode"].as<std::string>(),
+                                             {{"local", AlignMode::local}, {"global", AlignMode::global}});
+        if (r.count("max-hits")) so.max_hits = r["max-hits"].as<std::size_t>();
+        if (r.count("min-score")) so.min_score = r["min-score"].as<int>();
+        if (r.count("evalue")) so.max_evalue = r["evalue"].as<double>();
+        c.search = so;
+    } else {
+        const char* search_only[] = {"mode", "max-hits", "min-score", "evalue"};
+        for (const char* opt : search_only)
+            if (r.count(opt)) throw UsageError(std::string("--") + opt + " applies to `gpualign search` only");
+        if (pos[0] != "sw" && pos[0] != "nw")
+            throw UsageError("the command must be one of sw|nw|search, got '" + pos[0] + "'");
+        c.mode = pos[0] == "sw" ? AlignMode::local : AlignMode::global;
+    }
     c.query_path = pos[1];
     c.ref_path = pos[2];
     c.out_path = r["output"].as<std::string>();
-    if (r.count("format")) c.format = parse_choice<OutputFormat>("format", r["format"].as<std::string>(), {{"tsv", OutputFormat::tsv}, {"sam", OutputFormat::sam}});
+    if (r.count("format")) c.format = parse_choice<OutputFormat>("format", r["format"].as<std::string>(), {{"tsv", OutputFormat::tsv}, {"sam", OutputFormat::sam}, {"blast6", OutputFormat::blast6}});
     c.alphabet = parse_choice<AlphabetChoice>("alphabet", r["alphabet"].as<std::string>(),
                                               {{"auto", AlphabetChoice::automatic}, {"dna", AlphabetChoice::dna}, {"protein", AlphabetChoice::protein}});
     if (r.count("match")) c.match = r["match"].as<int>();
@@ -145,7 +173,7 @@ Command parse_command_line(int argc, const char* const* argv) {
         Command cmd;
         if (r.count("help")) {
             cmd.action = Command::Action::help;
-            cmd.text = options.help({"Scoring", "Input/output", "Execution", "General"}) + '\n';
+            cmd.text = options.help({"Scoring", "Input/output", "Search", "Execution", "General"}) + '\n';
             return cmd;
         }
         if (r.count("version")) {

@@ -1,4 +1,5 @@
-// gpualign command-line interface: `gpualign sw|nw QUERIES REFS [options]`.
+// gpualign command-line interface: `gpualign sw|nw QUERIES REFS [options]` and
+// `gpualign search QUERIES DB [options]`.
 // The command line is parsed in cli.cpp; this file logs and runs.
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "cli.hpp"
 #include "gpualign/cleanup.hpp"
 #include "gpualign/pipeline.hpp"
+#include "gpualign/search.hpp"
 
 namespace {
 
@@ -60,7 +62,8 @@ int main(int argc, char** argv) {
                       : cmd.verbosity == cli::Verbosity::verbose ? spdlog::level::debug
                                                                  : spdlog::level::info);
     try {
-        const gpualign::RunStats stats = gpualign::run_alignment(cmd.config);
+        const gpualign::RunStats stats =
+            cmd.config.search ? gpualign::run_search(cmd.config) : gpualign::run_alignment(cmd.config);
         spdlog::info("{} pairs, {} cells, {:.3f} s, {:.3f} GCUPS, backend {}{}", stats.pairs, stats.cells, stats.seconds,
                      stats.gcups(), stats.backend,
                      stats.long_pairs ? "; " + std::to_string(stats.long_pairs) + " long pairs on the long-pair path"

@@ -18,5 +18,6 @@ for lib in libz.so.1 libbz2.so.1.0 libgomp.so.1; do
 done
 sets=${*:-dna/long dna/pacbio_ecoli dna/miseq_16S}
 for s in $sets; do mkdir -p ".carry/data/$(dirname "$s")"; cp -r "../shared/data/$s" ".carry/data/$(dirname "$s")/"; done
-mkdir -p .carry/data/protein && cp ../shared/data/protein/orthologs_*.fa .carry/data/protein/ 2>/dev/null || true
+mkdir -p .carry/data/protein && cp ../shared/data/protein/orthologs_*.fa ../shared/data/protein/mmseqs2_example_*.fa ../shared/data/protein/benchmark_queries_20.fa .carry/data/protein/ 2>/dev/null || true
+cp -r ../shared/data/protein/families .carry/data/protein/
 du -sh .carry

@@ -84,6 +84,16 @@ void AlignConfig::validate() const {
                 std::to_string(gpu_streams));
     require(!(score_only && output_format() == OutputFormat::sam),
             "--score-only gives no CIGAR, which SAM records of aligned reads need; use TSV output with --score-only");
+    require(!(score_only && output_format() == OutputFormat::blast6),
+            "--score-only gives no alignment, which BLAST tabular columns (pident, mismatch, gapopen) need; use TSV "
+            "output with --score-only");
+    require(search || output_format() != OutputFormat::blast6,
+            "BLAST tabular output (--format blast6, .m8, .blast6) is written by `gpualign search` only; use tsv or sam");
+    if (search) {
+        require(search->max_hits >= 1, "--max-hits must be at least 1, got " + std::to_string(search->max_hits));
+        if (search->max_evalue)
+            require(*search->max_evalue > 0, "--evalue must be > 0, got " + std::to_string(*search->max_evalue));
+    }
     require(!same_file(query_path, out_path), "output " + out_path + " is the same file as QUERIES " + query_path);
     require(!same_file(ref_path, out_path), "output " + out_path + " is the same file as REFS " + ref_path);
 }
@@ -92,7 +102,9 @@ OutputFormat AlignConfig::output_format() const {
     if (format) return *format;
     std::string ext = std::filesystem::path(out_path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    return ext == ".sam" ? OutputFormat::sam : OutputFormat::tsv;
+    if (ext == ".sam") return OutputFormat::sam;
+    if (ext == ".m8" || ext == ".blast6") return OutputFormat::blast6;
+    return OutputFormat::tsv;
 }
 
 }  // namespace gpualign

@@ -12,7 +12,9 @@
 
 namespace gpualign {
 
-enum class OutputFormat : std::uint8_t { tsv, sam };
+/// Output formats: TSV (the pairs columns), SAM, and BLAST tabular (the 12
+/// columns of BLAST+ -outfmt 6; `gpualign search` only, for now).
+enum class OutputFormat : std::uint8_t { tsv, sam, blast6 };
 enum class AlphabetChoice : std::uint8_t { automatic, dna, protein };
 enum class BackendChoice : std::uint8_t { automatic, cpu, gpu };
 /// --progress: auto = when stderr is a terminal (and not -q), always, never.
@@ -52,6 +54,20 @@ struct Defaults {
     static constexpr double progress_delay_s = 2.0;
     /// The progress line is rewritten at most this often (seconds).
     static constexpr double progress_period_s = 0.5;
+    /// `gpualign search -k`: hits reported per query (the best by score,
+    /// ties by DB order), as CUDASW++ reports its top 10.
+    static constexpr std::size_t search_max_hits = 10;
+};
+
+/// Options of `gpualign search QUERIES DB` (every query against every DB
+/// record). A hit is a DB record whose alignment with the query scores above
+/// 0 (local) or any score (global), passes both filters, and is among the
+/// best max_hits of the query: ordered by score descending, then by DB
+/// record order (the same on every backend).
+struct SearchOptions {
+    std::size_t max_hits = Defaults::search_max_hits;  ///< -k/--max-hits, >= 1
+    std::optional<std::int32_t> min_score;            ///< --min-score: score >= this
+    std::optional<double> max_evalue;                 ///< --evalue: E-value <= this (needs published λ/K), > 0
 };
 
 /// Parses a byte count as written on the command line: decimal digits with an
@@ -107,18 +123,24 @@ struct AlignConfig {
     /// the CLI turns auto into never under -q).
     ProgressChoice progress = ProgressChoice::automatic;
     std::string command_line;               ///< for SAM @PG CL
+    /// Set for `gpualign search`: ref_path is then the DB, and every query is
+    /// aligned with every DB record (mode local or global).
+    std::optional<SearchOptions> search;
 
     /// Checks every field once. Throws std::invalid_argument naming the
     /// option: negative scores or penalties, empty paths, threads < 0,
     /// device < 0, zero batch sizes, --match/--mismatch/--n-score with
     /// --alphabet protein, --matrix with --match/--mismatch/--n-score,
-    /// --score-only with SAM output, the same path as input and output,
+    /// --score-only with SAM or BLAST tabular output, BLAST tabular output
+    /// outside `search`, search options outside `search`, --max-hits 0,
+    /// --evalue <= 0, the same path as input and output,
     /// a non-zero gpu_memory under Defaults::gpu_memory_min, gpu_streams
     /// outside 0..Defaults::gpu_streams_max.
     void validate() const;
 
-    /// The output format: `format` if set, else ".sam" (case-insensitive) in
-    /// out_path => sam, else tsv.
+    /// The output format: `format` if set, else from out_path's extension
+    /// (case-insensitive): ".sam" => sam, ".m8" or ".blast6" => blast6,
+    /// else tsv.
     OutputFormat output_format() const;
 };
 

@@ -130,7 +130,8 @@ class AlignmentWriter {
 public:
     /// Opens the output `path` ("-" = stdout) through an OutputFile, so it
     /// appears only on commit().
-    /// @throws OutputError when the output (or the SAM spool) cannot be created.
+    /// @throws OutputError when the output (or the SAM spool) cannot be created;
+    ///         std::invalid_argument for OutputFormat::blast6 (SearchWriter's).
     AlignmentWriter(const std::string& path, const WriterOptions& options);
     ~AlignmentWriter();
     AlignmentWriter(AlignmentWriter&&) noexcept;
@@ -173,6 +174,12 @@ public:
 private:
     std::unique_ptr<Impl> impl_;
 };
+
+/// The TSV line of one pair, as AlignmentWriter writes it, without the
+/// trailing newline (search output appends columns to it).
+/// @throws std::logic_error when the result's coordinates lie outside the
+///         sequences.
+std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result);
 
 /// The TSV column names, in order, for the header row.
 inline constexpr std::string_view tsv_header =

@@ -216,8 +216,7 @@ public:
     }
     void commit() override { out_.commit(); }
 
-private:
-    /// Appends the TSV line of one pair to `line_`.
+    /// Appends the TSV line of one pair (with its '\n') to `line_`.
     static void format_line(const RecordView& q, const RecordView& r, const AlignmentResult& res,
                             fmt::memory_buffer& line_) {
         check_coordinates(q, r, res);
@@ -236,6 +235,7 @@ private:
         }
     }
 
+private:
     OutputFile out_;
     fmt::memory_buffer line_;
     std::vector<fmt::memory_buffer> buffers_;  // write_batch's, reused
@@ -497,7 +497,15 @@ void OutputFile::commit() {
 
 // ---- AlignmentWriter -----------------------------------------------------------
 
+std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result) {
+    fmt::memory_buffer b;
+    TsvWriter::format_line(query, ref, result, b);
+    return std::string(b.data(), b.size() - 1);  // without the '\n'
+}
+
 AlignmentWriter::AlignmentWriter(const std::string& path, const WriterOptions& options) {
+    if (options.format == OutputFormat::blast6)
+        throw std::invalid_argument("AlignmentWriter writes TSV or SAM; BLAST tabular output is SearchWriter's");
     if (options.format == OutputFormat::sam)
         impl_ = std::make_unique<SamWriter>(path, options);
     else

@@ -1,0 +1,82 @@
+// gpualign — query-vs-database search: every query against every DB record,
+// the best hits per query, their alignments, bit scores and E-values.
+//
+// The method is exhaustive dynamic programming (Smith-Waterman-Gotoh or
+// Needleman-Wunsch-Gotoh, docs/scoring.md) over every (query, DB record)
+// pair, as in SWIPE (Rognes 2011) and CUDASW++ 4.0 (Schmidt et al. 2024):
+// a score-only scan, then full alignments of the reported hits only.
+// Statistics: Karlin & Altschul (1990), statistics.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "gpualign/alignment.hpp"
+#include "gpualign/config.hpp"
+#include "gpualign/pipeline.hpp"
+#include "gpualign/record_block.hpp"
+#include "gpualign/scoring.hpp"
+#include "gpualign/statistics.hpp"
+
+namespace gpualign {
+
+/// One reported hit of a query.
+struct SearchHit {
+    std::uint32_t target = 0;       ///< DB record index, 0-based in DB file order
+    AlignmentResult result;         ///< as align_pair(query, DB record) gives it (0-based half-open)
+    std::optional<double> evalue;   ///< E-value (statistics.hpp); empty without published λ/K or in global mode
+    std::optional<double> bits;     ///< bit score; empty likewise
+};
+
+/// The hits among `scores` (one per DB record, index = DB order) in
+/// canonical order: score descending, then DB index ascending. A record is a
+/// hit when its score is > 0 (local; 0 means unaligned) or any score
+/// (global), at least options.min_score, its E-value at most
+/// options.max_evalue (only when `ka` is set), and it is among the first
+/// options.max_hits.
+/// @param query_len, db_letters  m and N of the E-value.
+/// @return DB indices, at most options.max_hits.
+/// @throws std::invalid_argument when options.max_evalue is set without `ka`.
+std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, AlignMode mode,
+                                       const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
+                                       std::uint64_t query_len, std::uint64_t db_letters);
+
+/// Searches one query against `db` on the CPU with align_pair (the
+/// reference every backend must reproduce byte for byte): scores every
+/// record (score-only, `threads` OpenMP threads), selects the hits
+/// (select_hits), aligns each hit with a CIGAR (unless `score_only`) and
+/// fills its statistics (local mode with `ka` only).
+/// @param query, db  codes, host memory, borrowed for the call.
+/// @throws std::length_error for a pair beyond the 32-bit score bound;
+///         std::invalid_argument as select_hits.
+std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std::span<const RecordView> db,
+                                        const ScoringScheme& s, AlignMode mode, bool score_only,
+                                        const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
+                                        int threads);
+
+/// Runs `gpualign search QUERIES DB` as described by a validated `config`
+/// (config.search set; config.ref_path is the DB).
+///
+/// Reads the whole DB and all queries (FASTA/FASTQ, plain or gzip) into
+/// host memory, on config.threads parser threads. Backends: the CPU
+/// (search_query_cpu's path), or a GPU, where the batch engine (gpu::Engine)
+/// scores every pair it accepts in score-only mode and then aligns the hits
+/// with CIGAR; pairs it does not accept go through align_pair on the CPU.
+/// Output (docs/search.md), queries in input order, hits in canonical order:
+///  - blast6: qseqid sseqid pident length mismatch gapopen qstart qend
+///    sstart send evalue bitscore (1-based inclusive; "NA" statistics
+///    without published λ/K);
+///  - tsv: the pairs TSV columns (writers.hpp) plus evalue and bitscore;
+///  - sam: one record per hit, an @SQ line per DB record.
+/// Written to a temporary file renamed on success: a failed run leaves no
+/// partial output.
+/// @return pairs = queries x DB records, cells = sum of their products.
+/// @throws InputError (file, record, position named) for bad input, e.g. a
+///         record with a letter outside the alphabet or an empty sequence;
+///         std::invalid_argument for --evalue with a scheme without λ/K;
+///         OutputError; std::runtime_error for device errors.
+RunStats run_search(const AlignConfig& config);
+
+}  // namespace gpualign

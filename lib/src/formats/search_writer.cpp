@@ -1,0 +1,61 @@
+// The output of `gpualign search` (search_writer.hpp).
+#include "gpualign/search_writer.hpp"
+
+#include <fmt/format.h>
+
+#include "gpualign/alignment.hpp"
+#include "gpualign/statistics.hpp"
+
+namespace gpualign {
+namespace {
+
+std::string evalue_text(const SearchHit& h) { return h.evalue ? format_evalue(*h.evalue) : std::string("NA"); }
+std::string bits_text(const SearchHit& h) { return h.bits ? format_bit_score(*h.bits) : std::string("NA"); }
+
+}  // namespace
+
+SearchWriter::SearchWriter(const std::string& path, const WriterOptions& options, std::span<const RecordView> db)
+    : format_(options.format) {
+    if (format_ == OutputFormat::sam) {
+        sam_ = std::make_unique<AlignmentWriter>(path, options);
+        for (const RecordView& r : db) sam_->add_reference(std::string(r.name), r.sequence.size());
+        return;
+    }
+    text_ = std::make_unique<OutputFile>(path);
+    if (format_ == OutputFormat::tsv) {
+        text_->write(search_tsv_header);
+        text_->write("\n");
+    }
+}
+
+SearchWriter::~SearchWriter() = default;
+
+void SearchWriter::write(const RecordView& query, const RecordView& target, const SearchHit& hit) {
+    if (sam_) {
+        sam_->write(query, target, hit.result);
+        return;
+    }
+    const AlignmentResult& r = hit.result;
+    std::string line;
+    if (format_ == OutputFormat::tsv) {
+        line = tsv_line(query, target, r);
+        line += '\t' + evalue_text(hit) + '\t' + bits_text(hit) + '\n';
+    } else {
+        const CigarStats st = cigar_stats(r.cigar);
+        const std::uint64_t len = st.alignment_len();
+        const double pident = len == 0 ? 0.0 : 100.0 * static_cast<double>(st.matches) / static_cast<double>(len);
+        line = fmt::format("{}\t{}\t{:.3f}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", query.name, target.name, pident, len,
+                           st.mismatches, st.gap_opens, r.query_begin + 1, r.query_end, r.ref_begin + 1, r.ref_end,
+                           evalue_text(hit), bits_text(hit));
+    }
+    text_->write(line);
+}
+
+void SearchWriter::commit() {
+    if (sam_)
+        sam_->commit();
+    else
+        text_->commit();
+}
+
+}  // namespace gpualign

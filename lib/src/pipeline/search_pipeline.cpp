@@ -1,0 +1,277 @@
+// `gpualign search`: every query against every DB record (search.hpp).
+//
+// The scan scores all pairs (score-only), the canonical top hits of each
+// query are selected (select_hits), and only the hits are aligned with a
+// CIGAR. Every path computes exactly what align_pair computes, so the output
+// is the same on every backend.
+#include "gpualign/search.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/gpu/engine.hpp"
+#include "gpualign/io_error.hpp"
+#include "gpualign/parallel_reader.hpp"
+#include "gpualign/search_writer.hpp"
+
+namespace gpualign {
+
+std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, AlignMode mode,
+                                       const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
+                                       std::uint64_t query_len, std::uint64_t db_letters) {
+    if (options.max_evalue && !ka)
+        throw std::invalid_argument("--evalue needs Karlin-Altschul parameters, which this scoring scheme has none of");
+    std::vector<std::uint32_t> hits;
+    for (std::size_t t = 0; t < scores.size(); ++t) {
+        const std::int32_t s = scores[t];
+        if (mode == AlignMode::local && s <= 0) continue;
+        if (options.min_score && s < *options.min_score) continue;
+        if (options.max_evalue && evalue(*ka, s, query_len, db_letters) > *options.max_evalue) continue;
+        hits.push_back(static_cast<std::uint32_t>(t));
+    }
+    auto better = [&](std::uint32_t a, std::uint32_t b) { return scores[a] != scores[b] ? scores[a] > scores[b] : a < b; };
+    const std::size_t k = std::min(options.max_hits, hits.size());
+    std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(k), hits.end(), better);
+    hits.resize(k);
+    return hits;
+}
+
+namespace {
+
+std::uint64_t letters_of(std::span<const RecordView> db) {
+    std::uint64_t n = 0;
+    for (const RecordView& r : db) n += r.sequence.size();
+    return n;
+}
+
+/// Fills the statistics of `hit` (local mode with published λ/K only).
+void add_statistics(SearchHit& hit, AlignMode mode, const std::optional<KarlinAltschul>& ka, std::uint64_t m,
+                    std::uint64_t n) {
+    if (mode != AlignMode::local || !ka) return;
+    hit.evalue = evalue(*ka, hit.result.score, m, n);
+    hit.bits = bit_score(*ka, hit.result.score);
+}
+
+/// Every record of one file, in file order, parsed on `threads` threads.
+struct AllRecords {
+    std::vector<std::shared_ptr<const RecordBlock>> blocks;
+    std::vector<RecordView> views;
+};
+
+AllRecords read_all(ParallelSequenceReader& reader) {
+    AllRecords all;
+    while (!reader.exhausted()) {
+        reader.fill(std::size_t{1} << 20, std::size_t{256} << 20);
+        reader.take_blocks(all.blocks);
+    }
+    for (const auto& b : all.blocks)
+        for (std::size_t k = 0; k < b->size(); ++k) all.views.push_back((*b)[k]);
+    return all;
+}
+
+}  // namespace
+
+std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std::span<const RecordView> db,
+                                        const ScoringScheme& s, AlignMode mode, bool score_only,
+                                        const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
+                                        int threads) {
+    std::vector<std::int32_t> scores(db.size());
+    std::vector<AlignmentResult> scan(score_only ? db.size() : 0);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(std::max(1, threads))
+    for (std::size_t t = 0; t < db.size(); ++t) {
+        AlignmentResult r = align_pair(query, db[t].codes, s, mode, true);
+        scores[t] = r.score;
+        if (score_only) scan[t] = std::move(r);
+    }
+    const std::uint64_t n = letters_of(db);
+    const std::vector<std::uint32_t> picked = select_hits(scores, mode, options, ka, query.size(), n);
+    std::vector<SearchHit> hits(picked.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, threads))
+    for (std::size_t h = 0; h < picked.size(); ++h) {
+        hits[h].target = picked[h];
+        hits[h].result = score_only ? scan[picked[h]] : align_pair(query, db[picked[h]].codes, s, mode, false);
+        add_statistics(hits[h], mode, ka, query.size(), n);
+    }
+    return hits;
+}
+
+namespace {
+
+/// The GPU path: gpu::Engine scores the pairs it accepts (score-only, one
+/// query against the whole DB per call) and then aligns every query's hits
+/// (CIGAR, all in one call); align_pair takes the pairs it does not accept.
+class GpuSearch {
+public:
+    GpuSearch(const AlignConfig& c, const ScoringScheme& s, int threads) : c_(c), s_(s), threads_(threads) {
+        options_.device = c.device;
+        options_.host_threads = threads;
+        options_.gpu_memory_limit = c.gpu_memory;
+        options_.streams = c.engine_streams();
+    }
+
+    /// Score-only results of query `q` against every DB record.
+    std::vector<AlignmentResult> scan(std::span<const std::uint8_t> q, std::span<const RecordView> db) {
+        if (!scan_engine_) scan_engine_ = std::make_unique<gpu::Engine>(s_, c_.mode, true, options_);
+        std::vector<gpu::PairView> pairs(db.size());
+        for (std::size_t t = 0; t < db.size(); ++t) pairs[t] = {q, db[t].codes};
+        return run(*scan_engine_, pairs, true);
+    }
+
+    /// Alignments with CIGAR of `pairs` (after the last scan: the scan
+    /// engine's buffers are freed first).
+    std::vector<AlignmentResult> align(std::span<const gpu::PairView> pairs) {
+        scan_engine_.reset();
+        gpu::Engine e(s_, c_.mode, false, options_);
+        return run(e, pairs, false);
+    }
+
+private:
+    std::vector<AlignmentResult> run(gpu::Engine& e, std::span<const gpu::PairView> pairs, bool score_only) {
+        std::vector<gpu::PairView> on_gpu;
+        std::vector<std::size_t> gpu_index, cpu_index;
+        for (std::size_t k = 0; k < pairs.size(); ++k) {
+            if (e.accepts(pairs[k].query.size(), pairs[k].ref.size())) {
+                on_gpu.push_back(pairs[k]);
+                gpu_index.push_back(k);
+            } else {
+                cpu_index.push_back(k);
+            }
+        }
+        std::vector<AlignmentResult> out(pairs.size());
+        std::vector<AlignmentResult> got = e.align(on_gpu);
+        for (std::size_t i = 0; i < gpu_index.size(); ++i) out[gpu_index[i]] = std::move(got[i]);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
+        for (std::size_t i = 0; i < cpu_index.size(); ++i) {
+            const gpu::PairView& p = pairs[cpu_index[i]];
+            out[cpu_index[i]] = align_pair(p.query, p.ref, s_, c_.mode, score_only);
+        }
+        return out;
+    }
+
+    const AlignConfig& c_;
+    const ScoringScheme& s_;
+    int threads_;
+    gpu::EngineOptions options_;
+    std::unique_ptr<gpu::Engine> scan_engine_;
+};
+
+bool use_gpu(const AlignConfig& c) {
+    const int devices = c.backend == BackendChoice::cpu ? 0 : gpu::device_count();
+    if (c.backend == BackendChoice::gpu) {
+        if (devices == 0) throw std::runtime_error("--backend gpu: no CUDA device is visible");
+    } else if (c.backend == BackendChoice::automatic && devices == 0) {
+        spdlog::warn("no CUDA device is visible; using the CPU backend");
+        return false;
+    }
+    if (devices > 0 && c.device >= devices)
+        throw std::runtime_error("--device " + std::to_string(c.device) + ": only " + std::to_string(devices) +
+                                 " CUDA device(s) visible");
+    return devices > 0;
+}
+
+}  // namespace
+
+RunStats run_search(const AlignConfig& c) {
+    if (!c.search) throw std::invalid_argument("run_search needs AlignConfig::search");
+    const auto start = std::chrono::steady_clock::now();
+    const SearchOptions& o = *c.search;
+    const int threads = c.threads > 0 ? c.threads : omp_get_num_procs();
+
+    ParallelSequenceReader qreader(c.query_path, c.alphabet, threads);
+    ParallelSequenceReader dbreader(c.ref_path, c.alphabet, threads);
+    const Alphabet qa = qreader.alphabet(), da = dbreader.alphabet();
+    if (qa != da)
+        throw InputError("QUERIES " + display_path(c.query_path) + " looks like " + to_string(qa) + " but DB " +
+                         display_path(c.ref_path) + " looks like " + to_string(da) +
+                         "; choose one with --alphabet dna|protein");
+    const ScoringScheme scheme = resolve_scoring(c, da);
+    const AllRecords db = read_all(dbreader);
+    const AllRecords queries = read_all(qreader);
+    const std::uint64_t n = letters_of(db.views);
+    spdlog::debug("search: {} queries against {} DB records ({} letters), {} alphabet, matrix {}, gap_open {}, "
+                  "gap_extend {}, {} mode",
+                  queries.views.size(), db.views.size(), n, to_string(da), scheme.matrix_name, scheme.gap_open,
+                  scheme.gap_extend, to_string(c.mode));
+
+    std::optional<KarlinAltschul> ka;
+    if (c.mode == AlignMode::local) ka = karlin_altschul(scheme);
+    if (o.max_evalue && !ka)
+        throw std::invalid_argument(
+            c.mode == AlignMode::local
+                ? "--evalue: no published Karlin-Altschul parameters for matrix " + scheme.matrix_name +
+                      " with gap_open " + std::to_string(scheme.gap_open) + ", gap_extend " +
+                      std::to_string(scheme.gap_extend) + " (docs/search.md lists the schemes that have them)"
+                : std::string("--evalue applies to local search only (E-values of global scores are not defined)"));
+    if (!ka && c.output_format() != OutputFormat::sam)
+        spdlog::warn("no published Karlin-Altschul parameters for {} ({} {}/{}): E-values and bit scores are NA",
+                     c.mode == AlignMode::local ? "this scheme" : "global alignment", scheme.matrix_name,
+                     scheme.gap_open, scheme.gap_extend);
+
+    RunStats stats;
+    std::unique_ptr<GpuSearch> gpu;
+    if (use_gpu(c)) {
+        gpu = std::make_unique<GpuSearch>(c, scheme, threads);
+        stats.backend = "gpu " + gpu::device_description(c.device);
+        spdlog::info("using GPU {}", gpu::device_description(c.device));
+    } else {
+        stats.backend = "cpu (" + std::to_string(threads) + " threads)";
+    }
+
+    WriterOptions wo;
+    wo.format = c.output_format();
+    wo.score_only = c.score_only;
+    wo.command_line = c.command_line;
+    SearchWriter writer(c.out_path, wo, db.views);
+    std::vector<std::vector<SearchHit>> hits(queries.views.size());
+    for (std::size_t qi = 0; qi < queries.views.size(); ++qi) {
+        const RecordView& q = queries.views[qi];
+        if (!gpu) {
+            hits[qi] = search_query_cpu(q.codes, db.views, scheme, c.mode, c.score_only, o, ka, threads);
+        } else {
+            std::vector<AlignmentResult> scan = gpu->scan(q.codes, db.views);
+            std::vector<std::int32_t> scores(scan.size());
+            for (std::size_t t = 0; t < scan.size(); ++t) scores[t] = scan[t].score;
+            for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
+                SearchHit h;
+                h.target = t;
+                h.result = std::move(scan[t]);  // replaced by the CIGAR alignment below unless score-only
+                add_statistics(h, c.mode, ka, q.codes.size(), n);
+                hits[qi].push_back(std::move(h));
+            }
+        }
+        stats.pairs += db.views.size();
+        stats.cells += static_cast<std::uint64_t>(q.codes.size()) * n;
+    }
+    if (gpu && !c.score_only) {
+        std::vector<gpu::PairView> pairs;
+        for (std::size_t qi = 0; qi < hits.size(); ++qi)
+            for (const SearchHit& h : hits[qi]) pairs.push_back({queries.views[qi].codes, db.views[h.target].codes});
+        std::vector<AlignmentResult> aligned = gpu->align(pairs);
+        std::size_t k = 0;
+        for (auto& per_query : hits)
+            for (SearchHit& h : per_query) h.result = std::move(aligned[k++]);
+    }
+    std::uint64_t hits_written = 0;
+    for (std::size_t qi = 0; qi < hits.size(); ++qi)
+        for (const SearchHit& h : hits[qi]) {
+            writer.write(queries.views[qi], db.views[h.target], h);
+            ++hits_written;
+        }
+    writer.commit();
+    stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    spdlog::debug("search: {} hits written", hits_written);
+    return stats;
+}
+
+}  // namespace gpualign

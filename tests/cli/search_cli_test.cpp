@@ -1,0 +1,141 @@
+// `gpualign search` through the binary (issue 12), CPU backend: BLAST
+// tabular and TSV output on real globins, each hit's alignment identical to
+// `gpualign sw QUERY HIT`, SAM with an @SQ per DB record, and bad input
+// (clear error, non-zero exit, no partial output).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli_fixture.hpp"
+#include "lib/test_util.hpp"
+
+namespace gpualign::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The FASTA record named `name` of the file at `path` (header and lines).
+std::string fasta_record(const fs::path& path, const std::string& name) {
+    std::string out;
+    bool in = false;
+    for (const std::string& l : lines(slurp(path))) {
+        if (!l.empty() && l[0] == '>') in = split(l.substr(1), ' ')[0] == name;
+        if (in) out += l + '\n';
+    }
+    return out;
+}
+
+class SearchCli : public CliTest {
+protected:
+    fs::path families() const { return shared_data() / "protein" / "families"; }
+};
+
+TEST_F(SearchCli, Blast6OnGlobinsHitsAreTheirOwnSwAlignments) {
+    if (!fs::exists(families())) GTEST_SKIP() << "shared data not found";
+    const fs::path q = families() / "globins4.fa", db = families() / "globins45.fa";
+    const fs::path m8 = dir_ / "hits.m8", tsv = dir_ / "hits.tsv";
+    RunResult r = run("search " + q.string() + " " + db.string() + " --backend cpu -k 3 -o " + m8.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<std::string> m8_lines = lines(slurp(m8));
+    ASSERT_EQ(m8_lines.size(), 12u);  // 4 queries x 3 hits
+    // The best hit of HBB_HUMAN: BLOSUM62 11/1, score 740 over 146 columns.
+    EXPECT_EQ(m8_lines[0], "HBB_HUMAN\tHBB_CALAR\t96.575\t146\t5\t0\t1\t146\t1\t146\t6e-82\t289");
+    for (const std::string& l : m8_lines) EXPECT_EQ(split(l, '\t').size(), 12u) << l;
+
+    r = run("search " + q.string() + " " + db.string() + " --backend cpu -k 3 -o " + tsv.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<std::string> rows = lines(slurp(tsv));
+    ASSERT_EQ(rows.size(), 13u);
+    EXPECT_EQ(split(rows[0], '\t').size(), 17u);
+    EXPECT_EQ(rows[0].substr(rows[0].size() - 16), "\tevalue\tbitscore");
+    // Every hit equals `gpualign sw QUERY HIT` on that pair, byte for byte
+    // (the 15 pairs columns), and the statistics agree with the blast6 file.
+    const std::vector<std::string> names{"HBB_HUMAN", "HBA_HUMAN", "MYG_PHYCA", "GLB5_PETMA"};
+    for (std::size_t h = 1; h < rows.size(); ++h) {
+        const std::vector<std::string> f = split(rows[h], '\t');
+        ASSERT_EQ(f.size(), 17u);
+        const fs::path one_q = dir_ / "q1.fa", one_r = dir_ / "r1.fa", one = dir_ / "one.tsv";
+        std::ofstream(one_q) << fasta_record(q, f[0]);
+        std::ofstream(one_r) << fasta_record(db, f[4]);
+        r = run("sw " + one_q.string() + " " + one_r.string() + " --backend cpu -o " + one.string());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        const std::vector<std::string> sw = lines(slurp(one));
+        ASSERT_EQ(sw.size(), 2u);
+        EXPECT_EQ(rows[h].substr(0, rows[h].rfind('\t', rows[h].rfind('\t') - 1)), sw[1]) << "hit " << h;
+        const std::vector<std::string> b = split(m8_lines[h - 1], '\t');
+        EXPECT_EQ(f[15], b[10]);
+        EXPECT_EQ(f[16], b[11]);
+    }
+}
+
+TEST_F(SearchCli, SamHasAnSqLinePerDbRecordAndARecordPerHit) {
+    const fs::path q = write_fasta("q.fa", {{"q1", "ACGTACGTTTGACCAGTACGATCGATCGGATC"}, {"q2", "TTTTGGGGCCCCAAAATTTTGGGGCCCCAAAA"}});
+    const fs::path db = write_fasta("db.fa", {{"d1", "GGACGTACGTTTGACCAGTACGATCGATCGGATCGG"},
+                                              {"d2", "CCCCCCCCCCCCCCCCCCCC"},
+                                              {"d3", "TTTTGGGGCCCCAAAATTTTGGGGCCCC"}});
+    const fs::path sam = dir_ / "o.sam";
+    const RunResult r = run("search " + q.string() + " " + db.string() + " --backend cpu -k 2 -o " + sam.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    int sq = 0, records = 0;
+    for (const std::string& l : lines(slurp(sam))) {
+        if (l.rfind("@SQ", 0) == 0) ++sq;
+        if (!l.empty() && l[0] != '@') ++records;
+    }
+    EXPECT_EQ(sq, 3);
+    EXPECT_EQ(records, 4);
+}
+
+TEST_F(SearchCli, BadInputGivesAClearErrorAndNoOutput) {
+    const fs::path q = write_fasta("q.fa", {{"q1", "ACGTACGTTTGACCAGTACG"}});
+    const fs::path db = write_fasta("db.fa", {{"d1", "GGACGTACGTTTGACCAGTACGATCG"}});
+    const fs::path out = dir_ / "o.m8";
+    struct Case {
+        std::string args;
+        int exit_code;
+        std::string message;
+    };
+    const fs::path empty = dir_ / "empty.fa", empty_seq = dir_ / "empty_seq.fa", mixed = dir_ / "mixed.fa",
+                   prot = write_fasta("p.fa", {{"p1", "MKVLAAGIVALLLAAGCSSS"}});
+    { std::ofstream(empty) << ""; }
+    { std::ofstream(empty_seq) << ">d1\nACGT\n>d2\n\n>d3\nACGT\n"; }
+    {
+        // 20 DNA records decide the alphabet (auto), then a protein record.
+        std::ofstream f(mixed);
+        for (int k = 1; k <= 20; ++k) f << ">d" << k << "\nACGTACGTTGCA\n";
+        f << ">p21\nMKVLWEFQ\n";
+    }
+    const std::vector<Case> cases{
+        {"search " + q.string() + " " + empty.string(), 1, "empty"},
+        {"search " + q.string() + " " + empty_seq.string(), 1, "record 2"},
+        {"search " + q.string() + " " + mixed.string(), 1, "record 21"},
+        {"search " + q.string() + " " + db.string() + " --max-hits 0", 2, "--max-hits must be at least 1"},
+        {"search " + q.string() + " " + db.string() + " --evalue 0", 2, "--evalue must be > 0"},
+        {"search " + prot.string() + " " + prot.string() + " --matrix BLOSUM30 --evalue 10", 1,
+         "no published Karlin-Altschul parameters for matrix BLOSUM30"},
+        {"sw " + q.string() + " " + db.string() + " --max-hits 3", 2, "applies to `gpualign search` only"},
+        {"sw " + q.string() + " " + db.string() + " --format blast6", 2, "`gpualign search` only"},
+        {"search " + q.string() + " " + db.string() + " --score-only --format blast6", 2, "--score-only"},
+    };
+    for (const Case& c : cases) {
+        fs::remove(out);
+        const RunResult r = run(c.args + " --backend cpu -o " + out.string());
+        EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_FALSE(fs::exists(out)) << c.args;
+    }
+    // A matrix without published statistics still searches, with NA and one warning.
+    const RunResult r = run("search " + prot.string() + " " + prot.string() + " --matrix BLOSUM30 --backend cpu -o " +
+                            out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("E-values and bit scores are NA"), std::string::npos) << r.err;
+    const std::vector<std::string> f = split(lines(slurp(out)).at(0), '\t');
+    ASSERT_EQ(f.size(), 12u);
+    EXPECT_EQ(f[10], "NA");
+    EXPECT_EQ(f[11], "NA");
+}
+
+}  // namespace
+}  // namespace gpualign::test
