@@ -14,7 +14,7 @@ B=.carry/gpualign
 D=.carry/data
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
 s=$(date +%s)
-timeout 300 .carry/gpualign_gpu_tests --gtest_filter='SearchGpu*' > "$out/search_gpu_tests.log" 2>&1
+timeout 300 .carry/gpualign_gpu_tests --gtest_filter='*SearchGpu*' > "$out/search_gpu_tests.log" 2>&1
 echo "SearchGpu tests rc=$? ($(( $(date +%s) - s )) s)"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]|tests? ran" "$out/search_gpu_tests.log" | tail -6
 s=$(date +%s)
 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $B search $D/protein/families/globins4.fa \

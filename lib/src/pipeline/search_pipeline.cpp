@@ -120,11 +120,14 @@ public:
         options_.streams = c.engine_streams();
     }
 
-    /// Score-only results of query `q` against every DB record.
-    std::vector<AlignmentResult> scan(std::span<const std::uint8_t> q, std::span<const RecordView> db) {
+    /// Score-only results of each query of `qs` against every DB record,
+    /// query after query (qs.size() x db.size() results), in one engine call.
+    std::vector<AlignmentResult> scan(std::span<const RecordView> qs, std::span<const RecordView> db) {
         if (!scan_engine_) scan_engine_ = std::make_unique<gpu::Engine>(s_, c_.mode, true, options_);
-        std::vector<gpu::PairView> pairs(db.size());
-        for (std::size_t t = 0; t < db.size(); ++t) pairs[t] = {q, db[t].codes};
+        std::vector<gpu::PairView> pairs;
+        pairs.reserve(qs.size() * db.size());
+        for (const RecordView& q : qs)
+            for (const RecordView& r : db) pairs.push_back({q.codes, r.codes});
         return run(*scan_engine_, pairs, true);
     }
 
@@ -234,24 +237,33 @@ RunStats run_search(const AlignConfig& c) {
     wo.command_line = c.command_line;
     SearchWriter writer(c.out_path, wo, db.views);
     std::vector<std::vector<SearchHit>> hits(queries.views.size());
-    for (std::size_t qi = 0; qi < queries.views.size(); ++qi) {
-        const RecordView& q = queries.views[qi];
-        if (!gpu) {
-            hits[qi] = search_query_cpu(q.codes, db.views, scheme, c.mode, c.score_only, o, ka, threads);
-        } else {
-            std::vector<AlignmentResult> scan = gpu->scan(q.codes, db.views);
-            std::vector<std::int32_t> scores(scan.size());
-            for (std::size_t t = 0; t < scan.size(); ++t) scores[t] = scan[t].score;
-            for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
-                SearchHit h;
-                h.target = t;
-                h.result = std::move(scan[t]);  // replaced by the CIGAR alignment below unless score-only
-                add_statistics(h, c.mode, ka, q.codes.size(), n);
-                hits[qi].push_back(std::move(h));
+    // GPU: queries go to the engine in groups of about scan_pairs pairs, so
+    // that each call has enough pairs to fill the GPU.
+    constexpr std::size_t scan_pairs = std::size_t{1} << 22;
+    const std::size_t group = gpu ? std::max<std::size_t>(1, scan_pairs / std::max<std::size_t>(1, db.views.size())) : 1;
+    for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
+        const std::size_t q1 = std::min(queries.views.size(), q0 + group);
+        std::vector<AlignmentResult> scan;
+        if (gpu) scan = gpu->scan(std::span(queries.views).subspan(q0, q1 - q0), db.views);
+        for (std::size_t qi = q0; qi < q1; ++qi) {
+            const RecordView& q = queries.views[qi];
+            if (!gpu) {
+                hits[qi] = search_query_cpu(q.codes, db.views, scheme, c.mode, c.score_only, o, ka, threads);
+            } else {
+                const std::size_t base = (qi - q0) * db.views.size();
+                std::vector<std::int32_t> scores(db.views.size());
+                for (std::size_t t = 0; t < scores.size(); ++t) scores[t] = scan[base + t].score;
+                for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
+                    SearchHit h;
+                    h.target = t;
+                    h.result = std::move(scan[base + t]);  // replaced by the CIGAR alignment below unless score-only
+                    add_statistics(h, c.mode, ka, q.codes.size(), n);
+                    hits[qi].push_back(std::move(h));
+                }
             }
+            stats.pairs += db.views.size();
+            stats.cells += static_cast<std::uint64_t>(q.codes.size()) * n;
         }
-        stats.pairs += db.views.size();
-        stats.cells += static_cast<std::uint64_t>(q.codes.size()) * n;
     }
     if (gpu && !c.score_only) {
         std::vector<gpu::PairView> pairs;
