@@ -14,22 +14,32 @@ B=.carry/gpualign
 D=.carry/data
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
 s=$(date +%s)
-timeout 300 .carry/gpualign_gpu_tests --gtest_filter='*SearchGpu*' > "$out/search_gpu_tests.log" 2>&1
+timeout 300 .carry/gpualign_gpu_tests --gtest_filter='*SearchGpu*:ScanEngine*' > "$out/search_gpu_tests.log" 2>&1
 echo "SearchGpu tests rc=$? ($(( $(date +%s) - s )) s)"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]|tests? ran" "$out/search_gpu_tests.log" | tail -6
 s=$(date +%s)
+timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter='ScanEngine.RealProteinFamilies' \
+  > "$out/sanitizer_scan.log" 2>&1
+echo "compute-sanitizer memcheck (ScanEngine test) rc=$?"; grep -E "ERROR SUMMARY" "$out/sanitizer_scan.log"
 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $B search $D/protein/families/globins4.fa \
   $D/protein/families/globins45.fa --backend gpu -k 5 -o "$out/sanitized.m8" > "$out/sanitizer_search.log" 2>&1
 echo "compute-sanitizer memcheck (gpualign search, GPU) rc=$? ($(( $(date +%s) - s )) s)"; grep -E "ERROR SUMMARY" "$out/sanitizer_search.log"
 d=$(mktemp -d)
 awk '/^>/{n++} n<=100' $D/protein/mmseqs2_example_query.fa > "$d/q100.fa"
-for w in "s2-100 $d/q100.fa $D/protein/mmseqs2_example_db.fa" "s2-500 $D/protein/mmseqs2_example_query.fa $D/protein/mmseqs2_example_db.fa" \
+# (s1) scaled down: the 20 CUDASW++ benchmark queries against a seeded
+# pseudo-DB of ${S1_RECORDS:-200000} random proteins of 512 aa (the issue's has 1,000,000).
+python3 -c "
+import random; random.seed(20261123); aa='ACDEFGHIKLMNPQRSTVWY'
+with open('$d/pseudo_db.fa','w') as f:
+    for k in range(${S1_RECORDS:-200000}): f.write('>p%d\n%s\n' % (k, ''.join(random.choices(aa, k=512))))
+" || echo "python3 missing: s1 skipped"
+for w in "s1-small $D/protein/benchmark_queries_20.fa $d/pseudo_db.fa" "s2-100 $d/q100.fa $D/protein/mmseqs2_example_db.fa" "s2-500 $D/protein/mmseqs2_example_query.fa $D/protein/mmseqs2_example_db.fa" \
          "s3 $D/dna/miseq_16S/reads.fa $D/dna/miseq_16S/ref_windows.fa"; do
   set -- $w
   for k in 1 2; do
     t0=$(date +%s%N)
     /usr/bin/time -f "%M" -o "$d/rss" timeout 300 $B search "$2" "$3" --backend gpu -k 10 -v -o "$d/$1.m8" 2> "$d/$1.err"
     rc=$?
-    echo "$1 run $k: rc=$rc wall $(( ($(date +%s%N) - t0) / 1000000 )) ms, peak RSS $(cat "$d/rss") KB; $(grep -E 'GCUPS' "$d/$1.err" | sed 's/.*info: //' | cut -c1-120)"
+    echo "$1 run $k: rc=$rc $(grep -oE 'scan kernels' "$d/$1.err" >/dev/null && grep -E 'scan on the GPU' "$d/$1.err" | sed 's/.*search: //') wall $(( ($(date +%s%N) - t0) / 1000000 )) ms, peak RSS $(cat "$d/rss") KB; $(grep -E 'GCUPS' "$d/$1.err" | sed 's/.*info: //' | cut -c1-120)"
   done
   echo "  hits: $(wc -l < "$d/$1.m8"); first: $(head -1 "$d/$1.m8")"
   cp "$d/$1.err" "$out/$1.err"

@@ -47,3 +47,23 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair>, s
 LongEngineStats LongEngine::last_stats() const noexcept { return {}; }
 
 }  // namespace gpualign::gpu
+
+#include "gpualign/gpu/scan_engine.hpp"
+
+namespace gpualign::gpu {
+
+struct ScanEngine::Impl {};
+
+ScanEngine::ScanEngine(const ScoringScheme&, AlignMode, std::span<const std::span<const std::uint8_t>>,
+                       const ScanOptions&) {
+    throw std::runtime_error("gpualign was built without CUDA support (nvcc was not found at build time)");
+}
+ScanEngine::~ScanEngine() = default;
+bool ScanEngine::supports(const ScoringScheme&) noexcept { return false; }
+std::vector<std::int32_t> ScanEngine::scores(std::span<const std::uint8_t>) {
+    throw std::runtime_error("gpualign was built without CUDA support");
+}
+double ScanEngine::last_kernel_ms() const noexcept { return 0.0; }
+std::uint64_t ScanEngine::last_cells() const noexcept { return 0; }
+
+}  // namespace gpualign::gpu

@@ -21,6 +21,7 @@
 
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/scan_engine.hpp"
 #include "gpualign/io_error.hpp"
 #include "gpualign/parallel_reader.hpp"
 #include "gpualign/search_writer.hpp"
@@ -108,36 +109,61 @@ std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std
 
 namespace {
 
-/// The GPU path: gpu::Engine scores the pairs it accepts (score-only, one
-/// query against the whole DB per call) and then aligns every query's hits
-/// (CIGAR, all in one call); align_pair takes the pairs it does not accept.
+/// The GPU path: the DB resident in a gpu::ScanEngine scores every pair
+/// (one thread per DB sequence; schemes it does not hold go through the
+/// batch engine, gpu::Engine, in score-only mode), then gpu::Engine aligns
+/// every query's hits in one call; align_pair takes the pairs the batch
+/// engine does not accept.
 class GpuSearch {
 public:
-    GpuSearch(const AlignConfig& c, const ScoringScheme& s, int threads) : c_(c), s_(s), threads_(threads) {
+    GpuSearch(const AlignConfig& c, const ScoringScheme& s, std::span<const RecordView> db, int threads)
+        : c_(c), s_(s), threads_(threads) {
         options_.device = c.device;
         options_.host_threads = threads;
         options_.gpu_memory_limit = c.gpu_memory;
         options_.streams = c.engine_streams();
+        if (gpu::ScanEngine::supports(s)) {
+            std::vector<std::span<const std::uint8_t>> seqs(db.size());
+            for (std::size_t t = 0; t < db.size(); ++t) seqs[t] = db[t].codes;
+            gpu::ScanOptions so;
+            so.device = c.device;
+            if (c.gpu_memory) so.boundary_bytes = c.gpu_memory / 4;
+            scan_ = std::make_unique<gpu::ScanEngine>(s, c.mode, seqs, so);
+        }
     }
 
-    /// Score-only results of each query of `qs` against every DB record,
-    /// query after query (qs.size() x db.size() results), in one engine call.
-    std::vector<AlignmentResult> scan(std::span<const RecordView> qs, std::span<const RecordView> db) {
-        if (!scan_engine_) scan_engine_ = std::make_unique<gpu::Engine>(s_, c_.mode, true, options_);
+    /// Scores of each query of `qs` against every DB record, query after
+    /// query (qs.size() x db.size() values).
+    std::vector<std::int32_t> scan(std::span<const RecordView> qs, std::span<const RecordView> db) {
+        std::vector<std::int32_t> out;
+        out.reserve(qs.size() * db.size());
+        if (scan_) {
+            for (const RecordView& q : qs) {
+                const std::vector<std::int32_t> sc = scan_->scores(q.codes);
+                out.insert(out.end(), sc.begin(), sc.end());
+                kernel_ms_ += scan_->last_kernel_ms();
+            }
+            return out;
+        }
         std::vector<gpu::PairView> pairs;
         pairs.reserve(qs.size() * db.size());
         for (const RecordView& q : qs)
             for (const RecordView& r : db) pairs.push_back({q.codes, r.codes});
-        return run(*scan_engine_, pairs, true);
+        if (!batch_scan_) batch_scan_ = std::make_unique<gpu::Engine>(s_, c_.mode, true, options_);
+        for (const AlignmentResult& r : run(*batch_scan_, pairs, true)) out.push_back(r.score);
+        return out;
     }
 
-    /// Alignments with CIGAR of `pairs` (after the last scan: the scan
-    /// engine's buffers are freed first).
-    std::vector<AlignmentResult> align(std::span<const gpu::PairView> pairs) {
-        scan_engine_.reset();
-        gpu::Engine e(s_, c_.mode, false, options_);
-        return run(e, pairs, false);
+    /// The alignments of `pairs` (with CIGAR unless `score_only`).
+    std::vector<AlignmentResult> align(std::span<const gpu::PairView> pairs, bool score_only) {
+        scan_.reset();  // the scan is over: its device memory goes to the batch engine
+        batch_scan_.reset();
+        gpu::Engine e(s_, c_.mode, score_only, options_);
+        return run(e, pairs, score_only);
     }
+
+    double scan_kernel_ms() const noexcept { return kernel_ms_; }
+    bool dedicated_scan() const noexcept { return scan_ != nullptr; }
 
 private:
     std::vector<AlignmentResult> run(gpu::Engine& e, std::span<const gpu::PairView> pairs, bool score_only) {
@@ -166,7 +192,9 @@ private:
     const ScoringScheme& s_;
     int threads_;
     gpu::EngineOptions options_;
-    std::unique_ptr<gpu::Engine> scan_engine_;
+    std::unique_ptr<gpu::ScanEngine> scan_;
+    std::unique_ptr<gpu::Engine> batch_scan_;
+    double kernel_ms_ = 0;
 };
 
 bool use_gpu(const AlignConfig& c) {
@@ -224,7 +252,7 @@ RunStats run_search(const AlignConfig& c) {
     RunStats stats;
     std::unique_ptr<GpuSearch> gpu;
     if (use_gpu(c)) {
-        gpu = std::make_unique<GpuSearch>(c, scheme, threads);
+        gpu = std::make_unique<GpuSearch>(c, scheme, db.views, threads);
         stats.backend = "gpu " + gpu::device_description(c.device);
         spdlog::info("using GPU {}", gpu::device_description(c.device));
     } else {
@@ -239,24 +267,22 @@ RunStats run_search(const AlignConfig& c) {
     std::vector<std::vector<SearchHit>> hits(queries.views.size());
     // GPU: queries go to the engine in groups of about scan_pairs pairs, so
     // that each call has enough pairs to fill the GPU.
-    constexpr std::size_t scan_pairs = std::size_t{1} << 22;
+    constexpr std::size_t scan_pairs = std::size_t{1} << 22;  // (the batch-engine scan; ScanEngine goes query by query)
     const std::size_t group = gpu ? std::max<std::size_t>(1, scan_pairs / std::max<std::size_t>(1, db.views.size())) : 1;
     for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
         const std::size_t q1 = std::min(queries.views.size(), q0 + group);
-        std::vector<AlignmentResult> scan;
+        std::vector<std::int32_t> scan;
         if (gpu) scan = gpu->scan(std::span(queries.views).subspan(q0, q1 - q0), db.views);
         for (std::size_t qi = q0; qi < q1; ++qi) {
             const RecordView& q = queries.views[qi];
             if (!gpu) {
                 hits[qi] = search_query_cpu(q.codes, db.views, scheme, c.mode, c.score_only, o, ka, threads);
             } else {
-                const std::size_t base = (qi - q0) * db.views.size();
-                std::vector<std::int32_t> scores(db.views.size());
-                for (std::size_t t = 0; t < scores.size(); ++t) scores[t] = scan[base + t].score;
+                const std::span<const std::int32_t> scores(scan.data() + (qi - q0) * db.views.size(), db.views.size());
                 for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
                     SearchHit h;
                     h.target = t;
-                    h.result = std::move(scan[base + t]);  // replaced by the CIGAR alignment below unless score-only
+                    h.result.score = scores[t];  // the alignment (below) has this score and the coordinates
                     add_statistics(h, c.mode, ka, q.codes.size(), n);
                     hits[qi].push_back(std::move(h));
                 }
@@ -265,11 +291,11 @@ RunStats run_search(const AlignConfig& c) {
             stats.cells += static_cast<std::uint64_t>(q.codes.size()) * n;
         }
     }
-    if (gpu && !c.score_only) {
+    if (gpu) {
         std::vector<gpu::PairView> pairs;
         for (std::size_t qi = 0; qi < hits.size(); ++qi)
             for (const SearchHit& h : hits[qi]) pairs.push_back({queries.views[qi].codes, db.views[h.target].codes});
-        std::vector<AlignmentResult> aligned = gpu->align(pairs);
+        std::vector<AlignmentResult> aligned = gpu->align(pairs, c.score_only);
         std::size_t k = 0;
         for (auto& per_query : hits)
             for (SearchHit& h : per_query) h.result = std::move(aligned[k++]);
@@ -283,6 +309,9 @@ RunStats run_search(const AlignConfig& c) {
     writer.commit();
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     spdlog::debug("search: {} hits written", hits_written);
+    if (gpu)
+        spdlog::debug("search: scan on the GPU ({}), {:.3f} s of scan kernels", gpu->dedicated_scan() ? "ScanEngine" : "batch engine",
+                      gpu->scan_kernel_ms() / 1e3);
     return stats;
 }
 

@@ -1,0 +1,68 @@
+// gpualign — gpualign::gpu::ScanEngine: a DB resident on one GPU, scanned
+// score-only by one query after another (the first stage of
+// `gpualign search`; search.hpp). Plain C++ interface, no CUDA types.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gpualign/alignment.hpp"
+#include "gpualign/scoring.hpp"
+
+namespace gpualign::gpu {
+
+/// Options of a ScanEngine.
+struct ScanOptions {
+    int device = 0;                                   ///< CUDA device ordinal
+    /// Device bytes for the per-thread strip boundaries of one launch (8 bytes
+    /// per DB letter of the launch's longest sequence, per sequence): the DB is
+    /// scanned in launches of sequences of similar length within it.
+    std::size_t boundary_bytes = std::size_t{1} << 30;
+};
+
+/// The DB, sorted by length and copied to device memory once; scores() then
+/// runs one query against all of it.
+///
+/// Algorithm: exhaustive Smith-Waterman-Gotoh or Needleman-Wunsch-Gotoh
+/// (Gotoh 1982) with inter-sequence parallelism, one thread per DB sequence
+/// (SWIPE, Rognes 2011; CUDASW++, Liu et al.), 32-bit scores (exact within
+/// fits_int32, checked per pair). Kernel: gpu/src/search/scan_kernel.cuh.
+/// Owning; not thread-safe.
+class ScanEngine {
+public:
+    /// @param db  each DB record's codes (host memory, borrowed for the call:
+    ///            copied to the device). Every record must be non-empty.
+    /// @throws std::invalid_argument for an empty record or a scheme that
+    ///         supports() rejects; std::runtime_error naming the CUDA error
+    ///         (e.g. out of device memory).
+    ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const std::span<const std::uint8_t>> db,
+               const ScanOptions& options = {});
+    ~ScanEngine();
+    ScanEngine(const ScanEngine&) = delete;
+    ScanEngine& operator=(const ScanEngine&) = delete;
+
+    /// True when the kernel holds `s`: at most 32 letters and every score
+    /// plus gap_open + gap_extend within int16.
+    static bool supports(const ScoringScheme& s) noexcept;
+
+    /// The score of `query` (codes, host memory, non-empty) against every DB
+    /// record, in DB order: exactly align_pair(query, record, s, mode).score.
+    /// @throws std::length_error when a pair could overflow 32-bit scores
+    ///         (fits_int32), as align_pair would; std::runtime_error naming
+    ///         the CUDA error.
+    std::vector<std::int32_t> scores(std::span<const std::uint8_t> query);
+
+    /// Device milliseconds of the last scores() call's kernels.
+    double last_kernel_ms() const noexcept;
+    /// DP cells of the last scores() call (query length x DB letters).
+    std::uint64_t last_cells() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpualign::gpu

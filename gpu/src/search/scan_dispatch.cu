@@ -1,0 +1,38 @@
+// gpualign — launch wrapper of the search scan kernel (scan_dispatch.hpp).
+#include "scan_dispatch.hpp"
+
+#include <string>
+
+#include "../cuda_check.hpp"
+#include "scan_kernel.cuh"
+
+namespace gpualign::gpu::detail {
+
+int scan_block_threads() { return scan_kernels::block_threads; }
+int scan_strip_rows() { return scan_kernels::strip_rows; }
+int scan_max_letters() { return scan_kernels::max_letters; }
+
+void launch_scan(const ScanLaunch& a, bool local, cudaStream_t stream) {
+    scan_kernels::ScanParams p{};
+    p.db = a.db;
+    p.offsets = a.offsets;
+    p.lengths = a.lengths;
+    p.slots = a.slots;
+    p.count = a.count;
+    p.boundary = static_cast<int2*>(a.boundary);
+    p.profile = a.profile;
+    p.query_len = a.query_len;
+    p.strips = a.strips;
+    p.size = a.size;
+    p.gap_open = a.gap_open;
+    p.gap_extend = a.gap_extend;
+    p.scores = a.scores;
+    const dim3 grid(static_cast<unsigned>((a.count + scan_kernels::block_threads - 1) / scan_kernels::block_threads));
+    if (local)
+        scan_kernels::scan_kernel<true><<<grid, scan_kernels::block_threads, 0, stream>>>(p);
+    else
+        scan_kernels::scan_kernel<false><<<grid, scan_kernels::block_threads, 0, stream>>>(p);
+    GPUALIGN_CUDA(cudaGetLastError(), "scan kernel launch (" + std::to_string(a.count) + " DB sequences)");
+}
+
+}  // namespace gpualign::gpu::detail

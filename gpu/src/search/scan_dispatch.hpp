@@ -1,0 +1,21 @@
+// gpualign — host-side launch wrapper of the search scan kernel, between
+// ScanEngine (scan_engine.cpp, g++) and the kernel (scan_kernel.cuh).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "scan_params.hpp"
+
+namespace gpualign::gpu::detail {
+
+/// Threads per block and query rows per strip of the scan kernel.
+int scan_block_threads();
+int scan_strip_rows();
+/// Largest alphabet the kernel's shared profile holds.
+int scan_max_letters();
+
+/// Launches the scan kernel over p.count sequences on `stream`
+/// (asynchronous). @throws std::runtime_error naming the CUDA error.
+void launch_scan(const ScanLaunch& p, bool local, cudaStream_t stream);
+
+}  // namespace gpualign::gpu::detail

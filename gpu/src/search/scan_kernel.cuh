@@ -1,0 +1,126 @@
+// gpualign — the search scan kernel: score-only local or global DP of one
+// query against many DB sequences, one thread per DB sequence
+// (inter-sequence parallelism, as in SWIPE (Rognes 2011) and CUDASW++'s
+// inter-task kernels). Device code only (included by scan_dispatch.cu).
+//
+// Layout: the query runs down the rows (i), the DB sequence along the
+// columns (j). A thread sweeps its sequence column by column, strip_rows
+// query rows at a time, keeping the strip's rows in registers; the bottom
+// row of a strip (H and Fcell of each column) goes to a per-thread boundary
+// buffer in device memory, interleaved across threads (entry j of thread t
+// at boundary[j * count + t], so a warp's stores coalesce), which the next
+// strip reads back. The block shares the strip's query profile in shared
+// memory: for each DB letter c, the scores s(q_i, c) + O of the strip's rows
+// as int16 (rows past the query score -1000, which no real row reads).
+//
+// Recurrence (Gotoh 1982; docs/scoring.md), O = gap_open + gap_extend,
+// T = H - O kept per row:
+//   Ecell(i,j) = max(Ecell(i,j-1) - ge, T(i,j-1))    one __viaddmax_s32
+//   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))    one __viaddmax_s32
+//   H(i,j)     = max(T(i-1,j-1) + (s + O) [, 0 local], Ecell, Fcell)
+//                __viaddmax_s32 (local) or an add, then __vimax3_s32
+// Local: the score is the largest H (the canonical best cell's H, whatever
+// cell holds it); global: H(m, n). Only the score leaves the kernel: a hit's
+// coordinates and CIGAR come from aligning it again (search_pipeline.cpp).
+// Scores are 32-bit: a pair within fits_int32 cannot overflow.
+#pragma once
+
+#include <cstdint>
+
+namespace gpualign::gpu::scan_kernels {
+
+constexpr int strip_rows = 32;     ///< query rows per strip (registers per thread: 2 per row)
+constexpr int block_threads = 128;
+constexpr int max_letters = 32;    ///< alphabet size bound of the shared profile
+constexpr std::int32_t neg_inf = INT32_MIN / 2;
+
+/// One launch: `count` DB sequences (sorted by length), one per thread.
+struct ScanParams {
+    const std::uint8_t* db;          ///< device: every DB sequence's codes, each starting 16-byte aligned
+    const long long* offsets;        ///< device, count: byte offset of thread t's sequence in db
+    const int* lengths;              ///< device, count: its length (>= 1)
+    const int* slots;                ///< device, count: where its score goes in `scores`
+    int count;
+    int2* boundary;                  ///< device, max_len * count: (T, Fcell) of a strip's bottom row
+    const short* profile;            ///< device, strips * size * strip_rows: s(q_i, c) + O
+    int query_len, strips, size;
+    int gap_open, gap_extend;
+    int* scores;                     ///< device, one per DB record
+};
+
+template <bool Local>
+__global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
+    __shared__ __align__(16) short prof[max_letters * strip_rows];
+    const int t = blockIdx.x * block_threads + threadIdx.x;
+    const bool active = t < p.count;
+    const int n = active ? p.lengths[t] : 0;
+    const uint4* seq = active ? reinterpret_cast<const uint4*>(p.db + p.offsets[t]) : nullptr;
+    const int ge = p.gap_extend, open = p.gap_open + p.gap_extend;
+    int best = 0;      // local: the largest H
+    int result = 0;    // global: H(m, n)
+    for (int k = 0; k < p.strips; ++k) {
+        __syncthreads();
+        for (int x = threadIdx.x; x < p.size * strip_rows; x += block_threads)
+            prof[x] = p.profile[static_cast<std::size_t>(k) * p.size * strip_rows + x];
+        __syncthreads();
+        if (!active) continue;
+        const int row0 = k * strip_rows;
+        // Column 0 of the strip's rows: H(i,0) = 0 (local) or -(go + i*ge); Ecell = -inf.
+        int T[strip_rows], E[strip_rows];
+#pragma unroll
+        for (int r = 0; r < strip_rows; ++r) {
+            T[r] = Local ? -open : -(p.gap_open + (row0 + r + 1) * ge) - open;
+            E[r] = neg_inf;
+        }
+        int t_left_top = Local ? -open : (row0 == 0 ? -open : -(p.gap_open + row0 * ge) - open);  // T(row0, 0)
+        uint4 codes = make_uint4(0, 0, 0, 0);
+        for (int j = 0; j < n; ++j) {
+            if ((j & 15) == 0) codes = seq[j >> 4];
+            const unsigned word = (j & 8) ? ((j & 4) ? codes.w : codes.z) : ((j & 4) ? codes.y : codes.x);
+            const int c = (word >> ((j & 3) * 8)) & 0xFF;
+            // The strip's top row at column j+1: T and Fcell.
+            int t_top, f;
+            if (k == 0) {
+                t_top = Local ? -open : -(p.gap_open + (j + 1) * ge) - open;
+                f = neg_inf;
+            } else {
+                const int2 b = p.boundary[static_cast<std::size_t>(j) * p.count + t];
+                t_top = b.x;
+                f = b.y;
+            }
+            int t_diag = t_left_top, t_up = t_top;
+            const uint4* pr = reinterpret_cast<const uint4*>(prof + c * strip_rows);
+#pragma unroll
+            for (int q = 0; q < strip_rows / 8; ++q) {
+                const uint4 w = pr[q];
+                const unsigned words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+                for (int h = 0; h < 8; ++h) {
+                    const int r = q * 8 + h;
+                    const unsigned pair = words[h >> 1];
+                    const int so = (h & 1) ? static_cast<int>(pair) >> 16 : static_cast<int>(pair << 16) >> 16;
+                    E[r] = __viaddmax_s32(E[r], -ge, T[r]);
+                    f = __viaddmax_s32(f, -ge, t_up);
+                    const int d = Local ? __viaddmax_s32(t_diag, so, 0) : t_diag + so;
+                    const int hv = __vimax3_s32(d, E[r], f);
+                    t_diag = T[r];
+                    T[r] = hv - open;
+                    t_up = T[r];
+                    if (Local) best = max(best, hv);
+                }
+            }
+            t_left_top = t_top;
+            if (k + 1 < p.strips)
+                p.boundary[static_cast<std::size_t>(j) * p.count + t] = make_int2(T[strip_rows - 1], f);
+        }
+        if (!Local && k + 1 == p.strips) {
+            const int last = p.query_len - 1 - row0;
+#pragma unroll
+            for (int r = 0; r < strip_rows; ++r)
+                if (r == last) result = T[r] + open;
+        }
+    }
+    if (active) p.scores[p.slots[t]] = Local ? best : result;
+}
+
+}  // namespace gpualign::gpu::scan_kernels

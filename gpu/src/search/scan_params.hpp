@@ -1,0 +1,23 @@
+// gpualign — the launch parameters of the search scan kernel, shared by the
+// host (scan_engine.cpp) and the launch wrapper (scan_dispatch.cu). Every
+// pointer is device memory.
+#pragma once
+
+#include <cstdint>
+
+namespace gpualign::gpu::detail {
+
+struct ScanLaunch {
+    const std::uint8_t* db;     ///< the DB's codes, each sequence 16-byte aligned and padded to 16
+    const long long* offsets;   ///< count: byte offset of each launched sequence
+    const int* lengths;         ///< count: its length
+    const int* slots;           ///< count: its output slot (DB record index)
+    int count;                  ///< sequences (threads) in the launch
+    void* boundary;             ///< int2[max_len * count]
+    const short* profile;       ///< strips * size * strip rows
+    int query_len, strips, size;
+    int gap_open, gap_extend;
+    int* scores;                ///< one per DB record
+};
+
+}  // namespace gpualign::gpu::detail

@@ -1,0 +1,119 @@
+// gpu::ScanEngine (issue 12): every score equals the CPU reference
+// align_pair's, over random DNA and protein DBs of mixed lengths (query
+// lengths at the kernel's strip boundaries), local and global, affine and
+// linear gaps, launches cut small; and on real protein families. Skips
+// where no CUDA device is visible.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <span>
+#include <vector>
+
+#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/scan_engine.hpp"
+#include "gpualign/matrix.hpp"
+#include "lib/test_util.hpp"
+
+namespace gpualign::test {
+namespace {
+
+std::vector<std::span<const std::uint8_t>> spans(const std::vector<Codes>& db) {
+    return {db.begin(), db.end()};
+}
+
+void expect_scores(gpu::ScanEngine& e, const Codes& q, const std::vector<Codes>& db, const ScoringScheme& s,
+                   AlignMode mode, const std::string& what) {
+    const std::vector<std::int32_t> got = e.scores(q);
+    ASSERT_EQ(got.size(), db.size());
+    for (std::size_t t = 0; t < db.size(); ++t)
+        ASSERT_EQ(got[t], align_pair(q, db[t], s, mode, true).score)
+            << what << ": DB record " << t << " (" << q.size() << " x " << db[t].size() << ")";
+}
+
+TEST(ScanEngine, ScoresEqualTheCpuReference) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(2026112312);
+    int compared = 0;
+    for (const bool protein : {false, true})
+        for (const auto& [go, ge] : {std::pair{5, 2}, std::pair{0, 3}, std::pair{11, 1}}) {
+            const ScoringScheme s = protein ? blosum62_scheme(go, ge) : dna_scheme(go, ge);
+            const int letters = protein ? 24 : 5;
+            std::vector<Codes> db(300);
+            for (Codes& d : db) {
+                d.resize(1 + rng() % 200);
+                for (auto& c : d) c = static_cast<std::uint8_t>(rng() % letters);
+            }
+            // Related records too, so that local scores are large and paths long.
+            for (std::size_t t = 0; t < 40; ++t) {
+                db[t] = db[300 - 1 - t];
+                db[t].resize(std::max<std::size_t>(1, db[t].size() / 2));
+            }
+            for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+                gpu::ScanOptions o;
+                o.boundary_bytes = 1 << 14;  // raised to the 16 MiB floor: one launch here (ManyLaunches cuts several)
+                gpu::ScanEngine e(s, mode, spans(db), o);
+                for (const std::size_t m : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{64},
+                                            std::size_t{65}, std::size_t{200}}) {
+                    Codes q(m);
+                    for (auto& c : q) c = static_cast<std::uint8_t>(rng() % letters);
+                    if (m >= 64) std::copy(db[0].begin(), db[0].begin() + std::min(db[0].size(), m / 2), q.begin());
+                    expect_scores(e, q, db, s, mode,
+                                  std::string(protein ? "protein" : "dna") + " " + std::to_string(go) + "/" +
+                                      std::to_string(ge) + " " + to_string(mode));
+                    ++compared;
+                }
+            }
+        }
+    EXPECT_EQ(compared, 2 * 3 * 2 * 7);
+}
+
+// Many records of widely spread lengths against a small boundary budget:
+// the DB is scanned in several launches, each of similar lengths.
+TEST(ScanEngine, ManyLaunchesGiveTheSameScores) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(77);
+    std::vector<Codes> db(20000);
+    for (Codes& d : db) {
+        d.resize(1 + (rng() % 8 == 0 ? rng() % 3000 : rng() % 100));
+        for (auto& c : d) c = static_cast<std::uint8_t>(rng() % 4);
+    }
+    const ScoringScheme s = dna_scheme(5, 2);
+    gpu::ScanOptions o;
+    o.boundary_bytes = std::size_t{16} << 20;  // 20,000 x 3,000 x 8 bytes would be 480 MB: several launches
+    Codes q(150);
+    for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 4);
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        gpu::ScanEngine e(s, mode, spans(db), o);
+        expect_scores(e, q, db, s, mode, to_string(mode));
+        EXPECT_EQ(e.last_cells(), [&] {
+            std::uint64_t n = 0;
+            for (const Codes& d : db) n += d.size();
+            return n * q.size();
+        }());
+    }
+}
+
+TEST(ScanEngine, RealProteinFamilies) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    const auto dir = shared_data() / "protein" / "families";
+    if (!std::filesystem::exists(dir)) GTEST_SKIP() << "shared data not found";
+    const std::vector<Codes> db = read_fasta_codes<Alphabet::protein>(dir / "pfam_Pkinase_seed.fa");
+    const std::vector<Codes> qs = read_fasta_codes<Alphabet::protein>(dir / "kringle_ref6.fa");
+    const ScoringScheme s = blosum62_scheme(11, 1);
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        gpu::ScanEngine e(s, mode, spans(db));
+        for (std::size_t k = 0; k < qs.size(); k += 5) expect_scores(e, qs[k], db, s, mode, "kringle " + std::to_string(k));
+    }
+}
+
+TEST(ScanEngine, RejectsWhatItCannotHold) {
+    EXPECT_FALSE(gpu::ScanEngine::supports(make_dna_scheme(30000, 3, 5, 2, -3)));
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    EXPECT_TRUE(gpu::ScanEngine::supports(blosum62_scheme(11, 1)));
+    const std::vector<Codes> db{Codes{0, 1, 2}, Codes{}};
+    EXPECT_THROW(gpu::ScanEngine(dna_scheme(5, 2), AlignMode::local, spans(db)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace gpualign::test
