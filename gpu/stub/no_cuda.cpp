@@ -63,6 +63,9 @@ bool ScanEngine::supports(const ScoringScheme&) noexcept { return false; }
 std::vector<std::int32_t> ScanEngine::scores(std::span<const std::uint8_t>) {
     throw std::runtime_error("gpualign was built without CUDA support");
 }
+std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std::uint8_t>>) {
+    throw std::runtime_error("gpualign was built without CUDA support");
+}
 double ScanEngine::last_kernel_ms() const noexcept { return 0.0; }
 std::uint64_t ScanEngine::last_cells() const noexcept { return 0; }
 

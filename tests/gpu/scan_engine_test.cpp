@@ -94,6 +94,36 @@ TEST(ScanEngine, ManyLaunchesGiveTheSameScores) {
     }
 }
 
+// Several queries in one call: the same scores as one call per query.
+TEST(ScanEngine, ManyQueriesAtOnceEqualOneByOne) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(91);
+    std::vector<Codes> db(3000), qs(37);
+    for (Codes& d : db) {
+        d.resize(1 + (rng() % 20 == 0 ? rng() % 2000 : rng() % 300));
+        for (auto& c : d) c = static_cast<std::uint8_t>(rng() % 24);
+    }
+    for (Codes& q : qs) {
+        q.resize(1 + rng() % 130);
+        for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 24);
+    }
+    const ScoringScheme s = blosum62_scheme(11, 1);
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        gpu::ScanOptions o;
+        o.boundary_bytes = std::size_t{16} << 20;  // few queries per launch: several query groups
+        gpu::ScanEngine e(s, mode, spans(db), o);
+        const std::vector<std::int32_t> all = e.scores(spans(qs));
+        ASSERT_EQ(all.size(), qs.size() * db.size());
+        for (std::size_t y = 0; y < qs.size(); ++y) {
+            const std::vector<std::int32_t> one = e.scores(qs[y]);
+            ASSERT_TRUE(std::equal(one.begin(), one.end(), all.begin() + static_cast<std::ptrdiff_t>(y * db.size())))
+                << "query " << y;
+            for (std::size_t t = 0; t < db.size(); t += 97)
+                ASSERT_EQ(one[t], align_pair(qs[y], db[t], s, mode, true).score) << "query " << y << ", record " << t;
+        }
+    }
+}
+
 TEST(ScanEngine, RealProteinFamilies) {
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
     const auto dir = shared_data() / "protein" / "families";
@@ -108,7 +138,9 @@ TEST(ScanEngine, RealProteinFamilies) {
 }
 
 TEST(ScanEngine, RejectsWhatItCannotHold) {
-    EXPECT_FALSE(gpu::ScanEngine::supports(make_dna_scheme(30000, 3, 5, 2, -3)));
+    ScoringScheme wide = dna_scheme(5, 2);
+    wide.matrix[0] = 40000;  // beyond the int16 profile
+    EXPECT_FALSE(gpu::ScanEngine::supports(wide));
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
     EXPECT_TRUE(gpu::ScanEngine::supports(blosum62_scheme(11, 1)));
     const std::vector<Codes> db{Codes{0, 1, 2}, Codes{}};

@@ -19,20 +19,23 @@ void launch_scan(const ScanLaunch& a, bool local, cudaStream_t stream) {
     p.lengths = a.lengths;
     p.slots = a.slots;
     p.count = a.count;
+    p.queries = a.queries;
     p.boundary = static_cast<int2*>(a.boundary);
     p.profile = a.profile;
+    p.profile_offset = a.profile_offset;
     p.query_len = a.query_len;
-    p.strips = a.strips;
     p.size = a.size;
     p.gap_open = a.gap_open;
     p.gap_extend = a.gap_extend;
     p.scores = a.scores;
-    const dim3 grid(static_cast<unsigned>((a.count + scan_kernels::block_threads - 1) / scan_kernels::block_threads));
+    p.records = a.records;
+    const dim3 grid(static_cast<unsigned>((a.count + scan_kernels::block_threads - 1) / scan_kernels::block_threads),
+                    static_cast<unsigned>(a.queries));
     if (local)
         scan_kernels::scan_kernel<true><<<grid, scan_kernels::block_threads, 0, stream>>>(p);
     else
         scan_kernels::scan_kernel<false><<<grid, scan_kernels::block_threads, 0, stream>>>(p);
-    GPUALIGN_CUDA(cudaGetLastError(), "scan kernel launch (" + std::to_string(a.count) + " DB sequences)");
+    GPUALIGN_CUDA(cudaGetLastError(), "scan kernel launch (" + std::to_string(a.count) + " DB sequences x " + std::to_string(a.queries) + " queries)");
 }
 
 }  // namespace gpualign::gpu::detail

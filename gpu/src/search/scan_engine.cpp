@@ -48,7 +48,7 @@ struct ScanEngine::Impl {
     ScanOptions options;
     cudaStream_t stream = nullptr;
     cudaEvent_t ev0 = nullptr, ev1 = nullptr;
-    DeviceMemory db, offsets, lengths, slots, boundary, profile, scores;
+    DeviceMemory db, offsets, lengths, slots, boundary, profile, profile_offset, query_len, scores;
     std::vector<int> sorted_lengths;  // by launch order
     std::vector<Launch> launches;
     std::size_t records = 0;
@@ -116,7 +116,6 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     im.offsets.allocate(offs.size() * sizeof(long long), "scan engine offsets");
     im.lengths.allocate(lens.size() * sizeof(int), "scan engine lengths");
     im.slots.allocate(order.size() * sizeof(int), "scan engine slots");
-    im.scores.allocate(db.size() * sizeof(int), "scan engine scores");
     GPUALIGN_CUDA(cudaMemcpy(im.db.ptr, packed.data(), total, cudaMemcpyHostToDevice), "DB upload");
     GPUALIGN_CUDA(cudaMemcpy(im.offsets.ptr, offs.data(), offs.size() * sizeof(long long), cudaMemcpyHostToDevice),
                   "DB offsets upload");
@@ -125,80 +124,126 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     GPUALIGN_CUDA(cudaMemcpy(im.slots.ptr, order.data(), order.size() * sizeof(int), cudaMemcpyHostToDevice),
                   "DB slots upload");
 
-    // Launches: consecutive sequences whose boundary buffer (8 bytes x the
-    // longest length x count) fits the budget, at most 2^20 threads each.
+    // Launches: consecutive sequences of one length class (lengths up to
+    // 64, 128, 256, ... : a launch's boundary buffer is 8 bytes x its longest
+    // length x its count, per query), within the budget for one query and at
+    // most 2^20 threads each.
     const std::size_t budget = std::max<std::size_t>(options.boundary_bytes, std::size_t{16} << 20);
-    std::size_t need = 0;
+    auto length_class = [](int len) {
+        int c = 64;
+        while (c < len) c *= 2;
+        return c;
+    };
     for (int b = 0; b < static_cast<int>(lens.size());) {
         int e = b;
         // lengths ascend: the launch's longest is its last
-        while (e < static_cast<int>(lens.size()) && e - b < (1 << 20) &&
+        while (e < static_cast<int>(lens.size()) && e - b < (1 << 20) && length_class(lens[e]) == length_class(lens[b]) &&
                static_cast<std::size_t>(lens[e]) * static_cast<std::size_t>(e - b + 1) * 8 <= budget)
             ++e;
         if (e == b) ++e;  // one sequence alone always fits (its boundary is 8 x its length)
         im.launches.push_back({b, e, lens[e - 1]});
-        need = std::max(need, static_cast<std::size_t>(lens[e - 1]) * static_cast<std::size_t>(e - b) * 8);
         b = e;
     }
-    im.boundary.allocate(need, "scan engine strip boundaries");
 }
 
 ScanEngine::~ScanEngine() = default;
 
 std::vector<std::int32_t> ScanEngine::scores(std::span<const std::uint8_t> query) {
+    const std::span<const std::uint8_t> one[] = {query};
+    return scores(std::span<const std::span<const std::uint8_t>>(one));
+}
+
+std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std::uint8_t>> queries) {
     Impl& im = *impl_;
     const ScoringScheme& s = im.scheme;
-    if (query.empty()) throw std::invalid_argument("ScanEngine::scores: empty query");
-    if (!fits_int32(s, query.size(), static_cast<std::size_t>(im.max_len)))
-        throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " + std::to_string(im.max_len) +
-                                " could overflow 32-bit scores");
-    GPUALIGN_CUDA(cudaSetDevice(im.options.device), "scan engine, device " + std::to_string(im.options.device));
     const int rows = detail::scan_strip_rows();
-    const int strips = static_cast<int>((query.size() + rows - 1) / rows);
     const int open = s.gap_open + s.gap_extend;
-    // Profile: strip k, letter c, row r -> s(q[k*rows + r], c) + O; -1000 past the query.
-    std::vector<short> prof(static_cast<std::size_t>(strips) * s.size * rows);
-    for (int k = 0; k < strips; ++k)
-        for (int c = 0; c < s.size; ++c)
-            for (int r = 0; r < rows; ++r) {
-                const std::size_t i = static_cast<std::size_t>(k) * rows + r;
-                prof[(static_cast<std::size_t>(k) * s.size + c) * rows + r] = static_cast<short>(
-                    i < query.size() ? s.score(query[i], static_cast<std::uint8_t>(c)) + open : -1000);
-            }
-    if (im.profile.bytes < prof.size() * sizeof(short))
-        im.profile.allocate(prof.size() * sizeof(short), "scan engine query profile");
-    GPUALIGN_CUDA(cudaMemcpyAsync(im.profile.ptr, prof.data(), prof.size() * sizeof(short), cudaMemcpyHostToDevice,
-                                  im.stream),
+    GPUALIGN_CUDA(cudaSetDevice(im.options.device), "scan engine, device " + std::to_string(im.options.device));
+    // Profiles, query after query: strip k, letter c, row r -> s(q[k*rows + r], c) + O; -1000 past the query.
+    std::vector<short> prof;
+    std::vector<long long> prof_off(queries.size());
+    std::vector<int> qlen(queries.size());
+    im.cells = 0;
+    for (std::size_t y = 0; y < queries.size(); ++y) {
+        const auto q = queries[y];
+        if (q.empty()) throw std::invalid_argument("ScanEngine::scores: query " + std::to_string(y) + " is empty");
+        if (q.size() > static_cast<std::size_t>(INT32_MAX / 2) || !fits_int32(s, q.size(), static_cast<std::size_t>(im.max_len)))
+            throw std::length_error("pair of lengths " + std::to_string(q.size()) + " x " + std::to_string(im.max_len) +
+                                    " could overflow 32-bit scores");
+        const int strips = static_cast<int>((q.size() + rows - 1) / rows);
+        prof_off[y] = static_cast<long long>(prof.size());
+        qlen[y] = static_cast<int>(q.size());
+        prof.resize(prof.size() + static_cast<std::size_t>(strips) * s.size * rows);
+        short* out = prof.data() + prof_off[y];
+        for (int k = 0; k < strips; ++k)
+            for (int c = 0; c < s.size; ++c)
+                for (int r = 0; r < rows; ++r) {
+                    const std::size_t i = static_cast<std::size_t>(k) * rows + r;
+                    out[(static_cast<std::size_t>(k) * s.size + c) * rows + r] = static_cast<short>(
+                        i < q.size() ? s.score(q[i], static_cast<std::uint8_t>(c)) + open : -1000);
+                }
+        im.cells += static_cast<std::uint64_t>(q.size()) * im.letters;
+    }
+    const std::size_t nq = queries.size();
+    std::vector<std::int32_t> result(nq * im.records);
+    if (nq == 0) return result;
+    auto ensure = [](DeviceMemory& m, std::size_t bytes, const char* what) {
+        if (m.bytes < bytes) m.allocate(bytes, what);
+    };
+    ensure(im.profile, prof.size() * sizeof(short), "scan engine query profiles");
+    ensure(im.profile_offset, nq * sizeof(long long), "scan engine profile offsets");
+    ensure(im.query_len, nq * sizeof(int), "scan engine query lengths");
+    ensure(im.scores, nq * im.records * sizeof(int), "scan engine scores");
+    // Queries per launch: as many as the boundary budget holds (grid y <= 65535).
+    const std::size_t budget = std::max<std::size_t>(im.options.boundary_bytes, std::size_t{16} << 20);
+    std::size_t need = 0;
+    std::vector<int> per_launch(im.launches.size());
+    for (std::size_t l = 0; l < im.launches.size(); ++l) {
+        const Launch& la = im.launches[l];
+        const std::size_t one = static_cast<std::size_t>(la.max_len) * static_cast<std::size_t>(la.end - la.begin) * 8;
+        per_launch[l] = static_cast<int>(std::clamp<std::size_t>(budget / one, 1, std::min<std::size_t>(nq, 65535)));
+        need = std::max(need, one * static_cast<std::size_t>(per_launch[l]));
+    }
+    ensure(im.boundary, need, "scan engine strip boundaries");
+    GPUALIGN_CUDA(cudaMemcpyAsync(im.profile.ptr, prof.data(), prof.size() * sizeof(short), cudaMemcpyHostToDevice, im.stream),
                   "query profile upload");
+    GPUALIGN_CUDA(cudaMemcpyAsync(im.profile_offset.ptr, prof_off.data(), nq * sizeof(long long), cudaMemcpyHostToDevice,
+                                  im.stream),
+                  "profile offsets upload");
+    GPUALIGN_CUDA(cudaMemcpyAsync(im.query_len.ptr, qlen.data(), nq * sizeof(int), cudaMemcpyHostToDevice, im.stream),
+                  "query lengths upload");
     GPUALIGN_CUDA(cudaEventRecord(im.ev0, im.stream), "scan start event");
-    for (const Launch& l : im.launches) {
-        detail::ScanLaunch a{};
-        a.db = static_cast<const std::uint8_t*>(im.db.ptr);
-        a.offsets = static_cast<const long long*>(im.offsets.ptr) + l.begin;
-        a.lengths = static_cast<const int*>(im.lengths.ptr) + l.begin;
-        a.slots = static_cast<const int*>(im.slots.ptr) + l.begin;
-        a.count = l.end - l.begin;
-        a.boundary = im.boundary.ptr;
-        a.profile = static_cast<const short*>(im.profile.ptr);
-        a.query_len = static_cast<int>(query.size());
-        a.strips = strips;
-        a.size = s.size;
-        a.gap_open = s.gap_open;
-        a.gap_extend = s.gap_extend;
-        a.scores = static_cast<int*>(im.scores.ptr);
-        detail::launch_scan(a, im.mode == AlignMode::local, im.stream);
+    for (std::size_t l = 0; l < im.launches.size(); ++l) {
+        const Launch& la = im.launches[l];
+        for (std::size_t y0 = 0; y0 < nq; y0 += static_cast<std::size_t>(per_launch[l])) {
+            detail::ScanLaunch a{};
+            a.db = static_cast<const std::uint8_t*>(im.db.ptr);
+            a.offsets = static_cast<const long long*>(im.offsets.ptr) + la.begin;
+            a.lengths = static_cast<const int*>(im.lengths.ptr) + la.begin;
+            a.slots = static_cast<const int*>(im.slots.ptr) + la.begin;
+            a.count = la.end - la.begin;
+            a.queries = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(per_launch[l]), nq - y0));
+            a.boundary = im.boundary.ptr;
+            a.profile = static_cast<const short*>(im.profile.ptr);
+            a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y0;
+            a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
+            a.size = s.size;
+            a.gap_open = s.gap_open;
+            a.gap_extend = s.gap_extend;
+            a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
+            a.records = static_cast<int>(im.records);
+            detail::launch_scan(a, im.mode == AlignMode::local, im.stream);
+        }
     }
     GPUALIGN_CUDA(cudaEventRecord(im.ev1, im.stream), "scan stop event");
-    // (prof is read by the copy above before the stream reaches the download)
-    std::vector<std::int32_t> out(im.records);
-    GPUALIGN_CUDA(cudaMemcpyAsync(out.data(), im.scores.ptr, out.size() * sizeof(int), cudaMemcpyDeviceToHost, im.stream),
+    GPUALIGN_CUDA(cudaMemcpyAsync(result.data(), im.scores.ptr, result.size() * sizeof(int), cudaMemcpyDeviceToHost,
+                                  im.stream),
                   "scores download");
     GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scan kernel");
     float ms = 0;
     GPUALIGN_CUDA(cudaEventElapsedTime(&ms, im.ev0, im.ev1), "scan timing");
     im.kernel_ms = ms;
-    im.cells = static_cast<std::uint64_t>(query.size()) * im.letters;
-    return out;
+    return result;
 }
 
 double ScanEngine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }

@@ -4,11 +4,14 @@
 // inter-task kernels). Device code only (included by scan_dispatch.cu).
 //
 // Layout: the query runs down the rows (i), the DB sequence along the
-// columns (j). A thread sweeps its sequence column by column, strip_rows
+// columns (j). blockIdx.y picks the query (a launch runs several queries
+// against the same DB sequences, so that a small DB still fills the GPU).
+// A thread sweeps its sequence column by column, strip_rows
 // query rows at a time, keeping the strip's rows in registers; the bottom
 // row of a strip (H and Fcell of each column) goes to a per-thread boundary
 // buffer in device memory, interleaved across threads (entry j of thread t
-// at boundary[j * count + t], so a warp's stores coalesce), which the next
+// of query y at boundary[j * count * queries + y * count + t], so a warp's
+// stores coalesce), which the next
 // strip reads back. The block shares the strip's query profile in shared
 // memory: for each DB letter c, the scores s(q_i, c) + O of the strip's rows
 // as int16 (rows past the query score -1000, which no real row reads).
@@ -34,34 +37,45 @@ constexpr int block_threads = 128;
 constexpr int max_letters = 32;    ///< alphabet size bound of the shared profile
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
-/// One launch: `count` DB sequences (sorted by length), one per thread.
+/// One launch: `count` DB sequences (sorted by length), one per thread, times
+/// `queries` queries (blockIdx.y).
 struct ScanParams {
     const std::uint8_t* db;          ///< device: every DB sequence's codes, each starting 16-byte aligned
     const long long* offsets;        ///< device, count: byte offset of thread t's sequence in db
     const int* lengths;              ///< device, count: its length (>= 1)
     const int* slots;                ///< device, count: where its score goes in `scores`
     int count;
-    int2* boundary;                  ///< device, max_len * count: (T, Fcell) of a strip's bottom row
-    const short* profile;            ///< device, strips * size * strip_rows: s(q_i, c) + O
-    int query_len, strips, size;
+    int queries;                     ///< queries of the launch (gridDim.y)
+    int2* boundary;                  ///< device, max_len * count * queries: (T, Fcell) of a strip's bottom row
+    const short* profile;            ///< device: query y's strips * size * strip_rows at profile_offset[y]: s(q_i, c) + O
+    const long long* profile_offset; ///< device, queries
+    const int* query_len;            ///< device, queries
+    int size;
     int gap_open, gap_extend;
-    int* scores;                     ///< device, one per DB record
+    int* scores;                     ///< device: query y's score of DB record r at scores[y * records + r]
+    int records;
 };
 
 template <bool Local>
 __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
     __shared__ __align__(16) short prof[max_letters * strip_rows];
     const int t = blockIdx.x * block_threads + threadIdx.x;
+    const int y = blockIdx.y;
     const bool active = t < p.count;
+    const int query_len = p.query_len[y];
+    const int strips = (query_len + strip_rows - 1) / strip_rows;
+    const short* profile = p.profile + p.profile_offset[y];
+    const std::size_t lane = static_cast<std::size_t>(y) * p.count + t;           // this thread's boundary column
+    const std::size_t pitch = static_cast<std::size_t>(p.count) * p.queries;      // boundary entries per DB column
     const int n = active ? p.lengths[t] : 0;
     const uint4* seq = active ? reinterpret_cast<const uint4*>(p.db + p.offsets[t]) : nullptr;
     const int ge = p.gap_extend, open = p.gap_open + p.gap_extend;
     int best = 0;      // local: the largest H
     int result = 0;    // global: H(m, n)
-    for (int k = 0; k < p.strips; ++k) {
+    for (int k = 0; k < strips; ++k) {
         __syncthreads();
         for (int x = threadIdx.x; x < p.size * strip_rows; x += block_threads)
-            prof[x] = p.profile[static_cast<std::size_t>(k) * p.size * strip_rows + x];
+            prof[x] = profile[static_cast<std::size_t>(k) * p.size * strip_rows + x];
         __syncthreads();
         if (!active) continue;
         const int row0 = k * strip_rows;
@@ -84,7 +98,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
                 t_top = Local ? -open : -(p.gap_open + (j + 1) * ge) - open;
                 f = neg_inf;
             } else {
-                const int2 b = p.boundary[static_cast<std::size_t>(j) * p.count + t];
+                const int2 b = p.boundary[static_cast<std::size_t>(j) * pitch + lane];
                 t_top = b.x;
                 f = b.y;
             }
@@ -110,17 +124,16 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
                 }
             }
             t_left_top = t_top;
-            if (k + 1 < p.strips)
-                p.boundary[static_cast<std::size_t>(j) * p.count + t] = make_int2(T[strip_rows - 1], f);
+            if (k + 1 < strips) p.boundary[static_cast<std::size_t>(j) * pitch + lane] = make_int2(T[strip_rows - 1], f);
         }
-        if (!Local && k + 1 == p.strips) {
-            const int last = p.query_len - 1 - row0;
+        if (!Local && k + 1 == strips) {
+            const int last = query_len - 1 - row0;
 #pragma unroll
             for (int r = 0; r < strip_rows; ++r)
                 if (r == last) result = T[r] + open;
         }
     }
-    if (active) p.scores[p.slots[t]] = Local ? best : result;
+    if (active) p.scores[static_cast<std::size_t>(y) * p.records + p.slots[t]] = Local ? best : result;
 }
 
 }  // namespace gpualign::gpu::scan_kernels

@@ -13,11 +13,15 @@ struct ScanLaunch {
     const int* lengths;         ///< count: its length
     const int* slots;           ///< count: its output slot (DB record index)
     int count;                  ///< sequences (threads) in the launch
-    void* boundary;             ///< int2[max_len * count]
-    const short* profile;       ///< strips * size * strip rows
-    int query_len, strips, size;
+    int queries;                ///< queries in the launch (grid y)
+    void* boundary;             ///< int2[max_len * count * queries]
+    const short* profile;       ///< every query's strips * size * strip rows
+    const long long* profile_offset;  ///< queries: where each query's profile starts (shorts)
+    const int* query_len;       ///< queries
+    int size;
     int gap_open, gap_extend;
-    int* scores;                ///< one per DB record
+    int* scores;                ///< queries x records
+    int records;
 };
 
 }  // namespace gpualign::gpu::detail

@@ -129,6 +129,7 @@ public:
             so.device = c.device;
             if (c.gpu_memory) so.boundary_bytes = c.gpu_memory / 4;
             scan_ = std::make_unique<gpu::ScanEngine>(s, c.mode, seqs, so);
+            dedicated_ = true;
         }
     }
 
@@ -138,11 +139,10 @@ public:
         std::vector<std::int32_t> out;
         out.reserve(qs.size() * db.size());
         if (scan_) {
-            for (const RecordView& q : qs) {
-                const std::vector<std::int32_t> sc = scan_->scores(q.codes);
-                out.insert(out.end(), sc.begin(), sc.end());
-                kernel_ms_ += scan_->last_kernel_ms();
-            }
+            std::vector<std::span<const std::uint8_t>> q(qs.size());
+            for (std::size_t k = 0; k < qs.size(); ++k) q[k] = qs[k].codes;
+            out = scan_->scores(q);
+            kernel_ms_ += scan_->last_kernel_ms();
             return out;
         }
         std::vector<gpu::PairView> pairs;
@@ -163,7 +163,7 @@ public:
     }
 
     double scan_kernel_ms() const noexcept { return kernel_ms_; }
-    bool dedicated_scan() const noexcept { return scan_ != nullptr; }
+    bool dedicated_scan() const noexcept { return dedicated_; }
 
 private:
     std::vector<AlignmentResult> run(gpu::Engine& e, std::span<const gpu::PairView> pairs, bool score_only) {
@@ -195,6 +195,7 @@ private:
     std::unique_ptr<gpu::ScanEngine> scan_;
     std::unique_ptr<gpu::Engine> batch_scan_;
     double kernel_ms_ = 0;
+    bool dedicated_ = false;
 };
 
 bool use_gpu(const AlignConfig& c) {
@@ -267,7 +268,7 @@ RunStats run_search(const AlignConfig& c) {
     std::vector<std::vector<SearchHit>> hits(queries.views.size());
     // GPU: queries go to the engine in groups of about scan_pairs pairs, so
     // that each call has enough pairs to fill the GPU.
-    constexpr std::size_t scan_pairs = std::size_t{1} << 22;  // (the batch-engine scan; ScanEngine goes query by query)
+    constexpr std::size_t scan_pairs = std::size_t{1} << 22;
     const std::size_t group = gpu ? std::max<std::size_t>(1, scan_pairs / std::max<std::size_t>(1, db.views.size())) : 1;
     for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
         const std::size_t q1 = std::min(queries.views.size(), q0 + group);

@@ -18,9 +18,10 @@ namespace gpualign::gpu {
 struct ScanOptions {
     int device = 0;                                   ///< CUDA device ordinal
     /// Device bytes for the per-thread strip boundaries of one launch (8 bytes
-    /// per DB letter of the launch's longest sequence, per sequence): the DB is
-    /// scanned in launches of sequences of similar length within it.
-    std::size_t boundary_bytes = std::size_t{1} << 30;
+    /// per DB letter of the launch's longest sequence, per sequence, per
+    /// query): the DB is scanned in launches of sequences of one length class
+    /// (up to 64, 128, 256, ...), with as many queries as fit.
+    std::size_t boundary_bytes = std::size_t{2} << 30;
 };
 
 /// The DB, sorted by length and copied to device memory once; scores() then
@@ -54,6 +55,12 @@ public:
     ///         (fits_int32), as align_pair would; std::runtime_error naming
     ///         the CUDA error.
     std::vector<std::int32_t> scores(std::span<const std::uint8_t> query);
+
+    /// The same for several queries at once (one launch runs many queries
+    /// against the same DB sequences, so a small DB still fills the GPU):
+    /// queries.size() x records values, query after query.
+    /// @throws as the one-query form (an empty query: std::invalid_argument).
+    std::vector<std::int32_t> scores(std::span<const std::span<const std::uint8_t>> queries);
 
     /// Device milliseconds of the last scores() call's kernels.
     double last_kernel_ms() const noexcept;
