@@ -68,5 +68,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
 }
 double ScanEngine::last_kernel_ms() const noexcept { return 0.0; }
 std::uint64_t ScanEngine::last_cells() const noexcept { return 0; }
+std::uint64_t ScanEngine::last_rescored() const noexcept { return 0; }
+bool ScanEngine::uses_16bit() const noexcept { return false; }
 
 }  // namespace gpualign::gpu

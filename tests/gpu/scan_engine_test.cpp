@@ -49,10 +49,13 @@ TEST(ScanEngine, ScoresEqualTheCpuReference) {
                 db[t] = db[300 - 1 - t];
                 db[t].resize(std::max<std::size_t>(1, db[t].size() / 2));
             }
-            for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+            for (const auto& [mode, s16] : {std::pair{AlignMode::local, true}, std::pair{AlignMode::local, false},
+                                            std::pair{AlignMode::global, false}}) {
                 gpu::ScanOptions o;
                 o.boundary_bytes = 1 << 14;  // raised to the 16 MiB floor: one launch here (ManyLaunches cuts several)
+                o.use_s16 = s16;
                 gpu::ScanEngine e(s, mode, spans(db), o);
+                EXPECT_EQ(e.uses_16bit(), s16);
                 for (const std::size_t m : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{64},
                                             std::size_t{65}, std::size_t{200}}) {
                     Codes q(m);
@@ -60,12 +63,12 @@ TEST(ScanEngine, ScoresEqualTheCpuReference) {
                     if (m >= 64) std::copy(db[0].begin(), db[0].begin() + std::min(db[0].size(), m / 2), q.begin());
                     expect_scores(e, q, db, s, mode,
                                   std::string(protein ? "protein" : "dna") + " " + std::to_string(go) + "/" +
-                                      std::to_string(ge) + " " + to_string(mode));
+                                      std::to_string(ge) + " " + to_string(mode) + (s16 ? " s16" : " s32"));
                     ++compared;
                 }
             }
         }
-    EXPECT_EQ(compared, 2 * 3 * 2 * 7);
+    EXPECT_EQ(compared, 2 * 3 * 3 * 7);
 }
 
 // Many records of widely spread lengths against a small boundary budget:
@@ -134,6 +137,36 @@ TEST(ScanEngine, RealProteinFamilies) {
     for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
         gpu::ScanEngine e(s, mode, spans(db));
         for (std::size_t k = 0; k < qs.size(); k += 5) expect_scores(e, qs[k], db, s, mode, "kringle " + std::to_string(k));
+    }
+}
+
+// 16-bit lanes: pairs whose best score reaches 32767 - max s (long
+// identical stretches, a large match score) are scored again in 32 bits and
+// come out exact; the others stay on the 16-bit path. Odd and even record
+// counts put such pairs in both halves of a thread.
+TEST(ScanEngine, SixteenBitOverflowIsRescoredExactly) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(5);
+    const ScoringScheme s = make_dna_scheme(60, 3, 5, 2, -3);
+    Codes q(700);
+    for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 4);
+    for (const std::size_t records : {std::size_t{401}, std::size_t{402}}) {
+        std::vector<Codes> db(records);
+        std::size_t big = 0;
+        for (std::size_t t = 0; t < db.size(); ++t) {
+            if (t % 7 == 3) {  // 600 identical bases: 36,000 > 32,767
+                db[t].assign(q.begin() + 50, q.begin() + 650);
+                ++big;
+            } else {
+                db[t].resize(50 + rng() % 600);
+                for (auto& c : db[t]) c = static_cast<std::uint8_t>(rng() % 4);
+            }
+        }
+        gpu::ScanEngine e(s, AlignMode::local, spans(db));
+        ASSERT_TRUE(e.uses_16bit());
+        expect_scores(e, q, db, s, AlignMode::local, std::to_string(records) + " records");
+        EXPECT_GE(e.last_rescored(), big);
+        EXPECT_LT(e.last_rescored(), records);  // random records stay below the threshold
     }
 }
 

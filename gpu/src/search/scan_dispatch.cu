@@ -12,7 +12,7 @@ int scan_block_threads() { return scan_kernels::block_threads; }
 int scan_strip_rows() { return scan_kernels::strip_rows; }
 int scan_max_letters() { return scan_kernels::max_letters; }
 
-void launch_scan(const ScanLaunch& a, bool local, cudaStream_t stream) {
+void launch_scan(const ScanLaunch& a, bool local, bool s16, int overflow_at, cudaStream_t stream) {
     scan_kernels::ScanParams p{};
     p.db = a.db;
     p.offsets = a.offsets;
@@ -29,9 +29,12 @@ void launch_scan(const ScanLaunch& a, bool local, cudaStream_t stream) {
     p.gap_extend = a.gap_extend;
     p.scores = a.scores;
     p.records = a.records;
-    const dim3 grid(static_cast<unsigned>((a.count + scan_kernels::block_threads - 1) / scan_kernels::block_threads),
+    const int threads = s16 ? (a.count + 1) / 2 : a.count;
+    const dim3 grid(static_cast<unsigned>((threads + scan_kernels::block_threads - 1) / scan_kernels::block_threads),
                     static_cast<unsigned>(a.queries));
-    if (local)
+    if (s16)
+        scan_kernels::scan_kernel_s16x2<<<grid, scan_kernels::block_threads, 0, stream>>>(p, overflow_at);
+    else if (local)
         scan_kernels::scan_kernel<true><<<grid, scan_kernels::block_threads, 0, stream>>>(p);
     else
         scan_kernels::scan_kernel<false><<<grid, scan_kernels::block_threads, 0, stream>>>(p);

@@ -49,7 +49,13 @@ struct ScanEngine::Impl {
     cudaStream_t stream = nullptr;
     cudaEvent_t ev0 = nullptr, ev1 = nullptr;
     DeviceMemory db, offsets, lengths, slots, boundary, profile, profile_offset, query_len, scores;
-    std::vector<int> sorted_lengths;  // by launch order
+    std::vector<long long> sorted_offsets;  // by length order (host copies, for re-scoring)
+    std::vector<int> sorted_lengths;
+    std::vector<int> position;              // DB record -> its place in length order
+    bool s16 = false;                       // local scans in 16-bit lanes (scan_kernel_s16x2)
+    int overflow_at = 0;                    // 32767 - max s
+    DeviceMemory rescore;                   // offsets, lengths, slots of the pairs scored again in 32 bits
+    std::uint64_t rescored = 0;
     std::vector<Launch> launches;
     std::size_t records = 0;
     std::uint64_t letters = 0;
@@ -65,7 +71,7 @@ struct ScanEngine::Impl {
 };
 
 bool ScanEngine::supports(const ScoringScheme& s) noexcept {
-    if (s.size > detail::scan_max_letters()) return false;
+    if (s.size > detail::scan_max_letters()) return false;  // (plus the pad letter)
     const std::int64_t open = static_cast<std::int64_t>(s.gap_open) + s.gap_extend;
     for (const std::int32_t v : s.matrix)
         if (v + open > 32767 || v + open < -32768 + 1000) return false;
@@ -84,6 +90,9 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     im.mode = mode;
     im.options = options;
     im.records = db.size();
+    const std::int32_t max_s = *std::max_element(s.matrix.begin(), s.matrix.end());
+    im.overflow_at = 32767 - std::max(0, max_s);
+    im.s16 = options.use_s16 && mode == AlignMode::local && im.overflow_at > 1000;
     GPUALIGN_CUDA(cudaSetDevice(options.device), "scan engine, device " + std::to_string(options.device));
     GPUALIGN_CUDA(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking), "scan engine stream");
     GPUALIGN_CUDA(cudaEventCreate(&im.ev0), "scan engine event");
@@ -123,6 +132,10 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
                   "DB lengths upload");
     GPUALIGN_CUDA(cudaMemcpy(im.slots.ptr, order.data(), order.size() * sizeof(int), cudaMemcpyHostToDevice),
                   "DB slots upload");
+    im.sorted_offsets = offs;
+    im.sorted_lengths = lens;
+    im.position.resize(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) im.position[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
 
     // Launches: consecutive sequences of one length class (lengths up to
     // 64, 128, 256, ... : a launch's boundary buffer is 8 bytes x its longest
@@ -159,7 +172,9 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     const int rows = detail::scan_strip_rows();
     const int open = s.gap_open + s.gap_extend;
     GPUALIGN_CUDA(cudaSetDevice(im.options.device), "scan engine, device " + std::to_string(im.options.device));
-    // Profiles, query after query: strip k, letter c, row r -> s(q[k*rows + r], c) + O; -1000 past the query.
+    // Profiles, query after query: strip k, letter c, row r -> s(q[k*rows + r], c) + O; -1000 past the query
+    // and for the pad letter c = size.
+    const int letters = s.size + 1;
     std::vector<short> prof;
     std::vector<long long> prof_off(queries.size());
     std::vector<int> qlen(queries.size());
@@ -173,14 +188,14 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
         const int strips = static_cast<int>((q.size() + rows - 1) / rows);
         prof_off[y] = static_cast<long long>(prof.size());
         qlen[y] = static_cast<int>(q.size());
-        prof.resize(prof.size() + static_cast<std::size_t>(strips) * s.size * rows);
+        prof.resize(prof.size() + static_cast<std::size_t>(strips) * letters * rows);
         short* out = prof.data() + prof_off[y];
         for (int k = 0; k < strips; ++k)
-            for (int c = 0; c < s.size; ++c)
+            for (int c = 0; c < letters; ++c)
                 for (int r = 0; r < rows; ++r) {
                     const std::size_t i = static_cast<std::size_t>(k) * rows + r;
-                    out[(static_cast<std::size_t>(k) * s.size + c) * rows + r] = static_cast<short>(
-                        i < q.size() ? s.score(q[i], static_cast<std::uint8_t>(c)) + open : -1000);
+                    out[(static_cast<std::size_t>(k) * letters + c) * rows + r] = static_cast<short>(
+                        i < q.size() && c < s.size ? s.score(q[i], static_cast<std::uint8_t>(c)) + open : -1000);
                 }
         im.cells += static_cast<std::uint64_t>(q.size()) * im.letters;
     }
@@ -200,7 +215,9 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     std::vector<int> per_launch(im.launches.size());
     for (std::size_t l = 0; l < im.launches.size(); ++l) {
         const Launch& la = im.launches[l];
-        const std::size_t one = static_cast<std::size_t>(la.max_len) * static_cast<std::size_t>(la.end - la.begin) * 8;
+        const std::size_t threads = im.s16 ? static_cast<std::size_t>(la.end - la.begin + 1) / 2
+                                           : static_cast<std::size_t>(la.end - la.begin);
+        const std::size_t one = static_cast<std::size_t>(la.max_len) * threads * 8;
         per_launch[l] = static_cast<int>(std::clamp<std::size_t>(budget / one, 1, std::min<std::size_t>(nq, 65535)));
         need = std::max(need, one * static_cast<std::size_t>(per_launch[l]));
     }
@@ -227,18 +244,70 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
             a.profile = static_cast<const short*>(im.profile.ptr);
             a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y0;
             a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
-            a.size = s.size;
+            a.size = letters;
             a.gap_open = s.gap_open;
             a.gap_extend = s.gap_extend;
             a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
             a.records = static_cast<int>(im.records);
-            detail::launch_scan(a, im.mode == AlignMode::local, im.stream);
+            detail::launch_scan(a, im.mode == AlignMode::local, im.s16, im.overflow_at, im.stream);
         }
     }
-    GPUALIGN_CUDA(cudaEventRecord(im.ev1, im.stream), "scan stop event");
     GPUALIGN_CUDA(cudaMemcpyAsync(result.data(), im.scores.ptr, result.size() * sizeof(int), cudaMemcpyDeviceToHost,
                                   im.stream),
                   "scores download");
+    GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scan kernel");
+    // 16-bit lanes: a best score that may have wrapped (reported -1) is
+    // scored again by the 32-bit kernel, query by query.
+    im.rescored = 0;
+    if (im.s16) {
+        for (std::size_t y = 0; y < nq; ++y) {
+            std::vector<long long> offs;
+            std::vector<int> lens, slots;
+            int longest = 0;
+            for (std::size_t r = 0; r < im.records; ++r)
+                if (result[y * im.records + r] < 0) {
+                    const int k = im.position[r];
+                    offs.push_back(im.sorted_offsets[static_cast<std::size_t>(k)]);
+                    lens.push_back(im.sorted_lengths[static_cast<std::size_t>(k)]);
+                    slots.push_back(static_cast<int>(r));
+                    longest = std::max(longest, lens.back());
+                }
+            if (offs.empty()) continue;
+            const std::size_t c = offs.size();
+            ensure(im.rescore, c * (sizeof(long long) + 2 * sizeof(int)), "scan engine re-score lists");
+            auto* d_offs = static_cast<long long*>(im.rescore.ptr);
+            auto* d_lens = reinterpret_cast<int*>(d_offs + c);
+            int* d_slots = d_lens + c;
+            GPUALIGN_CUDA(cudaMemcpy(d_offs, offs.data(), c * sizeof(long long), cudaMemcpyHostToDevice), "re-score list upload");
+            GPUALIGN_CUDA(cudaMemcpy(d_lens, lens.data(), c * sizeof(int), cudaMemcpyHostToDevice), "re-score list upload");
+            GPUALIGN_CUDA(cudaMemcpy(d_slots, slots.data(), c * sizeof(int), cudaMemcpyHostToDevice), "re-score list upload");
+            ensure(im.boundary, static_cast<std::size_t>(longest) * c * 8, "scan engine strip boundaries");
+            detail::ScanLaunch a{};
+            a.db = static_cast<const std::uint8_t*>(im.db.ptr);
+            a.offsets = d_offs;
+            a.lengths = d_lens;
+            a.slots = d_slots;
+            a.count = static_cast<int>(c);
+            a.queries = 1;
+            a.boundary = im.boundary.ptr;
+            a.profile = static_cast<const short*>(im.profile.ptr);
+            a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y;
+            a.query_len = static_cast<const int*>(im.query_len.ptr) + y;
+            a.size = letters;
+            a.gap_open = s.gap_open;
+            a.gap_extend = s.gap_extend;
+            a.scores = static_cast<int*>(im.scores.ptr) + y * im.records;
+            a.records = static_cast<int>(im.records);
+            detail::launch_scan(a, true, false, 0, im.stream);
+            std::vector<int> got(im.records);
+            GPUALIGN_CUDA(cudaMemcpyAsync(got.data(), a.scores, im.records * sizeof(int), cudaMemcpyDeviceToHost, im.stream),
+                          "re-scored download");
+            GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scan kernel (32-bit re-score)");
+            for (const int r : slots) result[y * im.records + static_cast<std::size_t>(r)] = got[static_cast<std::size_t>(r)];
+            im.rescored += c;
+        }
+    }
+    GPUALIGN_CUDA(cudaEventRecord(im.ev1, im.stream), "scan stop event");
     GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scan kernel");
     float ms = 0;
     GPUALIGN_CUDA(cudaEventElapsedTime(&ms, im.ev0, im.ev1), "scan timing");
@@ -248,5 +317,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
 
 double ScanEngine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }
 std::uint64_t ScanEngine::last_cells() const noexcept { return impl_->cells; }
+std::uint64_t ScanEngine::last_rescored() const noexcept { return impl_->rescored; }
+bool ScanEngine::uses_16bit() const noexcept { return impl_->s16; }
 
 }  // namespace gpualign::gpu

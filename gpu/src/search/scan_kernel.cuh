@@ -14,7 +14,8 @@
 // stores coalesce), which the next
 // strip reads back. The block shares the strip's query profile in shared
 // memory: for each DB letter c, the scores s(q_i, c) + O of the strip's rows
-// as int16 (rows past the query score -1000, which no real row reads).
+// as int16 (rows past the query score -1000, which no real row reads), and a
+// pad letter scoring -1000 everywhere.
 //
 // Recurrence (Gotoh 1982; docs/scoring.md), O = gap_open + gap_extend,
 // T = H - O kept per row:
@@ -26,6 +27,17 @@
 // cell holds it); global: H(m, n). Only the score leaves the kernel: a hit's
 // coordinates and CIGAR come from aligning it again (search_pipeline.cpp).
 // Scores are 32-bit: a pair within fits_int32 cannot overflow.
+//
+// scan_kernel_s16x2 (local only) is the same recurrence on two DB sequences
+// per thread, packed as the two 16-bit halves of each register and updated
+// by the s16x2 DPX forms (__viaddmax_s16x2, __vimax3_s16x2, __vmaxs2): half
+// the instructions per cell. Every value stays in int16: Ecell, Fcell and T
+// are at least -O after their first update, and H can only wrap after some
+// H reached 32767 - max s, since a diagonal step adds at most max s. So a
+// best score of at least `overflow_at` (= 32767 - max s) may be wrong, and
+// is reported as -1: the host scores that pair again in 32 bits. Past its
+// sequence's end a lane reads the pad letter (the profile's last, -1000),
+// which adds no cell above the lane's best.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +62,7 @@ struct ScanParams {
     const short* profile;            ///< device: query y's strips * size * strip_rows at profile_offset[y]: s(q_i, c) + O
     const long long* profile_offset; ///< device, queries
     const int* query_len;            ///< device, queries
-    int size;
+    int size;                        ///< profile letters: the alphabet plus the pad letter (code size - 1, -1000)
     int gap_open, gap_extend;
     int* scores;                     ///< device: query y's score of DB record r at scores[y * records + r]
     int records;
@@ -58,7 +70,7 @@ struct ScanParams {
 
 template <bool Local>
 __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
-    __shared__ __align__(16) short prof[max_letters * strip_rows];
+    __shared__ __align__(16) short prof[(max_letters + 1) * strip_rows];
     const int t = blockIdx.x * block_threads + threadIdx.x;
     const int y = blockIdx.y;
     const bool active = t < p.count;
@@ -134,6 +146,103 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
         }
     }
     if (active) p.scores[static_cast<std::size_t>(y) * p.records + p.slots[t]] = Local ? best : result;
+}
+
+/// The 16-bit local kernel: thread t aligns the launch's sequences 2t (low
+/// halves) and 2t+1 (high halves; absent when 2t+1 == count). The profile's
+/// last letter (code size - 1) is the pad letter; `overflow_at` is
+/// 32767 - max s. Boundary entries: (T, Fcell) packed, at [j * pitch + lane]
+/// as in scan_kernel with ceil(count / 2) threads.
+__global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p, int overflow_at) {
+    __shared__ __align__(16) short prof[(max_letters + 1) * strip_rows];
+    const int threads = (p.count + 1) / 2;
+    const int t = blockIdx.x * block_threads + threadIdx.x;
+    const int y = blockIdx.y;
+    const bool active = t < threads;
+    const int s0 = 2 * t, s1 = 2 * t + 1;
+    const int n0 = active ? p.lengths[s0] : 0;
+    const int n1 = active && s1 < p.count ? p.lengths[s1] : 0;
+    const int n = max(n0, n1);
+    const uint4* seq0 = active ? reinterpret_cast<const uint4*>(p.db + p.offsets[s0]) : nullptr;
+    const uint4* seq1 = n1 > 0 ? reinterpret_cast<const uint4*>(p.db + p.offsets[s1]) : nullptr;
+    const int query_len = p.query_len[y];
+    const int strips = (query_len + strip_rows - 1) / strip_rows;
+    const short* profile = p.profile + p.profile_offset[y];
+    const int letters = p.size;
+    const std::size_t lane = static_cast<std::size_t>(y) * threads + t;
+    const std::size_t pitch = static_cast<std::size_t>(threads) * p.queries;
+    const int open = p.gap_open + p.gap_extend;
+    const unsigned open2 = (static_cast<unsigned>(open) & 0xFFFFu) * 0x10001u;
+    const unsigned neg_open2 = (static_cast<unsigned>(-open) & 0xFFFFu) * 0x10001u;
+    const unsigned neg_ge2 = (static_cast<unsigned>(-p.gap_extend) & 0xFFFFu) * 0x10001u;
+    const unsigned ninf2 = 0xC000C000u;  // -16384 in both halves
+    unsigned best = 0;
+    for (int k = 0; k < strips; ++k) {
+        __syncthreads();
+        for (int x = threadIdx.x; x < letters * strip_rows; x += block_threads)
+            prof[x] = profile[static_cast<std::size_t>(k) * letters * strip_rows + x];
+        __syncthreads();
+        if (!active) continue;
+        unsigned T[strip_rows], E[strip_rows];
+#pragma unroll
+        for (int r = 0; r < strip_rows; ++r) {
+            T[r] = neg_open2;  // H(i, 0) = 0
+            E[r] = ninf2;
+        }
+        unsigned t_left_top = neg_open2;
+        uint4 codes0 = make_uint4(0, 0, 0, 0), codes1 = make_uint4(0, 0, 0, 0);
+        for (int j = 0; j < n; ++j) {
+            if ((j & 15) == 0) {
+                if (j < n0) codes0 = seq0[j >> 4];
+                if (j < n1) codes1 = seq1[j >> 4];
+            }
+            const int sh = (j & 3) * 8;
+            const unsigned w0 = (j & 8) ? ((j & 4) ? codes0.w : codes0.z) : ((j & 4) ? codes0.y : codes0.x);
+            const unsigned w1 = (j & 8) ? ((j & 4) ? codes1.w : codes1.z) : ((j & 4) ? codes1.y : codes1.x);
+            const int c0 = j < n0 ? static_cast<int>((w0 >> sh) & 0xFF) : letters - 1;
+            const int c1 = j < n1 ? static_cast<int>((w1 >> sh) & 0xFF) : letters - 1;
+            unsigned t_top, f;
+            if (k == 0) {
+                t_top = neg_open2;
+                f = ninf2;
+            } else {
+                const int2 b = p.boundary[static_cast<std::size_t>(j) * pitch + lane];
+                t_top = static_cast<unsigned>(b.x);
+                f = static_cast<unsigned>(b.y);
+            }
+            unsigned t_diag = t_left_top, t_up = t_top;
+            const uint4* pa = reinterpret_cast<const uint4*>(prof + c0 * strip_rows);
+            const uint4* pb = reinterpret_cast<const uint4*>(prof + c1 * strip_rows);
+#pragma unroll
+            for (int q = 0; q < strip_rows / 8; ++q) {
+                const uint4 a4 = pa[q], b4 = pb[q];
+                const unsigned wa[4] = {a4.x, a4.y, a4.z, a4.w}, wb[4] = {b4.x, b4.y, b4.z, b4.w};
+#pragma unroll
+                for (int h = 0; h < 8; ++h) {
+                    const int r = q * 8 + h;
+                    // rows 2m, 2m+1 of the strip are the halves of word m: low halves for even rows
+                    const unsigned so = __byte_perm(wa[h >> 1], wb[h >> 1], (h & 1) ? 0x7632 : 0x5410);
+                    E[r] = __viaddmax_s16x2(E[r], neg_ge2, T[r]);
+                    f = __viaddmax_s16x2(f, neg_ge2, t_up);
+                    const unsigned d = __viaddmax_s16x2(t_diag, so, 0u);
+                    const unsigned hv = __vimax3_s16x2(d, E[r], f);
+                    t_diag = T[r];
+                    T[r] = __vsub2(hv, open2);
+                    t_up = T[r];
+                    best = __vmaxs2(best, hv);
+                }
+            }
+            t_left_top = t_top;
+            if (k + 1 < strips)
+                p.boundary[static_cast<std::size_t>(j) * pitch + lane] =
+                    make_int2(static_cast<int>(T[strip_rows - 1]), static_cast<int>(f));
+        }
+    }
+    if (!active) return;
+    const int b0 = static_cast<int>(best & 0xFFFFu), b1 = static_cast<int>(best >> 16);
+    int* out = p.scores + static_cast<std::size_t>(y) * p.records;
+    out[p.slots[s0]] = b0 >= overflow_at ? -1 : b0;
+    if (s1 < p.count) out[p.slots[s1]] = b1 >= overflow_at ? -1 : b1;
 }
 
 }  // namespace gpualign::gpu::scan_kernels

@@ -22,6 +22,11 @@ struct ScanOptions {
     /// query): the DB is scanned in launches of sequences of one length class
     /// (up to 64, 128, 256, ...), with as many queries as fit.
     std::size_t boundary_bytes = std::size_t{2} << 30;
+    /// Local scans in 16-bit lanes, two DB sequences per thread (about twice
+    /// the rate); a pair whose best score may have wrapped (at least 32767 -
+    /// the largest substitution score) is scored again in 32 bits. false:
+    /// 32-bit throughout. Global scans are always 32-bit.
+    bool use_s16 = true;
 };
 
 /// The DB, sorted by length and copied to device memory once; scores() then
@@ -29,8 +34,9 @@ struct ScanOptions {
 ///
 /// Algorithm: exhaustive Smith-Waterman-Gotoh or Needleman-Wunsch-Gotoh
 /// (Gotoh 1982) with inter-sequence parallelism, one thread per DB sequence
-/// (SWIPE, Rognes 2011; CUDASW++, Liu et al.), 32-bit scores (exact within
-/// fits_int32, checked per pair). Kernel: gpu/src/search/scan_kernel.cuh.
+/// (SWIPE, Rognes 2011; CUDASW++, Liu et al.) or, local, two per thread in
+/// 16-bit lanes with overflow re-scored in 32 bits; exact within fits_int32
+/// (checked per pair). Kernels: gpu/src/search/scan_kernel.cuh.
 /// Owning; not thread-safe.
 class ScanEngine {
 public:
@@ -66,6 +72,10 @@ public:
     double last_kernel_ms() const noexcept;
     /// DP cells of the last scores() call (query length x DB letters).
     std::uint64_t last_cells() const noexcept;
+    /// Pairs of the last scores() call scored again in 32 bits.
+    std::uint64_t last_rescored() const noexcept;
+    /// True when local scans run in 16-bit lanes (ScanOptions::use_s16).
+    bool uses_16bit() const noexcept;
 
 private:
     struct Impl;
