@@ -5,6 +5,7 @@
 // where no CUDA device is visible.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <span>
 #include <vector>
@@ -129,7 +130,8 @@ TEST(ScanEngine, ManyQueriesAtOnceEqualOneByOne) {
 
 TEST(ScanEngine, RealProteinFamilies) {
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
-    const auto dir = shared_data() / "protein" / "families";
+    const char* env = std::getenv("GPUALIGN_SHARED_DATA");  // the device machine's copy of the shared data
+    const auto dir = std::filesystem::path(env ? env : GPUALIGN_SHARED_DATA) / "protein" / "families";
     if (!std::filesystem::exists(dir)) GTEST_SKIP() << "shared data not found";
     const std::vector<Codes> db = read_fasta_codes<Alphabet::protein>(dir / "pfam_Pkinase_seed.fa");
     const std::vector<Codes> qs = read_fasta_codes<Alphabet::protein>(dir / "kringle_ref6.fa");
@@ -148,8 +150,9 @@ TEST(ScanEngine, SixteenBitOverflowIsRescoredExactly) {
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
     std::mt19937_64 rng(5);
     const ScoringScheme s = make_dna_scheme(60, 3, 5, 2, -3);
+    constexpr std::uint8_t acgt[] = {0, 1, 2, 4};  // dna5 codes of A C G T (N, code 3, scores as a mismatch)
     Codes q(700);
-    for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 4);
+    for (auto& c : q) c = acgt[rng() % 4];
     for (const std::size_t records : {std::size_t{401}, std::size_t{402}}) {
         std::vector<Codes> db(records);
         std::size_t big = 0;
@@ -159,12 +162,13 @@ TEST(ScanEngine, SixteenBitOverflowIsRescoredExactly) {
                 ++big;
             } else {
                 db[t].resize(50 + rng() % 600);
-                for (auto& c : db[t]) c = static_cast<std::uint8_t>(rng() % 4);
+                for (auto& c : db[t]) c = acgt[rng() % 4];
             }
         }
         gpu::ScanEngine e(s, AlignMode::local, spans(db));
         ASSERT_TRUE(e.uses_16bit());
         expect_scores(e, q, db, s, AlignMode::local, std::to_string(records) + " records");
+        EXPECT_EQ(align_pair(q, db[3], s, AlignMode::local, true).score, 36000);
         EXPECT_GE(e.last_rescored(), big);
         EXPECT_LT(e.last_rescored(), records);  // random records stay below the threshold
     }
