@@ -53,7 +53,7 @@ TEST(ScanEngine, ScoresEqualTheCpuReference) {
             for (const auto& [mode, s16] : {std::pair{AlignMode::local, true}, std::pair{AlignMode::local, false},
                                             std::pair{AlignMode::global, false}}) {
                 gpu::ScanOptions o;
-                o.boundary_bytes = 1 << 14;  // raised to the 16 MiB floor: one launch here (ManyLaunches cuts several)
+                o.boundary_bytes = 1 << 14;  // raised to the 1 MiB floor: one launch per length class here
                 o.use_s16 = s16;
                 gpu::ScanEngine e(s, mode, spans(db), o);
                 EXPECT_EQ(e.uses_16bit(), s16);

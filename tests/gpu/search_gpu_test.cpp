@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gpu/gpu_test_util.hpp"
@@ -60,6 +62,42 @@ TEST_P(SearchGpu, OutputIsByteIdenticalToCpu) {
             ++compared;
         }
     EXPECT_EQ(compared, 7);
+    fs::remove_all(dir);
+}
+
+// A DB larger than the GPU share (--gpu-memory 8M: chunks of 2 MB of
+// letters) is scanned in chunks: the output equals the one-chunk run's byte
+// for byte.
+TEST(SearchGpuChunks, ChunkedDbGivesTheSameOutput) {
+    if (gpualign::gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    const std::string qall = shared_data() + "/protein/mmseqs2_example_query.fa",
+                      db = shared_data() + "/protein/mmseqs2_example_db.fa";
+    if (!fs::exists(qall) || !fs::exists(db)) GTEST_SKIP() << "data not found: " << db;
+    const fs::path dir = fs::temp_directory_path() / "gpualign_search_chunks";
+    fs::create_directories(dir);
+    const fs::path q = dir / "q.fa";
+    {
+        std::istringstream in(slurp(qall));
+        std::ofstream out(q);
+        int records = 0;
+        for (std::string line; std::getline(in, line);) {
+            if (!line.empty() && line[0] == '>' && ++records > 40) break;
+            out << line << '\n';
+        }
+    }
+    const std::string common = binary() + " search " + q.string() + " " + db + " --backend gpu -k 7 -v";
+    ASSERT_EQ(std::system((common + " -o " + (dir / "one.m8").string() + " 2> " + (dir / "one.err").string()).c_str()), 0);
+    ASSERT_EQ(std::system((common + " --gpu-memory 8M -o " + (dir / "chunked.m8").string() + " 2> " +
+                           (dir / "chunked.err").string()).c_str()),
+              0)
+        << slurp(dir / "chunked.err");
+    const std::string one = slurp(dir / "one.m8"), chunked = slurp(dir / "chunked.m8");
+    EXPECT_GT(one.size(), 1000u);
+    EXPECT_TRUE(one == chunked) << "chunked output differs";
+    EXPECT_NE(slurp(dir / "one.err").find("in 1 chunk(s)"), std::string::npos) << slurp(dir / "one.err");
+    const std::string err = slurp(dir / "chunked.err");
+    EXPECT_EQ(err.find("in 1 chunk(s)"), std::string::npos) << err;
+    EXPECT_NE(err.find("chunk(s) of at most 2097152 letters"), std::string::npos) << err;
     fs::remove_all(dir);
 }
 

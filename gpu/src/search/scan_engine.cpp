@@ -141,7 +141,7 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     // 64, 128, 256, ... : a launch's boundary buffer is 8 bytes x its longest
     // length x its count, per query), within the budget for one query and at
     // most 2^20 threads each.
-    const std::size_t budget = std::max<std::size_t>(options.boundary_bytes, std::size_t{16} << 20);
+    const std::size_t budget = std::max<std::size_t>(options.boundary_bytes, std::size_t{1} << 20);
     auto length_class = [](int len) {
         int c = 64;
         while (c < len) c *= 2;
@@ -210,7 +210,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     ensure(im.query_len, nq * sizeof(int), "scan engine query lengths");
     ensure(im.scores, nq * im.records * sizeof(int), "scan engine scores");
     // Queries per launch: as many as the boundary budget holds (grid y <= 65535).
-    const std::size_t budget = std::max<std::size_t>(im.options.boundary_bytes, std::size_t{16} << 20);
+    const std::size_t budget = std::max<std::size_t>(im.options.boundary_bytes, std::size_t{1} << 20);
     std::size_t need = 0;
     std::vector<int> per_launch(im.launches.size());
     for (std::size_t l = 0; l < im.launches.size(); ++l) {

@@ -50,6 +50,10 @@ std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, Ali
 
 namespace {
 
+/// DB letters resident on the GPU at once without --gpu-memory (a larger DB
+/// is scanned in chunks of this size, with the same results).
+constexpr std::uint64_t search_chunk_letters = std::uint64_t{4} << 30;
+
 std::uint64_t letters_of(std::span<const RecordView> db) {
     std::uint64_t n = 0;
     for (const RecordView& r : db) n += r.sequence.size();
@@ -116,21 +120,25 @@ namespace {
 /// engine does not accept.
 class GpuSearch {
 public:
-    GpuSearch(const AlignConfig& c, const ScoringScheme& s, std::span<const RecordView> db, int threads)
-        : c_(c), s_(s), threads_(threads) {
+    GpuSearch(const AlignConfig& c, const ScoringScheme& s, int threads) : c_(c), s_(s), threads_(threads) {
         options_.device = c.device;
         options_.host_threads = threads;
         options_.gpu_memory_limit = c.gpu_memory;
         options_.streams = c.engine_streams();
-        if (gpu::ScanEngine::supports(s)) {
-            std::vector<std::span<const std::uint8_t>> seqs(db.size());
-            for (std::size_t t = 0; t < db.size(); ++t) seqs[t] = db[t].codes;
-            gpu::ScanOptions so;
-            so.device = c.device;
-            if (c.gpu_memory) so.boundary_bytes = c.gpu_memory / 4;
-            scan_ = std::make_unique<gpu::ScanEngine>(s, c.mode, seqs, so);
-            dedicated_ = true;
-        }
+        dedicated_ = gpu::ScanEngine::supports(s);
+    }
+
+    /// Makes `chunk` (consecutive DB records) the resident DB of the next
+    /// scans, freeing the previous one.
+    void load_chunk(std::span<const RecordView> chunk) {
+        scan_.reset();
+        if (!dedicated_) return;
+        std::vector<std::span<const std::uint8_t>> seqs(chunk.size());
+        for (std::size_t t = 0; t < chunk.size(); ++t) seqs[t] = chunk[t].codes;
+        gpu::ScanOptions so;
+        so.device = c_.device;
+        if (c_.gpu_memory) so.boundary_bytes = c_.gpu_memory / 4;
+        scan_ = std::make_unique<gpu::ScanEngine>(s_, c_.mode, seqs, so);
     }
 
     /// Scores of each query of `qs` against every DB record, query after
@@ -253,7 +261,7 @@ RunStats run_search(const AlignConfig& c) {
     RunStats stats;
     std::unique_ptr<GpuSearch> gpu;
     if (use_gpu(c)) {
-        gpu = std::make_unique<GpuSearch>(c, scheme, db.views, threads);
+        gpu = std::make_unique<GpuSearch>(c, scheme, threads);
         stats.backend = "gpu " + gpu::device_description(c.device);
         spdlog::info("using GPU {}", gpu::device_description(c.device));
     } else {
@@ -266,31 +274,55 @@ RunStats run_search(const AlignConfig& c) {
     wo.command_line = c.command_line;
     SearchWriter writer(c.out_path, wo, db.views);
     std::vector<std::vector<SearchHit>> hits(queries.views.size());
-    // GPU: queries go to the engine in groups of about scan_pairs pairs, so
-    // that each call has enough pairs to fill the GPU.
-    constexpr std::size_t scan_pairs = std::size_t{1} << 22;
-    const std::size_t group = gpu ? std::max<std::size_t>(1, scan_pairs / std::max<std::size_t>(1, db.views.size())) : 1;
-    for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
-        const std::size_t q1 = std::min(queries.views.size(), q0 + group);
-        std::vector<std::int32_t> scan;
-        if (gpu) scan = gpu->scan(std::span(queries.views).subspan(q0, q1 - q0), db.views);
-        for (std::size_t qi = q0; qi < q1; ++qi) {
-            const RecordView& q = queries.views[qi];
-            if (!gpu) {
-                hits[qi] = search_query_cpu(q.codes, db.views, scheme, c.mode, c.score_only, o, ka, threads);
-            } else {
-                const std::span<const std::int32_t> scores(scan.data() + (qi - q0) * db.views.size(), db.views.size());
-                for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
-                    SearchHit h;
-                    h.target = t;
-                    h.result.score = scores[t];  // the alignment (below) has this score and the coordinates
-                    add_statistics(h, c.mode, ka, q.codes.size(), n);
-                    hits[qi].push_back(std::move(h));
+    for (const RecordView& q : queries.views) {
+        stats.pairs += db.views.size();
+        stats.cells += static_cast<std::uint64_t>(q.codes.size()) * n;
+    }
+    if (!gpu) {
+        for (std::size_t qi = 0; qi < queries.views.size(); ++qi)
+            hits[qi] = search_query_cpu(queries.views[qi].codes, db.views, scheme, c.mode, c.score_only, o, ka, threads);
+    } else {
+        // The DB goes to the GPU in chunks of at most search_chunk_letters
+        // letters (a quarter of --gpu-memory when set); each query keeps the
+        // canonical best hits of all chunks so far. The best max_hits of a
+        // union are the best max_hits of the parts' best max_hits (the order,
+        // score then DB index, is total), and the E-values use the whole
+        // DB's letters, so chunking never changes the output.
+        const std::uint64_t chunk_letters = c.gpu_memory ? std::max<std::uint64_t>(c.gpu_memory / 4, 1) : search_chunk_letters;
+        std::size_t chunks = 0;
+        for (std::size_t b = 0; b < db.views.size(); ++chunks) {
+            std::size_t e = b;
+            std::uint64_t letters = 0;
+            while (e < db.views.size() && (e == b || letters + db.views[e].codes.size() <= chunk_letters))
+                letters += db.views[e++].codes.size();
+            const std::span<const RecordView> chunk = std::span(db.views).subspan(b, e - b);
+            gpu->load_chunk(chunk);
+            // Queries go in groups of about scan_pairs pairs per call.
+            constexpr std::size_t scan_pairs = std::size_t{1} << 22;
+            const std::size_t group = std::max<std::size_t>(1, scan_pairs / chunk.size());
+            for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
+                const std::size_t q1 = std::min(queries.views.size(), q0 + group);
+                const std::vector<std::int32_t> scan = gpu->scan(std::span(queries.views).subspan(q0, q1 - q0), chunk);
+                for (std::size_t qi = q0; qi < q1; ++qi) {
+                    const RecordView& q = queries.views[qi];
+                    const std::span<const std::int32_t> scores(scan.data() + (qi - q0) * chunk.size(), chunk.size());
+                    std::vector<SearchHit>& kept = hits[qi];
+                    for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
+                        SearchHit h;
+                        h.target = static_cast<std::uint32_t>(b + t);
+                        h.result.score = scores[t];  // the alignment (below) has this score and the coordinates
+                        add_statistics(h, c.mode, ka, q.codes.size(), n);
+                        kept.push_back(std::move(h));
+                    }
+                    std::stable_sort(kept.begin(), kept.end(), [](const SearchHit& x, const SearchHit& y) {
+                        return x.result.score != y.result.score ? x.result.score > y.result.score : x.target < y.target;
+                    });
+                    if (kept.size() > o.max_hits) kept.resize(o.max_hits);
                 }
             }
-            stats.pairs += db.views.size();
-            stats.cells += static_cast<std::uint64_t>(q.codes.size()) * n;
+            b = e;
         }
+        spdlog::debug("search: the DB went to the GPU in {} chunk(s) of at most {} letters", chunks, chunk_letters);
     }
     if (gpu) {
         std::vector<gpu::PairView> pairs;
