@@ -66,6 +66,12 @@ protected:
         const int status = std::system(cmd.c_str());
         return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
     }
+    /// Writes `text` to the file `name` in the test directory and returns its path.
+    std::filesystem::path write(const std::string& name, const std::string& text) {
+        const std::filesystem::path p = dir_ / name;
+        std::ofstream(p, std::ios::binary) << text;
+        return p;
+    }
     /// Writes FASTA records (name, sequence) and returns the path.
     std::filesystem::path write_fasta(const std::string& file,
                                       const std::vector<std::pair<std::string, std::string>>& records) {

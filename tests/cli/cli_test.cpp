@@ -8,45 +8,17 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_fixture.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-    int exit_code;
-    std::string out;
-    std::string err;
-};
+using gpualign::test::RunResult;
+using gpualign::test::slurp;
 
-class Cli : public ::testing::Test {
+class Cli : public gpualign::test::CliTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("gpualign_cli_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    static std::string slurp(const fs::path& p) {
-        std::ifstream in(p, std::ios::binary);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
-    }
-    fs::path write(const std::string& name, const std::string& text) {
-        fs::path p = dir_ / name;
-        std::ofstream(p, std::ios::binary) << text;
-        return p;
-    }
-    /// Runs gpualign with `args` (a shell fragment), stdout and stderr captured.
-    RunResult run(const std::string& args) {
-        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-        const std::string cmd = std::string(GPUALIGN_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-        const int status = std::system(cmd.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    }
     /// No file in the test directory other than the captured streams and `keep`.
     void expect_no_stray_files(std::initializer_list<std::string> keep) {
         for (const auto& e : fs::directory_iterator(dir_)) {
@@ -58,8 +30,6 @@ protected:
         }
     }
     static std::string data(const std::string& name) { return std::string(GPUALIGN_TEST_DATA) + "/../../data/" + name; }
-
-    fs::path dir_;
 };
 
 TEST_F(Cli, HelpPrintsDefaultsFromTheConfig) {

@@ -18,6 +18,7 @@
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/progress.hpp"
 #include "lib/test_util.hpp"
+#include "cli/cli_fixture.hpp"
 #include "fasta_text.hpp"
 
 namespace {
@@ -28,30 +29,9 @@ using gpualign::test::mutate;
 using gpualign::test::random_dna;
 using gpualign::AlignMode;
 
-struct RunResult {
-    int exit_code;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t at = s.find(sep, start);
-        out.push_back(s.substr(start, at - start));
-        if (at == std::string::npos) return out;
-        start = at + 1;
-    }
-}
-
+using gpualign::test::RunResult;
+using gpualign::test::slurp;
+using gpualign::test::split;
 
 /// The TSV columns that the alignment determines: query_begin, query_end,
 /// ref_begin, ref_end, score, matches, mismatches, gap_opens,
@@ -80,24 +60,8 @@ std::vector<std::string> rows(const std::string& tsv) {
     return out;
 }
 
-class LongPairsCli : public ::testing::Test {
+class LongPairsCli : public gpualign::test::CliTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("gpualign_long_cli_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    /// Runs gpualign with `args`, stdout and stderr captured.
-    RunResult run(const std::string& args) {
-        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-        const std::string cmd = std::string(GPUALIGN_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-        const int status = std::system(cmd.c_str());
-        return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-    }
     /// Writes FASTA records named prefix0, prefix1, ... and returns the path.
     fs::path write_fasta(const std::string& file, const std::string& prefix, const std::vector<std::string>& seqs) {
         const fs::path p = dir_ / file;
@@ -116,8 +80,6 @@ protected:
         r = r.substr(150, 4200);  // local alignments start and end inside the query
         return {q, r};
     }
-
-    fs::path dir_;
 };
 
 TEST_F(LongPairsCli, PairAboveFullMatrixCellsMatchesTheFullMatrixReference) {
