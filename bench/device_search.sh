@@ -17,22 +17,31 @@ s=$(date +%s)
 timeout 300 .carry/gpualign_gpu_tests --gtest_filter='*SearchGpu*:ScanEngine*' > "$out/search_gpu_tests.log" 2>&1
 echo "SearchGpu tests rc=$? ($(( $(date +%s) - s )) s)"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]|tests? ran" "$out/search_gpu_tests.log" | tail -6
 s=$(date +%s)
-timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter='ScanEngine.RealProteinFamilies:ScanEngine.ManyQueriesAtOnceEqualOneByOne:ScanEngine.SixteenBitOverflowIsRescoredExactly' \
+timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter='ScanEngine.RealProteinFamilies:ScanEngine.ManyQueriesAtOnceEqualOneByOne:ScanEngine.SixteenBitOverflowIsRescoredExactly:ScanEngine.WarpAndThreadKernelsTogetherKeepQueryOrder' \
   > "$out/sanitizer_scan.log" 2>&1
 echo "compute-sanitizer memcheck (ScanEngine tests) rc=$?"; grep -E "ERROR SUMMARY|OK \]|SKIPPED" "$out/sanitizer_scan.log"
+timeout 240 compute-sanitizer --tool racecheck --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter='ScanEngine.WarpAndThreadKernelsTogetherKeepQueryOrder' \
+  > "$out/racecheck_scan.log" 2>&1
+echo "compute-sanitizer racecheck (warp and thread kernels) rc=$?"; grep -E "RACECHECK SUMMARY|ERROR SUMMARY|OK \]|SKIPPED" "$out/racecheck_scan.log"
 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $B search $D/protein/families/globins4.fa \
   $D/protein/families/globins45.fa --backend gpu -k 5 -o "$out/sanitized.m8" > "$out/sanitizer_search.log" 2>&1
 echo "compute-sanitizer memcheck (gpualign search, GPU) rc=$? ($(( $(date +%s) - s )) s)"; grep -E "ERROR SUMMARY" "$out/sanitizer_search.log"
 d=$(mktemp -d)
 awk '/^>/{n++} n<=100' $D/protein/mmseqs2_example_query.fa > "$d/q100.fa"
-# (s1) scaled down: the 20 CUDASW++ benchmark queries against a seeded
-# pseudo-DB of ${S1_RECORDS:-200000} random proteins of 512 aa (the issue's has 1,000,000).
+# (s1): the 20 CUDASW++ benchmark queries against a seeded
+# pseudo-DB of ${S1_RECORDS:-1000000} random proteins of 512 aa (the issue's size).
 python3 -c "
 import random; random.seed(20261123); aa='ACDEFGHIKLMNPQRSTVWY'
 with open('$d/pseudo_db.fa','w') as f:
-    for k in range(${S1_RECORDS:-200000}): f.write('>p%d\n%s\n' % (k, ''.join(random.choices(aa, k=512))))
+    for k in range(${S1_RECORDS:-1000000}): f.write('>p%d\n%s\n' % (k, ''.join(random.choices(aa, k=512))))
 " || echo "python3 missing: s1 skipped"
-for w in "s1-small $D/protein/benchmark_queries_20.fa $d/pseudo_db.fa" "s2-100 $d/q100.fa $D/protein/mmseqs2_example_db.fa" "s2-500 $D/protein/mmseqs2_example_query.fa $D/protein/mmseqs2_example_db.fa" \
+# The warp kernel's threshold on (s2) 100 queries, one run each (SCAN_SWEEP="" skips it).
+for wm in ${SCAN_SWEEP-2000000000 4096 2048 1024 512 256}; do
+  t0=$(date +%s%N)
+  GPUALIGN_SCAN_WARP_MIN=$wm timeout 300 $B search "$d/q100.fa" $D/protein/mmseqs2_example_db.fa --backend gpu -k 10 -v -o "$d/sweep.m8" 2> "$d/sweep.err"
+  echo "sweep warp_min=$wm: rc=$? $(grep -E 'scan on the GPU' "$d/sweep.err" | sed 's/.*search: //'), $(grep -oE '[0-9]+ of [0-9]+ DB records scanned by the warp kernel' "$d/sweep.err" | head -1), wall $(( ($(date +%s%N) - t0) / 1000000 )) ms, md5 $(md5sum < "$d/sweep.m8" | cut -c1-8)"
+done
+for w in "s1 $D/protein/benchmark_queries_20.fa $d/pseudo_db.fa" "s2-100 $d/q100.fa $D/protein/mmseqs2_example_db.fa" "s2-500 $D/protein/mmseqs2_example_query.fa $D/protein/mmseqs2_example_db.fa" \
          "s3 $D/dna/miseq_16S/reads.fa $D/dna/miseq_16S/ref_windows.fa"; do
   set -- $w
   for k in 1 2; do

@@ -1,10 +1,13 @@
 // gpu::ScanEngine (issue 12): every score equals the CPU reference
 // align_pair's, over random DNA and protein DBs of mixed lengths (query
 // lengths at the kernel's strip boundaries), local and global, affine and
-// linear gaps, launches cut small; and on real protein families. Skips
+// linear gaps, launches cut small, the warp kernel for long sequences
+// alone and beside the thread kernel; and on real protein families. Skips
 // where no CUDA device is visible.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <random>
 #include <span>
@@ -136,9 +139,88 @@ TEST(ScanEngine, RealProteinFamilies) {
     const std::vector<Codes> db = read_fasta_codes<Alphabet::protein>(dir / "pfam_Pkinase_seed.fa");
     const std::vector<Codes> qs = read_fasta_codes<Alphabet::protein>(dir / "kringle_ref6.fa");
     const ScoringScheme s = blosum62_scheme(11, 1);
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (const int warp_min : {1, 1024, INT32_MAX}) {  // all on the warp kernel, the default split, none
+            gpu::ScanOptions o;
+            o.warp_min_length = warp_min;
+            gpu::ScanEngine e(s, mode, spans(db), o);
+            for (std::size_t k = 0; k < qs.size(); k += 5)
+                expect_scores(e, qs[k], db, s, mode, "kringle " + std::to_string(k) + ", warp_min " + std::to_string(warp_min));
+        }
+}
+
+// The warp kernel (a warp per long DB sequence): every score equals
+// align_pair's with every sequence on it (warp_min_length 1) and with the
+// DB split between the two kernels, over DNA and protein, local and global,
+// affine and linear gaps; DB lengths at the feed's 32-column chunks and
+// query lengths at the lanes' 8 rows and the 256-row stripes.
+TEST(ScanEngine, WarpKernelScoresEqualTheCpuReference) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(2026112401);
+    int compared = 0;
+    for (const bool protein : {false, true})
+        for (const auto& [go, ge] : {std::pair{5, 2}, std::pair{0, 3}, std::pair{11, 1}}) {
+            const ScoringScheme s = protein ? blosum62_scheme(go, ge) : dna_scheme(go, ge);
+            const int letters = protein ? 24 : 5;
+            std::vector<Codes> db;
+            for (const std::size_t n : {1, 2, 31, 32, 33, 63, 64, 65, 95, 96, 97, 255, 256, 257, 300, 301, 700})
+                db.emplace_back(n);
+            for (int t = 0; t < 60; ++t) db.emplace_back(1 + rng() % 900);
+            for (Codes& d : db)
+                for (auto& c : d) c = static_cast<std::uint8_t>(rng() % letters);
+            for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+                for (const int warp_min : {1, 300}) {
+                    gpu::ScanOptions o;
+                    o.warp_min_length = warp_min;
+                    o.boundary_bytes = 1 << 20;
+                    gpu::ScanEngine e(s, mode, spans(db), o);
+                    EXPECT_EQ(e.warp_records(), static_cast<std::size_t>(std::count_if(
+                                                    db.begin(), db.end(), [&](const Codes& d) { return static_cast<int>(d.size()) >= warp_min; })));
+                    for (const std::size_t m : {1, 7, 8, 9, 255, 256, 257, 513}) {
+                        Codes q(m);
+                        for (auto& c : q) c = static_cast<std::uint8_t>(rng() % letters);
+                        // a stretch of a long record, so that local paths are long and cross stripes
+                        const Codes& src = db[16];
+                        if (m >= 64) std::copy(src.begin(), src.begin() + std::min(src.size(), m / 2), q.begin() + m / 4);
+                        expect_scores(e, q, db, s, mode,
+                                      std::string(protein ? "protein" : "dna") + " " + std::to_string(go) + "/" +
+                                          std::to_string(ge) + " " + to_string(mode) + " warp_min " + std::to_string(warp_min));
+                        ++compared;
+                    }
+                }
+        }
+    EXPECT_EQ(compared, 2 * 3 * 2 * 2 * 8);
+}
+
+// Queries of several lengths in one call with the DB split between the two
+// kernels: the same scores as one query at a time (queries run longest
+// first inside a call and come back in the caller's order).
+TEST(ScanEngine, WarpAndThreadKernelsTogetherKeepQueryOrder) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(12);
+    std::vector<Codes> db(500), qs(23);
+    for (Codes& d : db) {
+        d.resize(1 + (rng() % 10 == 0 ? 600 + rng() % 1500 : rng() % 400));
+        for (auto& c : d) c = static_cast<std::uint8_t>(rng() % 24);
+    }
+    for (Codes& q : qs) {
+        q.resize(1 + rng() % 700);
+        for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 24);
+    }
+    const ScoringScheme s = blosum62_scheme(11, 1);
     for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
-        gpu::ScanEngine e(s, mode, spans(db));
-        for (std::size_t k = 0; k < qs.size(); k += 5) expect_scores(e, qs[k], db, s, mode, "kringle " + std::to_string(k));
+        gpu::ScanOptions o;
+        o.warp_min_length = 600;
+        o.boundary_bytes = std::size_t{2} << 20;  // several query groups on both kernels
+        gpu::ScanEngine e(s, mode, spans(db), o);
+        ASSERT_GT(e.warp_records(), 0u);
+        ASSERT_LT(e.warp_records(), db.size());
+        const std::vector<std::int32_t> all = e.scores(spans(qs));
+        ASSERT_EQ(all.size(), qs.size() * db.size());
+        for (std::size_t y = 0; y < qs.size(); ++y)
+            for (std::size_t t = 0; t < db.size(); t += 7)
+                ASSERT_EQ(all[y * db.size() + t], align_pair(qs[y], db[t], s, mode, true).score)
+                    << to_string(mode) << ": query " << y << ", record " << t;
     }
 }
 
@@ -171,6 +253,12 @@ TEST(ScanEngine, SixteenBitOverflowIsRescoredExactly) {
         EXPECT_EQ(align_pair(q, db[3], s, AlignMode::local, true).score, 36000);
         EXPECT_GE(e.last_rescored(), big);
         EXPECT_LT(e.last_rescored(), records);  // random records stay below the threshold
+        // The warp kernel is 32-bit: the same scores, nothing scored again.
+        gpu::ScanOptions o;
+        o.warp_min_length = 1;
+        gpu::ScanEngine w(s, AlignMode::local, spans(db), o);
+        expect_scores(w, q, db, s, AlignMode::local, std::to_string(records) + " records, warp kernel");
+        EXPECT_EQ(w.last_rescored(), 0u);
     }
 }
 

@@ -20,4 +20,11 @@ int scan_max_letters();
 /// @throws std::runtime_error naming the CUDA error.
 void launch_scan(const ScanLaunch& p, bool local, bool s16, int overflow_at, cudaStream_t stream);
 
+/// Query rows per stripe of the warp kernel (its profile's stripe height).
+int scan_warp_stripe_rows();
+/// Launches the warp kernel (a warp per long DB sequence, 32-bit, exact) on
+/// `stream` (asynchronous).
+/// @throws std::runtime_error naming the CUDA error.
+void launch_scan_warp(const ScanWarpLaunch& p, bool local, cudaStream_t stream);
+
 }  // namespace gpualign::gpu::detail

@@ -1,8 +1,10 @@
 // gpualign — gpualign::gpu::ScanEngine (scan_engine.hpp): the host side of
-// the search scan. The DB is sorted by length and uploaded once; each query
-// uploads its strip profile and runs the scan kernel over launches of
+// the search scan. The DB is sorted by length and uploaded once; each call
+// uploads its queries' profiles and runs the thread kernel over launches of
 // sequences of similar length (their boundary buffers within
-// ScanOptions::boundary_bytes). Host code (g++).
+// ScanOptions::boundary_bytes) and, on a second stream at the same time, the
+// warp kernel over the sequences of at least ScanOptions::warp_min_length
+// letters. Host code (g++).
 #include "gpualign/gpu/scan_engine.hpp"
 
 #include <cuda_runtime_api.h>
@@ -47,8 +49,12 @@ struct ScanEngine::Impl {
     AlignMode mode;
     ScanOptions options;
     cudaStream_t stream = nullptr;
-    cudaEvent_t ev0 = nullptr, ev1 = nullptr;
+    cudaStream_t warp_stream = nullptr;     // the warp kernel's launches, beside the thread kernel's
+    cudaEvent_t ev0 = nullptr, ev1 = nullptr, warp_done = nullptr;
     DeviceMemory db, offsets, lengths, slots, boundary, profile, profile_offset, query_len, scores;
+    DeviceMemory warp_boundary, warp_profile, warp_profile_offset;
+    int warp_begin = 0;                     // sorted sequences [warp_begin, records) go to the warp kernel
+    long long warp_span = 0;                // their letters, 16-padded (boundary entries per query)
     std::vector<long long> sorted_offsets;  // by length order (host copies, for re-scoring)
     std::vector<int> sorted_lengths;
     std::vector<int> position;              // DB record -> its place in length order
@@ -66,7 +72,9 @@ struct ScanEngine::Impl {
     ~Impl() {
         if (ev0) cudaEventDestroy(ev0);
         if (ev1) cudaEventDestroy(ev1);
+        if (warp_done) cudaEventDestroy(warp_done);
         if (stream) cudaStreamDestroy(stream);
+        if (warp_stream) cudaStreamDestroy(warp_stream);
     }
 };
 
@@ -97,6 +105,8 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     GPUALIGN_CUDA(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking), "scan engine stream");
     GPUALIGN_CUDA(cudaEventCreate(&im.ev0), "scan engine event");
     GPUALIGN_CUDA(cudaEventCreate(&im.ev1), "scan engine event");
+    GPUALIGN_CUDA(cudaStreamCreateWithFlags(&im.warp_stream, cudaStreamNonBlocking), "scan engine stream");
+    GPUALIGN_CUDA(cudaEventCreateWithFlags(&im.warp_done, cudaEventDisableTiming), "scan engine event");
 
     // Length order (ties by DB order): a warp's threads run similar lengths.
     std::vector<int> order(db.size());
@@ -137,6 +147,13 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     im.position.resize(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) im.position[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
 
+    // Sequences of at least warp_min_length letters (the last of the length
+    // order) go to the warp kernel.
+    im.warp_begin = static_cast<int>(lens.size());
+    while (im.warp_begin > 0 && lens[static_cast<std::size_t>(im.warp_begin) - 1] >= options.warp_min_length) --im.warp_begin;
+    if (im.warp_begin < static_cast<int>(lens.size()))
+        im.warp_span = static_cast<long long>(total) - offs[static_cast<std::size_t>(im.warp_begin)];
+
     // Launches: consecutive sequences of one length class (lengths up to
     // 64, 128, 256, ... : a launch's boundary buffer is 8 bytes x its longest
     // length x its count, per query), within the budget for one query and at
@@ -147,10 +164,10 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
         while (c < len) c *= 2;
         return c;
     };
-    for (int b = 0; b < static_cast<int>(lens.size());) {
+    for (int b = 0; b < im.warp_begin;) {
         int e = b;
         // lengths ascend: the launch's longest is its last
-        while (e < static_cast<int>(lens.size()) && e - b < (1 << 20) && length_class(lens[e]) == length_class(lens[b]) &&
+        while (e < im.warp_begin && e - b < (1 << 20) && length_class(lens[e]) == length_class(lens[b]) &&
                static_cast<std::size_t>(lens[e]) * static_cast<std::size_t>(e - b + 1) * 8 <= budget)
             ++e;
         if (e == b) ++e;  // one sequence alone always fits (its boundary is 8 x its length)
@@ -166,25 +183,41 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::uint8_t> query
     return scores(std::span<const std::span<const std::uint8_t>>(one));
 }
 
-std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std::uint8_t>> queries) {
+std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std::uint8_t>> queries_in) {
     Impl& im = *impl_;
     const ScoringScheme& s = im.scheme;
     const int rows = detail::scan_strip_rows();
     const int open = s.gap_open + s.gap_extend;
     GPUALIGN_CUDA(cudaSetDevice(im.options.device), "scan engine, device " + std::to_string(im.options.device));
+    // Longest queries first: blocks start in grid order (x, then y = the
+    // query), so the longest blocks of a launch do not trail behind it.
+    // Results come back in this order and are put back in the caller's.
+    std::vector<std::size_t> qorder(queries_in.size());
+    std::iota(qorder.begin(), qorder.end(), std::size_t{0});
+    std::stable_sort(qorder.begin(), qorder.end(),
+                     [&](std::size_t a, std::size_t b) { return queries_in[a].size() > queries_in[b].size(); });
+    std::vector<std::span<const std::uint8_t>> queries(queries_in.size());
+    for (std::size_t y = 0; y < queries.size(); ++y) queries[y] = queries_in[qorder[y]];
     // Profiles, query after query: strip k, letter c, row r -> s(q[k*rows + r], c) + O; -1000 past the query
     // and for the pad letter c = size.
     const int letters = s.size + 1;
+    const bool warp_set = im.warp_begin < static_cast<int>(im.records);
+    const int wrows = detail::scan_warp_stripe_rows();
     std::vector<short> prof;
-    std::vector<long long> prof_off(queries.size());
+    std::vector<int> wprof;  // the warp kernel's: stripe k, letter c, row r = t*8 + h at [c*256 + (h/4)*128 + t*4 + h%4]
+    std::vector<long long> prof_off(queries.size()), wprof_off(queries.size());
     std::vector<int> qlen(queries.size());
     im.cells = 0;
     for (std::size_t y = 0; y < queries.size(); ++y) {
         const auto q = queries[y];
-        if (q.empty()) throw std::invalid_argument("ScanEngine::scores: query " + std::to_string(y) + " is empty");
+        if (q.empty())
+            throw std::invalid_argument("ScanEngine::scores: query " + std::to_string(qorder[y]) + " is empty");
         if (q.size() > static_cast<std::size_t>(INT32_MAX / 2) || !fits_int32(s, q.size(), static_cast<std::size_t>(im.max_len)))
             throw std::length_error("pair of lengths " + std::to_string(q.size()) + " x " + std::to_string(im.max_len) +
                                     " could overflow 32-bit scores");
+        auto score_o = [&](std::size_t i, int c) {
+            return i < q.size() && c < s.size ? s.score(q[i], static_cast<std::uint8_t>(c)) + open : -1000;
+        };
         const int strips = static_cast<int>((q.size() + rows - 1) / rows);
         prof_off[y] = static_cast<long long>(prof.size());
         qlen[y] = static_cast<int>(q.size());
@@ -192,11 +225,20 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
         short* out = prof.data() + prof_off[y];
         for (int k = 0; k < strips; ++k)
             for (int c = 0; c < letters; ++c)
-                for (int r = 0; r < rows; ++r) {
-                    const std::size_t i = static_cast<std::size_t>(k) * rows + r;
-                    out[(static_cast<std::size_t>(k) * letters + c) * rows + r] = static_cast<short>(
-                        i < q.size() && c < s.size ? s.score(q[i], static_cast<std::uint8_t>(c)) + open : -1000);
-                }
+                for (int r = 0; r < rows; ++r)
+                    out[(static_cast<std::size_t>(k) * letters + c) * rows + r] =
+                        static_cast<short>(score_o(static_cast<std::size_t>(k) * rows + r, c));
+        if (warp_set) {
+            const int stripes = static_cast<int>((q.size() + wrows - 1) / wrows);
+            wprof_off[y] = static_cast<long long>(wprof.size());
+            wprof.resize(wprof.size() + static_cast<std::size_t>(stripes) * letters * wrows);
+            int* w = wprof.data() + wprof_off[y];
+            for (int k = 0; k < stripes; ++k)
+                for (int c = 0; c < letters; ++c)
+                    for (int r = 0; r < wrows; ++r)
+                        w[(static_cast<std::size_t>(k) * letters + c) * wrows + (r % 8 / 4) * 128 + (r / 8) * 4 + r % 4] =
+                            score_o(static_cast<std::size_t>(k) * wrows + r, c);
+        }
         im.cells += static_cast<std::uint64_t>(q.size()) * im.letters;
     }
     const std::size_t nq = queries.size();
@@ -209,8 +251,10 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     ensure(im.profile_offset, nq * sizeof(long long), "scan engine profile offsets");
     ensure(im.query_len, nq * sizeof(int), "scan engine query lengths");
     ensure(im.scores, nq * im.records * sizeof(int), "scan engine scores");
-    // Queries per launch: as many as the boundary budget holds (grid y <= 65535).
-    const std::size_t budget = std::max<std::size_t>(im.options.boundary_bytes, std::size_t{1} << 20);
+    // Queries per launch: as many as the boundary budget holds (grid y <=
+    // 65535); with a warp set, the budget is shared half and half.
+    const std::size_t budget =
+        std::max<std::size_t>(im.options.boundary_bytes, std::size_t{1} << 20) / (warp_set && !im.launches.empty() ? 2 : 1);
     std::size_t need = 0;
     std::vector<int> per_launch(im.launches.size());
     for (std::size_t l = 0; l < im.launches.size(); ++l) {
@@ -222,6 +266,20 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
         need = std::max(need, one * static_cast<std::size_t>(per_launch[l]));
     }
     ensure(im.boundary, need, "scan engine strip boundaries");
+    const std::size_t warp_one = static_cast<std::size_t>(im.warp_span) * 8;
+    const std::size_t warp_per_launch =
+        warp_set ? std::clamp<std::size_t>(budget / warp_one, 1, std::min<std::size_t>(nq, 65535)) : 0;
+    if (warp_set) {
+        ensure(im.warp_boundary, warp_one * warp_per_launch, "scan engine warp-kernel boundaries");
+        ensure(im.warp_profile, wprof.size() * sizeof(int), "scan engine warp-kernel query profiles");
+        ensure(im.warp_profile_offset, nq * sizeof(long long), "scan engine warp-kernel profile offsets");
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.warp_profile.ptr, wprof.data(), wprof.size() * sizeof(int), cudaMemcpyHostToDevice,
+                                      im.stream),
+                      "warp-kernel query profile upload");
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.warp_profile_offset.ptr, wprof_off.data(), nq * sizeof(long long),
+                                      cudaMemcpyHostToDevice, im.stream),
+                      "warp-kernel profile offsets upload");
+    }
     GPUALIGN_CUDA(cudaMemcpyAsync(im.profile.ptr, prof.data(), prof.size() * sizeof(short), cudaMemcpyHostToDevice, im.stream),
                   "query profile upload");
     GPUALIGN_CUDA(cudaMemcpyAsync(im.profile_offset.ptr, prof_off.data(), nq * sizeof(long long), cudaMemcpyHostToDevice,
@@ -230,6 +288,32 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     GPUALIGN_CUDA(cudaMemcpyAsync(im.query_len.ptr, qlen.data(), nq * sizeof(int), cudaMemcpyHostToDevice, im.stream),
                   "query lengths upload");
     GPUALIGN_CUDA(cudaEventRecord(im.ev0, im.stream), "scan start event");
+    // The warp kernel's launches go first, on their own stream, so that the
+    // long sequences run beside the thread kernel's launches.
+    if (warp_set) {
+        GPUALIGN_CUDA(cudaStreamWaitEvent(im.warp_stream, im.ev0, 0), "scan engine stream wait");
+        for (std::size_t y0 = 0; y0 < nq; y0 += warp_per_launch) {
+            detail::ScanWarpLaunch a{};
+            a.db = static_cast<const std::uint8_t*>(im.db.ptr);
+            a.offsets = static_cast<const long long*>(im.offsets.ptr) + im.warp_begin;
+            a.lengths = static_cast<const int*>(im.lengths.ptr) + im.warp_begin;
+            a.slots = static_cast<const int*>(im.slots.ptr) + im.warp_begin;
+            a.count = static_cast<int>(im.records) - im.warp_begin;
+            a.queries = static_cast<int>(std::min(warp_per_launch, nq - y0));
+            a.boundary = im.warp_boundary.ptr;
+            a.boundary_span = im.warp_span;
+            a.profile = static_cast<const int*>(im.warp_profile.ptr);
+            a.profile_offset = static_cast<const long long*>(im.warp_profile_offset.ptr) + y0;
+            a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
+            a.size = letters;
+            a.gap_open = s.gap_open;
+            a.gap_extend = s.gap_extend;
+            a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
+            a.records = static_cast<int>(im.records);
+            detail::launch_scan_warp(a, im.mode == AlignMode::local, im.warp_stream);
+        }
+        GPUALIGN_CUDA(cudaEventRecord(im.warp_done, im.warp_stream), "scan engine event");
+    }
     for (std::size_t l = 0; l < im.launches.size(); ++l) {
         const Launch& la = im.launches[l];
         for (std::size_t y0 = 0; y0 < nq; y0 += static_cast<std::size_t>(per_launch[l])) {
@@ -252,6 +336,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
             detail::launch_scan(a, im.mode == AlignMode::local, im.s16, im.overflow_at, im.stream);
         }
     }
+    if (warp_set) GPUALIGN_CUDA(cudaStreamWaitEvent(im.stream, im.warp_done, 0), "scan engine stream wait");
     GPUALIGN_CUDA(cudaMemcpyAsync(result.data(), im.scores.ptr, result.size() * sizeof(int), cudaMemcpyDeviceToHost,
                                   im.stream),
                   "scores download");
@@ -312,12 +397,19 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     float ms = 0;
     GPUALIGN_CUDA(cudaEventElapsedTime(&ms, im.ev0, im.ev1), "scan timing");
     im.kernel_ms = ms;
-    return result;
+    std::vector<std::int32_t> in_order(result.size());
+    for (std::size_t y = 0; y < nq; ++y)
+        std::copy_n(result.begin() + static_cast<std::ptrdiff_t>(y * im.records), im.records,
+                    in_order.begin() + static_cast<std::ptrdiff_t>(qorder[y] * im.records));
+    return in_order;
 }
 
 double ScanEngine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }
 std::uint64_t ScanEngine::last_cells() const noexcept { return impl_->cells; }
 std::uint64_t ScanEngine::last_rescored() const noexcept { return impl_->rescored; }
 bool ScanEngine::uses_16bit() const noexcept { return impl_->s16; }
+std::size_t ScanEngine::warp_records() const noexcept {
+    return impl_->records - static_cast<std::size_t>(impl_->warp_begin);
+}
 
 }  // namespace gpualign::gpu

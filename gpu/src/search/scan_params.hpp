@@ -25,3 +25,27 @@ struct ScanLaunch {
 };
 
 }  // namespace gpualign::gpu::detail
+
+namespace gpualign::gpu::detail {
+
+/// The launch parameters of the warp kernel (scan_warp_kernel.cuh): a warp
+/// per long DB sequence. Every pointer is device memory.
+struct ScanWarpLaunch {
+    const std::uint8_t* db;           ///< the DB's codes, each sequence 16-byte aligned
+    const long long* offsets;         ///< count: byte offset of each launched sequence (ascending)
+    const int* lengths;               ///< count: its length
+    const int* slots;                 ///< count: its output slot (DB record index)
+    int count;                        ///< sequences (warps) in the launch
+    int queries;                      ///< queries in the launch (grid y)
+    void* boundary;                   ///< int2[boundary_span * queries]
+    long long boundary_span;          ///< offsets[count-1] + its padded length - offsets[0]
+    const int* profile;               ///< every query's stripes * size * 256 rows, int32
+    const long long* profile_offset;  ///< queries: where each query's profile starts (ints)
+    const int* query_len;             ///< queries
+    int size;
+    int gap_open, gap_extend;
+    int* scores;                      ///< queries x records
+    int records;
+};
+
+}  // namespace gpualign::gpu::detail

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -138,7 +139,12 @@ public:
         gpu::ScanOptions so;
         so.device = c_.device;
         if (c_.gpu_memory) so.boundary_bytes = c_.gpu_memory / 4;
+        // Tuning override for benchmarks (docs/search.md): the DB length
+        // from which sequences go to the warp kernel.
+        if (const char* w = std::getenv("GPUALIGN_SCAN_WARP_MIN")) so.warp_min_length = std::max(1, std::atoi(w));
         scan_ = std::make_unique<gpu::ScanEngine>(s_, c_.mode, seqs, so);
+        spdlog::debug("search: {} of {} DB records scanned by the warp kernel (at least {} letters)", scan_->warp_records(),
+                      chunk.size(), so.warp_min_length);
     }
 
     /// Scores of each query of `qs` against every DB record, query after

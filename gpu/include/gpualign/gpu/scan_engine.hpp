@@ -27,6 +27,13 @@ struct ScanOptions {
     /// the largest substitution score) is scored again in 32 bits. false:
     /// 32-bit throughout. Global scans are always 32-bit.
     bool use_s16 = true;
+    /// DB sequences at least this long are scanned by the warp kernel (a
+    /// warp of 32 lanes per sequence and query, 32-bit), the others by the
+    /// thread kernel: one thread's sequence sets the pace of its launch, so
+    /// a few long sequences would otherwise leave the GPU idle (measured on
+    /// an H100, docs/search.md). 1: every sequence on the warp kernel;
+    /// INT32_MAX: none.
+    int warp_min_length = 1024;
 };
 
 /// The DB, sorted by length and copied to device memory once; scores() then
@@ -35,8 +42,11 @@ struct ScanOptions {
 /// Algorithm: exhaustive Smith-Waterman-Gotoh or Needleman-Wunsch-Gotoh
 /// (Gotoh 1982) with inter-sequence parallelism, one thread per DB sequence
 /// (SWIPE, Rognes 2011; CUDASW++, Liu et al.) or, local, two per thread in
-/// 16-bit lanes with overflow re-scored in 32 bits; exact within fits_int32
-/// (checked per pair). Kernels: gpu/src/search/scan_kernel.cuh.
+/// 16-bit lanes with overflow re-scored in 32 bits; DB sequences of at least
+/// ScanOptions::warp_min_length letters with intra-sequence parallelism, a
+/// warp per sequence (as CUDASW++ 4.0 does for long ones), on a second
+/// stream beside the thread kernel. Exact within fits_int32 (checked per
+/// pair). Kernels: gpu/src/search/scan_kernel.cuh, scan_warp_kernel.cuh.
 /// Owning; not thread-safe.
 class ScanEngine {
 public:
@@ -76,6 +86,8 @@ public:
     std::uint64_t last_rescored() const noexcept;
     /// True when local scans run in 16-bit lanes (ScanOptions::use_s16).
     bool uses_16bit() const noexcept;
+    /// DB records scanned by the warp kernel (at least warp_min_length letters).
+    std::size_t warp_records() const noexcept;
 
 private:
     struct Impl;
