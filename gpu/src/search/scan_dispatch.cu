@@ -30,7 +30,10 @@ void launch_scan(const ScanLaunch& a, bool local, bool s16, int overflow_at, cud
     p.gap_extend = a.gap_extend;
     p.scores = a.scores;
     p.records = a.records;
-    const int threads = s16 ? (a.count + 1) / 2 : a.count;
+    p.pair_profile = a.pair_profile;
+    p.pair_profile_offset = a.pair_profile_offset;
+    p.query_count = a.query_count;
+    const int threads = a.count;
     const dim3 grid(static_cast<unsigned>((threads + scan_kernels::block_threads - 1) / scan_kernels::block_threads),
                     static_cast<unsigned>(a.queries));
     if (s16)

@@ -15,8 +15,9 @@ int scan_strip_rows();
 int scan_max_letters();
 
 /// Launches the scan kernel over p.count sequences on `stream`
-/// (asynchronous): the 16-bit kernel (two sequences a thread, local only,
-/// scores >= overflow_at reported as -1) when `s16`, else the 32-bit one.
+/// (asynchronous): the 16-bit kernel (two queries a thread, grid y over
+/// query pairs, local only, scores >= overflow_at reported as -1) when
+/// `s16`, else the 32-bit one.
 /// @throws std::runtime_error naming the CUDA error.
 void launch_scan(const ScanLaunch& p, bool local, bool s16, int overflow_at, cudaStream_t stream);
 

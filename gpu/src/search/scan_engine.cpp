@@ -53,6 +53,7 @@ struct ScanEngine::Impl {
     cudaEvent_t ev0 = nullptr, ev1 = nullptr, warp_done = nullptr;
     DeviceMemory db, offsets, lengths, slots, boundary, profile, profile_offset, query_len, scores;
     DeviceMemory warp_boundary, warp_profile, warp_profile_offset;
+    DeviceMemory pair_profile, pair_profile_offset, pair_len;  // the 16-bit kernel's, per query pair
     int warp_begin = 0;                     // sorted sequences [warp_begin, records) go to the warp kernel
     long long warp_span = 0;                // their letters, 16-padded (boundary entries per query)
     std::vector<long long> sorted_offsets;  // by length order (host copies, for re-scoring)
@@ -100,7 +101,8 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     im.records = db.size();
     const std::int32_t max_s = *std::max_element(s.matrix.begin(), s.matrix.end());
     im.overflow_at = 32767 - std::max(0, max_s);
-    im.s16 = options.use_s16 && mode == AlignMode::local && im.overflow_at > 1000;
+    // (T = H - O is one DPX operation in 16 bits, exact while O < 16384.)
+    im.s16 = options.use_s16 && mode == AlignMode::local && im.overflow_at > 1000 && s.gap_open + s.gap_extend < 16384;
     GPUALIGN_CUDA(cudaSetDevice(options.device), "scan engine, device " + std::to_string(options.device));
     GPUALIGN_CUDA(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking), "scan engine stream");
     GPUALIGN_CUDA(cudaEventCreate(&im.ev0), "scan engine event");
@@ -244,6 +246,32 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     const std::size_t nq = queries.size();
     std::vector<std::int32_t> result(nq * im.records);
     if (nq == 0) return result;
+    // The 16-bit kernel's pair profiles: queries 2y and 2y+1 (consecutive in
+    // length order, so of similar lengths) share a thread; word (k, c, r)
+    // holds both rows' s + O, -1000 past a query's end (and in the high half
+    // of an odd last pair).
+    const std::size_t pairs = im.s16 ? (nq + 1) / 2 : 0;
+    std::vector<unsigned> pprof;
+    std::vector<long long> pprof_off(pairs);
+    std::vector<int> plen(pairs);
+    for (std::size_t y = 0; y < pairs; ++y) {
+        const std::size_t a = 2 * y, b = 2 * y + 1;
+        plen[y] = std::max(qlen[a], b < nq ? qlen[b] : 0);
+        const int strips = (plen[y] + rows - 1) / rows;
+        pprof_off[y] = static_cast<long long>(pprof.size());
+        pprof.resize(pprof.size() + static_cast<std::size_t>(strips) * letters * rows);
+        unsigned* out = pprof.data() + pprof_off[y];
+        auto half = [&](std::size_t query, int k, int c, int r) -> unsigned {
+            if (query >= nq || k * rows >= qlen[query]) return static_cast<unsigned>(-1000) & 0xFFFFu;
+            // the query's own profile (strips of it past its end are absent)
+            return static_cast<unsigned>(prof[static_cast<std::size_t>(prof_off[query]) +
+                                              (static_cast<std::size_t>(k) * letters + c) * rows + r]) & 0xFFFFu;
+        };
+        for (int k = 0; k < strips; ++k)
+            for (int c = 0; c < letters; ++c)
+                for (int r = 0; r < rows; ++r)
+                    out[(static_cast<std::size_t>(k) * letters + c) * rows + r] = half(a, k, c, r) | half(b, k, c, r) << 16;
+    }
     auto ensure = [](DeviceMemory& m, std::size_t bytes, const char* what) {
         if (m.bytes < bytes) m.allocate(bytes, what);
     };
@@ -257,13 +285,26 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
         std::max<std::size_t>(im.options.boundary_bytes, std::size_t{1} << 20) / (warp_set && !im.launches.empty() ? 2 : 1);
     std::size_t need = 0;
     std::vector<int> per_launch(im.launches.size());
+    // (16-bit: per_launch counts query pairs, the kernel's grid y.)
+    const std::size_t grid_y = im.s16 ? pairs : nq;
     for (std::size_t l = 0; l < im.launches.size(); ++l) {
         const Launch& la = im.launches[l];
-        const std::size_t threads = im.s16 ? static_cast<std::size_t>(la.end - la.begin + 1) / 2
-                                           : static_cast<std::size_t>(la.end - la.begin);
-        const std::size_t one = static_cast<std::size_t>(la.max_len) * threads * 8;
-        per_launch[l] = static_cast<int>(std::clamp<std::size_t>(budget / one, 1, std::min<std::size_t>(nq, 65535)));
+        const std::size_t one = static_cast<std::size_t>(la.max_len) * static_cast<std::size_t>(la.end - la.begin) * 8;
+        per_launch[l] = static_cast<int>(std::clamp<std::size_t>(budget / one, 1, std::min<std::size_t>(grid_y, 65535)));
         need = std::max(need, one * static_cast<std::size_t>(per_launch[l]));
+    }
+    if (im.s16) {
+        ensure(im.pair_profile, pprof.size() * sizeof(unsigned), "scan engine pair profiles");
+        ensure(im.pair_profile_offset, pairs * sizeof(long long), "scan engine pair profile offsets");
+        ensure(im.pair_len, pairs * sizeof(int), "scan engine pair lengths");
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_profile.ptr, pprof.data(), pprof.size() * sizeof(unsigned),
+                                      cudaMemcpyHostToDevice, im.stream),
+                      "pair profile upload");
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_profile_offset.ptr, pprof_off.data(), pairs * sizeof(long long),
+                                      cudaMemcpyHostToDevice, im.stream),
+                      "pair profile offsets upload");
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_len.ptr, plen.data(), pairs * sizeof(int), cudaMemcpyHostToDevice, im.stream),
+                      "pair lengths upload");
     }
     ensure(im.boundary, need, "scan engine strip boundaries");
     const std::size_t warp_one = static_cast<std::size_t>(im.warp_span) * 8;
@@ -316,23 +357,32 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     }
     for (std::size_t l = 0; l < im.launches.size(); ++l) {
         const Launch& la = im.launches[l];
-        for (std::size_t y0 = 0; y0 < nq; y0 += static_cast<std::size_t>(per_launch[l])) {
+        for (std::size_t y0 = 0; y0 < grid_y; y0 += static_cast<std::size_t>(per_launch[l])) {
             detail::ScanLaunch a{};
             a.db = static_cast<const std::uint8_t*>(im.db.ptr);
             a.offsets = static_cast<const long long*>(im.offsets.ptr) + la.begin;
             a.lengths = static_cast<const int*>(im.lengths.ptr) + la.begin;
             a.slots = static_cast<const int*>(im.slots.ptr) + la.begin;
             a.count = la.end - la.begin;
-            a.queries = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(per_launch[l]), nq - y0));
+            a.queries = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(per_launch[l]), grid_y - y0));
             a.boundary = im.boundary.ptr;
-            a.profile = static_cast<const short*>(im.profile.ptr);
-            a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y0;
-            a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
             a.size = letters;
             a.gap_open = s.gap_open;
             a.gap_extend = s.gap_extend;
-            a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
             a.records = static_cast<int>(im.records);
+            if (im.s16) {
+                a.pair_profile = static_cast<const unsigned*>(im.pair_profile.ptr);
+                a.pair_profile_offset = static_cast<const long long*>(im.pair_profile_offset.ptr) + y0;
+                a.query_len = static_cast<const int*>(im.pair_len.ptr) + y0;
+                a.query_count = static_cast<int>(std::min<std::size_t>(2 * static_cast<std::size_t>(a.queries), nq - 2 * y0));
+                a.scores = static_cast<int*>(im.scores.ptr) + 2 * y0 * im.records;
+            } else {
+                a.profile = static_cast<const short*>(im.profile.ptr);
+                a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y0;
+                a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
+                a.query_count = a.queries;
+                a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
+            }
             detail::launch_scan(a, im.mode == AlignMode::local, im.s16, im.overflow_at, im.stream);
         }
     }

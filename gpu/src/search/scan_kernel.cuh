@@ -28,16 +28,25 @@
 // coordinates and CIGAR come from aligning it again (search_pipeline.cpp).
 // Scores are 32-bit: a pair within fits_int32 cannot overflow.
 //
-// scan_kernel_s16x2 (local only) is the same recurrence on two DB sequences
-// per thread, packed as the two 16-bit halves of each register and updated
-// by the s16x2 DPX forms (__viaddmax_s16x2, __vimax3_s16x2, __vmaxs2): half
-// the instructions per cell. Every value stays in int16: Ecell, Fcell and T
-// are at least -O after their first update, and H can only wrap after some
-// H reached 32767 - max s, since a diagonal step adds at most max s. So a
+// scan_kernel_s16x2 (local only) is the same recurrence for two queries
+// per thread against the thread's DB sequence, packed as the two 16-bit
+// halves of each register (query 2y low, 2y+1 high: the two share the
+// column's DB letter, so one 32-bit profile word holds both rows' scores)
+// and updated by the s16x2 DPX forms: half the instructions per cell, and
+// no per-cell repacking of the scores. Per row:
+//   Ecell = __viaddmax_s16x2(Ecell, -ge, T)         Fcell likewise
+//   hv    = __vimax3_s16x2(T_diag + (s + O), Ecell, Fcell)
+//   T     = __viaddmax_s16x2(hv, -O, -O)            = max(hv, 0) - O
+//   best  = __vimax3_s16x2(best, hv_even, hv_odd)   (every second row)
+// (the local zero enters through T: H = max(hv, 0) is only ever read as T,
+// and best starts at 0). Every value stays in int16: Ecell, Fcell and T are
+// at least -O after their first update, and H can only wrap after some H
+// reached 32767 - max s, since a diagonal step adds at most max s. So a
 // best score of at least `overflow_at` (= 32767 - max s) may be wrong, and
-// is reported as -1: the host scores that pair again in 32 bits. Past its
-// sequence's end a lane reads the pad letter (the profile's last, -1000),
-// which adds no cell above the lane's best.
+// is reported as -1: the host scores that pair again in 32 bits. Rows past
+// a query's end score -1000 (the shorter query of a pair) and add no cell
+// above its best. Measured on an H100 (docs/benchmarks.md, session 9): the
+// scan is bound by the ALU pipe (88% busy), where every DPX operation runs.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +56,10 @@ namespace gpualign::gpu::scan_kernels {
 constexpr int strip_rows = 32;     ///< query rows per strip (registers per thread: 2 per row)
 constexpr int block_threads = 128;
 constexpr int max_letters = 32;    ///< alphabet size bound of the shared profile
+/// Shorts between two letters' rows in the shared profile: 16 bytes of
+/// padding put consecutive letters in different 16-byte bank groups, so
+/// that the threads of a warp, each at its own DB letter, conflict less.
+constexpr int prof_stride = strip_rows + 8;
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
 /// One launch: `count` DB sequences (sorted by length), one per thread, times
@@ -66,11 +79,15 @@ struct ScanParams {
     int gap_open, gap_extend;
     int* scores;                     ///< device: query y's score of DB record r at scores[y * records + r]
     int records;
+    // The 16-bit kernel only (blockIdx.y is a pair of queries there; query_len, the pair's longer):
+    const unsigned* pair_profile;         ///< device: pair y's packed profile at pair_profile_offset[y]
+    const long long* pair_profile_offset; ///< device, pairs
+    int query_count;                      ///< queries in the launch (2 * pairs, or one fewer)
 };
 
 template <bool Local>
 __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
-    __shared__ __align__(16) short prof[(max_letters + 1) * strip_rows];
+    __shared__ __align__(16) short prof[(max_letters + 1) * prof_stride];
     const int t = blockIdx.x * block_threads + threadIdx.x;
     const int y = blockIdx.y;
     const bool active = t < p.count;
@@ -87,7 +104,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
     for (int k = 0; k < strips; ++k) {
         __syncthreads();
         for (int x = threadIdx.x; x < p.size * strip_rows; x += block_threads)
-            prof[x] = profile[static_cast<std::size_t>(k) * p.size * strip_rows + x];
+            prof[x / strip_rows * prof_stride + x % strip_rows] = profile[static_cast<std::size_t>(k) * p.size * strip_rows + x];
         __syncthreads();
         if (!active) continue;
         const int row0 = k * strip_rows;
@@ -115,7 +132,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
                 f = b.y;
             }
             int t_diag = t_left_top, t_up = t_top;
-            const uint4* pr = reinterpret_cast<const uint4*>(prof + c * strip_rows);
+            const uint4* pr = reinterpret_cast<const uint4*>(prof + c * prof_stride);
 #pragma unroll
             for (int q = 0; q < strip_rows / 8; ++q) {
                 const uint4 w = pr[q];
@@ -148,31 +165,33 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
     if (active) p.scores[static_cast<std::size_t>(y) * p.records + p.slots[t]] = Local ? best : result;
 }
 
-/// The 16-bit local kernel: thread t aligns the launch's sequences 2t (low
-/// halves) and 2t+1 (high halves; absent when 2t+1 == count). The profile's
-/// last letter (code size - 1) is the pad letter; `overflow_at` is
+/// The 16-bit local kernel: thread t aligns the launch's DB sequence t
+/// with two queries at once, query 2y in the low halves and 2y+1 in the
+/// high halves (y = blockIdx.y, a query pair; the high half of the last pair
+/// is absent when the launch has an odd number of queries). The two share
+/// the DB letter of each column, so one 32-bit profile word holds both rows'
+/// scores: `pair_profile` (pair y's strips * size * strip_rows words at
+/// pair_profile_offset[y], s(q_i, c) + O in each half, -1000 past a query's
+/// end) and query_len[y] the longer of the two. Stride in shared memory:
+/// pair_stride words a letter (4 words of padding). `overflow_at` is
 /// 32767 - max s. Boundary entries: (T, Fcell) packed, at [j * pitch + lane]
-/// as in scan_kernel with ceil(count / 2) threads.
+/// with pitch = count * pairs.
+constexpr int pair_stride = strip_rows + 4;
+
 __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p, int overflow_at) {
-    __shared__ __align__(16) short prof[(max_letters + 1) * strip_rows];
-    const int threads = (p.count + 1) / 2;
+    __shared__ __align__(16) unsigned prof[(max_letters + 1) * pair_stride];
     const int t = blockIdx.x * block_threads + threadIdx.x;
     const int y = blockIdx.y;
-    const bool active = t < threads;
-    const int s0 = 2 * t, s1 = 2 * t + 1;
-    const int n0 = active ? p.lengths[s0] : 0;
-    const int n1 = active && s1 < p.count ? p.lengths[s1] : 0;
-    const int n = max(n0, n1);
-    const uint4* seq0 = active ? reinterpret_cast<const uint4*>(p.db + p.offsets[s0]) : nullptr;
-    const uint4* seq1 = n1 > 0 ? reinterpret_cast<const uint4*>(p.db + p.offsets[s1]) : nullptr;
+    const bool active = t < p.count;
+    const int n = active ? p.lengths[t] : 0;
+    const uint4* seq = active ? reinterpret_cast<const uint4*>(p.db + p.offsets[t]) : nullptr;
     const int query_len = p.query_len[y];
     const int strips = (query_len + strip_rows - 1) / strip_rows;
-    const short* profile = p.profile + p.profile_offset[y];
+    const unsigned* profile = p.pair_profile + p.pair_profile_offset[y];
     const int letters = p.size;
-    const std::size_t lane = static_cast<std::size_t>(y) * threads + t;
-    const std::size_t pitch = static_cast<std::size_t>(threads) * p.queries;
+    const std::size_t lane = static_cast<std::size_t>(y) * p.count + t;
+    const std::size_t pitch = static_cast<std::size_t>(p.count) * p.queries;
     const int open = p.gap_open + p.gap_extend;
-    const unsigned open2 = (static_cast<unsigned>(open) & 0xFFFFu) * 0x10001u;
     const unsigned neg_open2 = (static_cast<unsigned>(-open) & 0xFFFFu) * 0x10001u;
     const unsigned neg_ge2 = (static_cast<unsigned>(-p.gap_extend) & 0xFFFFu) * 0x10001u;
     const unsigned ninf2 = 0xC000C000u;  // -16384 in both halves
@@ -180,7 +199,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
     for (int k = 0; k < strips; ++k) {
         __syncthreads();
         for (int x = threadIdx.x; x < letters * strip_rows; x += block_threads)
-            prof[x] = profile[static_cast<std::size_t>(k) * letters * strip_rows + x];
+            prof[x / strip_rows * pair_stride + x % strip_rows] = profile[static_cast<std::size_t>(k) * letters * strip_rows + x];
         __syncthreads();
         if (!active) continue;
         unsigned T[strip_rows], E[strip_rows];
@@ -190,46 +209,42 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
             E[r] = ninf2;
         }
         unsigned t_left_top = neg_open2;
-        uint4 codes0 = make_uint4(0, 0, 0, 0), codes1 = make_uint4(0, 0, 0, 0);
+        // Loads one step ahead of use: the next 16 letters, the next column's boundary entry.
+        uint4 codes = make_uint4(0, 0, 0, 0), codes_next = seq[0];
+        int2 b_next = k > 0 ? p.boundary[lane] : make_int2(static_cast<int>(neg_open2), static_cast<int>(ninf2));
         for (int j = 0; j < n; ++j) {
             if ((j & 15) == 0) {
-                if (j < n0) codes0 = seq0[j >> 4];
-                if (j < n1) codes1 = seq1[j >> 4];
+                codes = codes_next;
+                if (j + 16 < n) codes_next = seq[(j >> 4) + 1];
             }
-            const int sh = (j & 3) * 8;
-            const unsigned w0 = (j & 8) ? ((j & 4) ? codes0.w : codes0.z) : ((j & 4) ? codes0.y : codes0.x);
-            const unsigned w1 = (j & 8) ? ((j & 4) ? codes1.w : codes1.z) : ((j & 4) ? codes1.y : codes1.x);
-            const int c0 = j < n0 ? static_cast<int>((w0 >> sh) & 0xFF) : letters - 1;
-            const int c1 = j < n1 ? static_cast<int>((w1 >> sh) & 0xFF) : letters - 1;
-            unsigned t_top, f;
-            if (k == 0) {
-                t_top = neg_open2;
-                f = ninf2;
-            } else {
-                const int2 b = p.boundary[static_cast<std::size_t>(j) * pitch + lane];
-                t_top = static_cast<unsigned>(b.x);
-                f = static_cast<unsigned>(b.y);
-            }
+            const unsigned w = (j & 8) ? ((j & 4) ? codes.w : codes.z) : ((j & 4) ? codes.y : codes.x);
+            const int c = (w >> ((j & 3) * 8)) & 0xFF;
+            // The strip's top row at column j+1 (the first strip's: H = 0, Fcell = -inf).
+            const unsigned t_top = static_cast<unsigned>(b_next.x), f_top = static_cast<unsigned>(b_next.y);
+            if (k > 0 && j + 1 < n) b_next = p.boundary[static_cast<std::size_t>(j + 1) * pitch + lane];
+            unsigned f = f_top;
             unsigned t_diag = t_left_top, t_up = t_top;
-            const uint4* pa = reinterpret_cast<const uint4*>(prof + c0 * strip_rows);
-            const uint4* pb = reinterpret_cast<const uint4*>(prof + c1 * strip_rows);
+            const uint4* pr = reinterpret_cast<const uint4*>(prof + c * pair_stride);
+            unsigned hv_even = 0;
 #pragma unroll
-            for (int q = 0; q < strip_rows / 8; ++q) {
-                const uint4 a4 = pa[q], b4 = pb[q];
-                const unsigned wa[4] = {a4.x, a4.y, a4.z, a4.w}, wb[4] = {b4.x, b4.y, b4.z, b4.w};
+            for (int q = 0; q < strip_rows / 4; ++q) {
+                const uint4 w4 = pr[q];
+                const unsigned so4[4] = {w4.x, w4.y, w4.z, w4.w};
 #pragma unroll
-                for (int h = 0; h < 8; ++h) {
-                    const int r = q * 8 + h;
-                    // rows 2m, 2m+1 of the strip are the halves of word m: low halves for even rows
-                    const unsigned so = __byte_perm(wa[h >> 1], wb[h >> 1], (h & 1) ? 0x7632 : 0x5410);
+                for (int h = 0; h < 4; ++h) {
+                    const int r = q * 4 + h;
                     E[r] = __viaddmax_s16x2(E[r], neg_ge2, T[r]);
                     f = __viaddmax_s16x2(f, neg_ge2, t_up);
-                    const unsigned d = __viaddmax_s16x2(t_diag, so, 0u);
-                    const unsigned hv = __vimax3_s16x2(d, E[r], f);
+                    // hv = max(H(i-1,j-1) + s, Ecell, Fcell); H = max(hv, 0) enters only as T = max(hv - O, -O)
+                    const unsigned hv = __vimax3_s16x2(__vadd2(t_diag, so4[h]), E[r], f);
                     t_diag = T[r];
-                    T[r] = __vsub2(hv, open2);
+                    T[r] = __viaddmax_s16x2(hv, neg_open2, neg_open2);
                     t_up = T[r];
-                    best = __vmaxs2(best, hv);
+                    // the best H, two rows per operation
+                    if (h & 1)
+                        best = __vimax3_s16x2(best, hv_even, hv);
+                    else
+                        hv_even = hv;
                 }
             }
             t_left_top = t_top;
@@ -240,9 +255,9 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
     }
     if (!active) return;
     const int b0 = static_cast<int>(best & 0xFFFFu), b1 = static_cast<int>(best >> 16);
-    int* out = p.scores + static_cast<std::size_t>(y) * p.records;
-    out[p.slots[s0]] = b0 >= overflow_at ? -1 : b0;
-    if (s1 < p.count) out[p.slots[s1]] = b1 >= overflow_at ? -1 : b1;
+    int* out = p.scores + static_cast<std::size_t>(2 * y) * p.records;
+    out[p.slots[t]] = b0 >= overflow_at ? -1 : b0;
+    if (2 * y + 1 < p.query_count) out[p.records + p.slots[t]] = b1 >= overflow_at ? -1 : b1;
 }
 
 }  // namespace gpualign::gpu::scan_kernels

@@ -22,6 +22,10 @@ struct ScanLaunch {
     int gap_open, gap_extend;
     int* scores;                ///< queries x records
     int records;
+    // 16-bit kernel only: grid y runs over query pairs (query_len: the pair's longer)
+    const unsigned* pair_profile;         ///< every pair's packed profile (low half: query 2y, high: 2y+1)
+    const long long* pair_profile_offset; ///< pairs: where each pair's profile starts (words)
+    int query_count;                      ///< queries in the launch (2 x pairs, or one fewer)
 };
 
 }  // namespace gpualign::gpu::detail
