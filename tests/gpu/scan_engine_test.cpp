@@ -59,7 +59,9 @@ TEST(ScanEngine, ScoresEqualTheCpuReference) {
                 o.boundary_bytes = 1 << 14;  // raised to the 1 MiB floor: one launch per length class here
                 o.use_s16 = s16;
                 gpu::ScanEngine e(s, mode, spans(db), o);
-                EXPECT_EQ(e.uses_16bit(), s16);
+                // The 16-bit kernel also needs s + O >= 0 (BLOSUM62 with gap cost 0/3 has -4 + 3).
+                const std::int32_t min_s = *std::min_element(s.matrix.begin(), s.matrix.end());
+                EXPECT_EQ(e.uses_16bit(), s16 && min_s + go + ge >= 0);
                 for (const std::size_t m : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{64},
                                             std::size_t{65}, std::size_t{200}}) {
                     Codes q(m);

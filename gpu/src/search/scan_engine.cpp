@@ -101,8 +101,12 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     im.records = db.size();
     const std::int32_t max_s = *std::max_element(s.matrix.begin(), s.matrix.end());
     im.overflow_at = 32767 - std::max(0, max_s);
-    // (T = H - O is one DPX operation in 16 bits, exact while O < 16384.)
-    im.s16 = options.use_s16 && mode == AlignMode::local && im.overflow_at > 1000 && s.gap_open + s.gap_extend < 16384;
+    // The 16-bit kernel's values are biased by 16384 and must stay within
+    // [0, 65535] (O <= 8000), and its packed adds need s + O >= 0.
+    const std::int32_t min_s = *std::min_element(s.matrix.begin(), s.matrix.end());
+    const std::int64_t open_total = static_cast<std::int64_t>(s.gap_open) + s.gap_extend;
+    im.s16 = options.use_s16 && mode == AlignMode::local && im.overflow_at > 1000 && open_total <= 8000 &&
+             min_s + open_total >= 0;
     GPUALIGN_CUDA(cudaSetDevice(options.device), "scan engine, device " + std::to_string(options.device));
     GPUALIGN_CUDA(cudaStreamCreateWithFlags(&im.stream, cudaStreamNonBlocking), "scan engine stream");
     GPUALIGN_CUDA(cudaEventCreate(&im.ev0), "scan engine event");
@@ -248,8 +252,8 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     if (nq == 0) return result;
     // The 16-bit kernel's pair profiles: queries 2y and 2y+1 (consecutive in
     // length order, so of similar lengths) share a thread; word (k, c, r)
-    // holds both rows' s + O, -1000 past a query's end (and in the high half
-    // of an odd last pair).
+    // holds both rows' s + O, 0 past a query's end (and in the high half of
+    // an odd last pair).
     const std::size_t pairs = im.s16 ? (nq + 1) / 2 : 0;
     std::vector<unsigned> pprof;
     std::vector<long long> pprof_off(pairs);
@@ -261,11 +265,13 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
         pprof_off[y] = static_cast<long long>(pprof.size());
         pprof.resize(pprof.size() + static_cast<std::size_t>(strips) * letters * rows);
         unsigned* out = pprof.data() + pprof_off[y];
+        // (s + O >= 0 for every letter pair: a plain add of two packed
+        // words cannot carry between the halves; rows past a query's end
+        // hold 0, so s = -O there and no cell of them exceeds a real one.)
         auto half = [&](std::size_t query, int k, int c, int r) -> unsigned {
-            if (query >= nq || k * rows >= qlen[query]) return static_cast<unsigned>(-1000) & 0xFFFFu;
-            // the query's own profile (strips of it past its end are absent)
-            return static_cast<unsigned>(prof[static_cast<std::size_t>(prof_off[query]) +
-                                              (static_cast<std::size_t>(k) * letters + c) * rows + r]) & 0xFFFFu;
+            const std::size_t i = static_cast<std::size_t>(k) * rows + r;
+            if (query >= nq || i >= queries[query].size() || c >= s.size) return 0;
+            return static_cast<unsigned>(s.score(queries[query][i], static_cast<std::uint8_t>(c)) + open);
         };
         for (int k = 0; k < strips; ++k)
             for (int c = 0; c < letters; ++c)

@@ -177,6 +177,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
 /// 32767 - max s. Boundary entries: (T, Fcell) packed, at [j * pitch + lane]
 /// with pitch = count * pairs.
 constexpr int pair_stride = strip_rows + 4;
+constexpr int s16_bias = 16384;  ///< the 16-bit kernel's bias: H = 0 is stored as 16384
 
 __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p, int overflow_at) {
     __shared__ __align__(16) unsigned prof[(max_letters + 1) * pair_stride];
@@ -192,10 +193,13 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
     const std::size_t lane = static_cast<std::size_t>(y) * p.count + t;
     const std::size_t pitch = static_cast<std::size_t>(p.count) * p.queries;
     const int open = p.gap_open + p.gap_extend;
-    const unsigned neg_open2 = (static_cast<unsigned>(-open) & 0xFFFFu) * 0x10001u;
-    const unsigned neg_ge2 = (static_cast<unsigned>(-p.gap_extend) & 0xFFFFu) * 0x10001u;
-    const unsigned ninf2 = 0xC000C000u;  // -16384 in both halves
-    unsigned best = 0;
+    // Values are biased by `bias` in each half (unsigned), so that a packed
+    // add never carries from the low half into the high one (see above).
+    auto twice = [](int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x10001u; };
+    const unsigned neg_open2 = twice(-open), neg_ge2 = twice(-p.gap_extend);
+    const unsigned t0 = twice(s16_bias - open);  // T of H = 0
+    const unsigned ninf2 = twice(p.gap_extend);  // -inf: Ecell, Fcell - ge = 0, below every T
+    unsigned best = twice(s16_bias);             // H = 0
     for (int k = 0; k < strips; ++k) {
         __syncthreads();
         for (int x = threadIdx.x; x < letters * strip_rows; x += block_threads)
@@ -205,13 +209,13 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
         unsigned T[strip_rows], E[strip_rows];
 #pragma unroll
         for (int r = 0; r < strip_rows; ++r) {
-            T[r] = neg_open2;  // H(i, 0) = 0
+            T[r] = t0;  // H(i, 0) = 0
             E[r] = ninf2;
         }
-        unsigned t_left_top = neg_open2;
+        unsigned t_left_top = t0;
         // Loads one step ahead of use: the next 16 letters, the next column's boundary entry.
         uint4 codes = make_uint4(0, 0, 0, 0), codes_next = seq[0];
-        int2 b_next = k > 0 ? p.boundary[lane] : make_int2(static_cast<int>(neg_open2), static_cast<int>(ninf2));
+        int2 b_next = k > 0 ? p.boundary[lane] : make_int2(static_cast<int>(t0), static_cast<int>(ninf2));
         for (int j = 0; j < n; ++j) {
             if ((j & 15) == 0) {
                 codes = codes_next;
@@ -233,16 +237,17 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
 #pragma unroll
                 for (int h = 0; h < 4; ++h) {
                     const int r = q * 4 + h;
-                    E[r] = __viaddmax_s16x2(E[r], neg_ge2, T[r]);
-                    f = __viaddmax_s16x2(f, neg_ge2, t_up);
-                    // hv = max(H(i-1,j-1) + s, Ecell, Fcell); H = max(hv, 0) enters only as T = max(hv - O, -O)
-                    const unsigned hv = __vimax3_s16x2(__vadd2(t_diag, so4[h]), E[r], f);
+                    E[r] = __viaddmax_u16x2(E[r], neg_ge2, T[r]);
+                    f = __viaddmax_u16x2(f, neg_ge2, t_up);
+                    // hv = max(H(i-1,j-1) + s, Ecell, Fcell); H = max(hv, 0) enters only as T = max(hv - O, -O).
+                    // T_diag + (s + O): one plain 32-bit add (no carry between the halves)
+                    const unsigned hv = __vimax3_u16x2(t_diag + so4[h], E[r], f);
                     t_diag = T[r];
-                    T[r] = __viaddmax_s16x2(hv, neg_open2, neg_open2);
+                    T[r] = __viaddmax_u16x2(hv, neg_open2, t0);
                     t_up = T[r];
                     // the best H, two rows per operation
                     if (h & 1)
-                        best = __vimax3_s16x2(best, hv_even, hv);
+                        best = __vimax3_u16x2(best, hv_even, hv);
                     else
                         hv_even = hv;
                 }
@@ -254,10 +259,12 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
         }
     }
     if (!active) return;
-    const int b0 = static_cast<int>(best & 0xFFFFu), b1 = static_cast<int>(best >> 16);
+    const int b0 = static_cast<int>(best & 0xFFFFu) - s16_bias, b1 = static_cast<int>(best >> 16) - s16_bias;
+    // A half past overflow_at may have carried into the other: both are scored again.
+    const bool wrapped = b0 >= overflow_at || b1 >= overflow_at;
     int* out = p.scores + static_cast<std::size_t>(2 * y) * p.records;
-    out[p.slots[t]] = b0 >= overflow_at ? -1 : b0;
-    if (2 * y + 1 < p.query_count) out[p.records + p.slots[t]] = b1 >= overflow_at ? -1 : b1;
+    out[p.slots[t]] = wrapped ? -1 : b0;
+    if (2 * y + 1 < p.query_count) out[p.records + p.slots[t]] = wrapped ? -1 : b1;
 }
 
 }  // namespace gpualign::gpu::scan_kernels

@@ -22,10 +22,12 @@ struct ScanOptions {
     /// query): the DB is scanned in launches of sequences of one length class
     /// (up to 64, 128, 256, ...), with as many queries as fit.
     std::size_t boundary_bytes = std::size_t{2} << 30;
-    /// Local scans in 16-bit lanes, two DB sequences per thread (about twice
+    /// Local scans in 16-bit lanes, two queries per thread (more than twice
     /// the rate); a pair whose best score may have wrapped (at least 32767 -
-    /// the largest substitution score) is scored again in 32 bits. false:
-    /// 32-bit throughout. Global scans are always 32-bit.
+    /// the largest substitution score) is scored again in 32 bits. Applies
+    /// to schemes with gap_open + gap_extend <= 8000 and every score +
+    /// gap_open + gap_extend >= 0 (BLOSUM62 11/1, DNA 2/-3 5/2); others, and
+    /// global scans, are 32-bit. false: 32-bit throughout.
     bool use_s16 = true;
     /// DB sequences at least this long are scanned by the warp kernel (a
     /// warp of 32 lanes per sequence and query, 32-bit), the others by the
