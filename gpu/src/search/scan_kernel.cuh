@@ -206,56 +206,78 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
             prof[x / strip_rows * pair_stride + x % strip_rows] = profile[static_cast<std::size_t>(k) * letters * strip_rows + x];
         __syncthreads();
         if (!active) continue;
-        unsigned T[strip_rows], E[strip_rows];
+        // Two columns per step: row r computes (r, j) then (r, j+1), so a
+        // row's T passes down the rows once per two columns (fewer register
+        // moves at the loop's back edge). An odd last column is paired with
+        // the pad letter (score 0 = s + O, i.e. s = -O: no cell of it exceeds
+        // a real one), whose boundary entry is not stored.
+        unsigned P[strip_rows], E[strip_rows];  // T(r, j-1) and Ecell(r, j-1) before a step
 #pragma unroll
         for (int r = 0; r < strip_rows; ++r) {
-            T[r] = t0;  // H(i, 0) = 0
+            P[r] = t0;  // H(i, 0) = 0
             E[r] = ninf2;
         }
         unsigned t_left_top = t0;
-        // Loads one step ahead of use: the next 16 letters, the next column's boundary entry.
+        // Loads one step ahead of use: the next 16 letters, the next two columns' boundary entries.
         uint4 codes = make_uint4(0, 0, 0, 0), codes_next = seq[0];
-        int2 b_next = k > 0 ? p.boundary[lane] : make_int2(static_cast<int>(t0), static_cast<int>(ninf2));
-        for (int j = 0; j < n; ++j) {
+        int2 b0n = make_int2(static_cast<int>(t0), static_cast<int>(ninf2)), b1n = b0n;
+        if (k > 0) {
+            b0n = p.boundary[lane];
+            if (n > 1) b1n = p.boundary[pitch + lane];
+        }
+        for (int j = 0; j < n; j += 2) {
             if ((j & 15) == 0) {
                 codes = codes_next;
                 if (j + 16 < n) codes_next = seq[(j >> 4) + 1];
             }
             const unsigned w = (j & 8) ? ((j & 4) ? codes.w : codes.z) : ((j & 4) ? codes.y : codes.x);
-            const int c = (w >> ((j & 3) * 8)) & 0xFF;
-            // The strip's top row at column j+1 (the first strip's: H = 0, Fcell = -inf).
-            const unsigned t_top = static_cast<unsigned>(b_next.x), f_top = static_cast<unsigned>(b_next.y);
-            if (k > 0 && j + 1 < n) b_next = p.boundary[static_cast<std::size_t>(j + 1) * pitch + lane];
-            unsigned f = f_top;
-            unsigned t_diag = t_left_top, t_up = t_top;
-            const uint4* pr = reinterpret_cast<const uint4*>(prof + c * pair_stride);
-            unsigned hv_even = 0;
+            const int sh = (j & 3) * 8;
+            const int c0 = (w >> sh) & 0xFF;
+            const int c1 = j + 1 < n ? static_cast<int>((w >> (sh + 8)) & 0xFF) : letters - 1;  // (pad letter)
+            // The strip's top row at columns j+1 and j+2 (the first strip's: H = 0, Fcell = -inf).
+            const bool pair = j + 1 < n;
+            const unsigned tt0 = static_cast<unsigned>(b0n.x), tt1 = pair ? static_cast<unsigned>(b1n.x) : t0;
+            unsigned f0 = static_cast<unsigned>(b0n.y), f1 = pair ? static_cast<unsigned>(b1n.y) : ninf2;
+            if (k > 0) {
+                if (j + 2 < n) b0n = p.boundary[static_cast<std::size_t>(j + 2) * pitch + lane];
+                if (j + 3 < n) b1n = p.boundary[static_cast<std::size_t>(j + 3) * pitch + lane];
+            }
+            unsigned diag0 = t_left_top, diag1 = tt0, up0 = tt0, up1 = tt1;
+            const uint4* pr0 = reinterpret_cast<const uint4*>(prof + c0 * pair_stride);
+            const uint4* pr1 = reinterpret_cast<const uint4*>(prof + c1 * pair_stride);
 #pragma unroll
             for (int q = 0; q < strip_rows / 4; ++q) {
-                const uint4 w4 = pr[q];
-                const unsigned so4[4] = {w4.x, w4.y, w4.z, w4.w};
+                const uint4 a4 = pr0[q], b4 = pr1[q];
+                const unsigned so0[4] = {a4.x, a4.y, a4.z, a4.w}, so1[4] = {b4.x, b4.y, b4.z, b4.w};
 #pragma unroll
                 for (int h = 0; h < 4; ++h) {
                     const int r = q * 4 + h;
-                    E[r] = __viaddmax_u16x2(E[r], neg_ge2, T[r]);
-                    f = __viaddmax_u16x2(f, neg_ge2, t_up);
-                    // hv = max(H(i-1,j-1) + s, Ecell, Fcell); H = max(hv, 0) enters only as T = max(hv - O, -O).
-                    // T_diag + (s + O): one plain 32-bit add (no carry between the halves)
-                    const unsigned hv = __vimax3_u16x2(t_diag + so4[h], E[r], f);
-                    t_diag = T[r];
-                    T[r] = __viaddmax_u16x2(hv, neg_open2, t0);
-                    t_up = T[r];
-                    // the best H, two rows per operation
-                    if (h & 1)
-                        best = __vimax3_u16x2(best, hv_even, hv);
-                    else
-                        hv_even = hv;
+                    // cell (r, j): hv = max(H(r-1,j-1) + s, Ecell, Fcell); H = max(hv, 0) enters only as
+                    // T = max(hv - O, -O). T_diag + (s + O) is one plain 32-bit add (no carry between the halves).
+                    E[r] = __viaddmax_u16x2(E[r], neg_ge2, P[r]);
+                    f0 = __viaddmax_u16x2(f0, neg_ge2, up0);
+                    const unsigned hv0 = __vimax3_u16x2(diag0 + so0[h], E[r], f0);
+                    const unsigned t_0 = __viaddmax_u16x2(hv0, neg_open2, t0);
+                    // cell (r, j+1)
+                    E[r] = __viaddmax_u16x2(E[r], neg_ge2, t_0);
+                    f1 = __viaddmax_u16x2(f1, neg_ge2, up1);
+                    const unsigned hv1 = __vimax3_u16x2(diag1 + so1[h], E[r], f1);
+                    const unsigned t_1 = __viaddmax_u16x2(hv1, neg_open2, t0);
+                    best = __vimax3_u16x2(best, hv0, hv1);
+                    diag0 = P[r];
+                    diag1 = t_0;
+                    up0 = t_0;
+                    up1 = t_1;
+                    P[r] = t_1;
                 }
             }
-            t_left_top = t_top;
-            if (k + 1 < strips)
-                p.boundary[static_cast<std::size_t>(j) * pitch + lane] =
-                    make_int2(static_cast<int>(T[strip_rows - 1]), static_cast<int>(f));
+            t_left_top = tt1;
+            if (k + 1 < strips) {
+                p.boundary[static_cast<std::size_t>(j) * pitch + lane] = make_int2(static_cast<int>(up0), static_cast<int>(f0));
+                if (pair)
+                    p.boundary[static_cast<std::size_t>(j + 1) * pitch + lane] =
+                        make_int2(static_cast<int>(up1), static_cast<int>(f1));
+            }
         }
     }
     if (!active) return;
