@@ -178,6 +178,9 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
 /// with pitch = count * pairs.
 constexpr int pair_stride = strip_rows + 4;
 constexpr int s16_bias = 16384;  ///< the 16-bit kernel's bias: H = 0 is stored as 16384
+/// Columns per step of the 16-bit kernel (even, at most 4: one step's
+/// letters share a 32-bit word of the sequence).
+constexpr int step_cols = 4;
 
 __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p, int overflow_at) {
     __shared__ __align__(16) unsigned prof[(max_letters + 1) * pair_stride];
@@ -206,11 +209,13 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
             prof[x / strip_rows * pair_stride + x % strip_rows] = profile[static_cast<std::size_t>(k) * letters * strip_rows + x];
         __syncthreads();
         if (!active) continue;
-        // Two columns per step: row r computes (r, j) then (r, j+1), so a
-        // row's T passes down the rows once per two columns (fewer register
-        // moves at the loop's back edge). An odd last column is paired with
-        // the pad letter (score 0 = s + O, i.e. s = -O: no cell of it exceeds
-        // a real one), whose boundary entry is not stored.
+        // step_cols columns per step: row r computes (r, j) .. (r, j+K-1),
+        // so a row's T passes down the rows once per K columns (fewer
+        // register moves at the loop's back edge). Columns past the DB
+        // sequence's end take the pad letter (score 0 = s + O, i.e. s = -O:
+        // no cell of them exceeds a real one); their boundary entries are
+        // not stored.
+        constexpr int K = step_cols;
         unsigned P[strip_rows], E[strip_rows];  // T(r, j-1) and Ecell(r, j-1) before a step
 #pragma unroll
         for (int r = 0; r < strip_rows; ++r) {
@@ -218,65 +223,72 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
             E[r] = ninf2;
         }
         unsigned t_left_top = t0;
-        // Loads one step ahead of use: the next 16 letters, the next two columns' boundary entries.
+        // Loads one step ahead of use: the next 16 letters, the next step's boundary entries.
         uint4 codes = make_uint4(0, 0, 0, 0), codes_next = seq[0];
-        int2 b0n = make_int2(static_cast<int>(t0), static_cast<int>(ninf2)), b1n = b0n;
-        if (k > 0) {
-            b0n = p.boundary[lane];
-            if (n > 1) b1n = p.boundary[pitch + lane];
-        }
-        for (int j = 0; j < n; j += 2) {
+        int2 bn[K];
+#pragma unroll
+        for (int x = 0; x < K; ++x)
+            bn[x] = k > 0 && x < n ? p.boundary[static_cast<std::size_t>(x) * pitch + lane]
+                                   : make_int2(static_cast<int>(t0), static_cast<int>(ninf2));
+        for (int j = 0; j < n; j += K) {
             if ((j & 15) == 0) {
                 codes = codes_next;
                 if (j + 16 < n) codes_next = seq[(j >> 4) + 1];
             }
             const unsigned w = (j & 8) ? ((j & 4) ? codes.w : codes.z) : ((j & 4) ? codes.y : codes.x);
-            const int sh = (j & 3) * 8;
-            const int c0 = (w >> sh) & 0xFF;
-            const int c1 = j + 1 < n ? static_cast<int>((w >> (sh + 8)) & 0xFF) : letters - 1;  // (pad letter)
-            // The strip's top row at columns j+1 and j+2 (the first strip's: H = 0, Fcell = -inf).
-            const bool pair = j + 1 < n;
-            const unsigned tt0 = static_cast<unsigned>(b0n.x), tt1 = pair ? static_cast<unsigned>(b1n.x) : t0;
-            unsigned f0 = static_cast<unsigned>(b0n.y), f1 = pair ? static_cast<unsigned>(b1n.y) : ninf2;
-            if (k > 0) {
-                if (j + 2 < n) b0n = p.boundary[static_cast<std::size_t>(j + 2) * pitch + lane];
-                if (j + 3 < n) b1n = p.boundary[static_cast<std::size_t>(j + 3) * pitch + lane];
+            int c[K];
+            unsigned tt[K], f[K];
+#pragma unroll
+            for (int x = 0; x < K; ++x) {
+                const bool real = j + x < n;
+                c[x] = real ? static_cast<int>((w >> (((j + x) & 3) * 8)) & 0xFF) : letters - 1;  // (pad letter)
+                // The strip's top row at column j+x+1 (the first strip's: H = 0, Fcell = -inf).
+                tt[x] = real ? static_cast<unsigned>(bn[x].x) : t0;
+                f[x] = real ? static_cast<unsigned>(bn[x].y) : ninf2;
+                if (k > 0 && j + K + x < n) bn[x] = p.boundary[static_cast<std::size_t>(j + K + x) * pitch + lane];
             }
-            unsigned diag0 = t_left_top, diag1 = tt0, up0 = tt0, up1 = tt1;
-            const uint4* pr0 = reinterpret_cast<const uint4*>(prof + c0 * pair_stride);
-            const uint4* pr1 = reinterpret_cast<const uint4*>(prof + c1 * pair_stride);
+            unsigned diag[K], up[K], t[K], hv[K];
+#pragma unroll
+            for (int x = 0; x < K; ++x) {
+                diag[x] = x == 0 ? t_left_top : tt[x - 1];
+                up[x] = tt[x];
+            }
 #pragma unroll
             for (int q = 0; q < strip_rows / 4; ++q) {
-                const uint4 a4 = pr0[q], b4 = pr1[q];
-                const unsigned so0[4] = {a4.x, a4.y, a4.z, a4.w}, so1[4] = {b4.x, b4.y, b4.z, b4.w};
+                uint4 so4[K];
+#pragma unroll
+                for (int x = 0; x < K; ++x) so4[x] = reinterpret_cast<const uint4*>(prof + c[x] * pair_stride)[q];
 #pragma unroll
                 for (int h = 0; h < 4; ++h) {
                     const int r = q * 4 + h;
-                    // cell (r, j): hv = max(H(r-1,j-1) + s, Ecell, Fcell); H = max(hv, 0) enters only as
-                    // T = max(hv - O, -O). T_diag + (s + O) is one plain 32-bit add (no carry between the halves).
-                    E[r] = __viaddmax_u16x2(E[r], neg_ge2, P[r]);
-                    f0 = __viaddmax_u16x2(f0, neg_ge2, up0);
-                    const unsigned hv0 = __vimax3_u16x2(diag0 + so0[h], E[r], f0);
-                    const unsigned t_0 = __viaddmax_u16x2(hv0, neg_open2, t0);
-                    // cell (r, j+1)
-                    E[r] = __viaddmax_u16x2(E[r], neg_ge2, t_0);
-                    f1 = __viaddmax_u16x2(f1, neg_ge2, up1);
-                    const unsigned hv1 = __vimax3_u16x2(diag1 + so1[h], E[r], f1);
-                    const unsigned t_1 = __viaddmax_u16x2(hv1, neg_open2, t0);
-                    best = __vimax3_u16x2(best, hv0, hv1);
-                    diag0 = P[r];
-                    diag1 = t_0;
-                    up0 = t_0;
-                    up1 = t_1;
-                    P[r] = t_1;
+#pragma unroll
+                    for (int x = 0; x < K; ++x) {
+                        const unsigned so = h == 0 ? so4[x].x : h == 1 ? so4[x].y : h == 2 ? so4[x].z : so4[x].w;
+                        // hv = max(H(r-1,c-1) + s, Ecell, Fcell); H = max(hv, 0) enters only as
+                        // T = max(hv - O, -O). T_diag + (s + O) is one plain 32-bit add (no carry between the halves).
+                        E[r] = __viaddmax_u16x2(E[r], neg_ge2, x == 0 ? P[r] : t[x - 1]);
+                        f[x] = __viaddmax_u16x2(f[x], neg_ge2, up[x]);
+                        hv[x] = __vimax3_u16x2(diag[x] + so, E[r], f[x]);
+                        t[x] = __viaddmax_u16x2(hv[x], neg_open2, t0);
+                    }
+#pragma unroll
+                    for (int x = 0; x < K; x += 2) best = __vimax3_u16x2(best, hv[x], hv[x + 1]);
+                    diag[0] = P[r];
+#pragma unroll
+                    for (int x = 0; x < K; ++x) {
+                        if (x > 0) diag[x] = t[x - 1];
+                        up[x] = t[x];
+                    }
+                    P[r] = t[K - 1];
                 }
             }
-            t_left_top = tt1;
+            t_left_top = tt[K - 1];
             if (k + 1 < strips) {
-                p.boundary[static_cast<std::size_t>(j) * pitch + lane] = make_int2(static_cast<int>(up0), static_cast<int>(f0));
-                if (pair)
-                    p.boundary[static_cast<std::size_t>(j + 1) * pitch + lane] =
-                        make_int2(static_cast<int>(up1), static_cast<int>(f1));
+#pragma unroll
+                for (int x = 0; x < K; ++x)
+                    if (j + x < n)
+                        p.boundary[static_cast<std::size_t>(j + x) * pitch + lane] =
+                            make_int2(static_cast<int>(up[x]), static_cast<int>(f[x]));
             }
         }
     }
