@@ -303,8 +303,10 @@ RunStats run_search(const AlignConfig& c) {
                 letters += db.views[e++].codes.size();
             const std::span<const RecordView> chunk = std::span(db.views).subspan(b, e - b);
             gpu->load_chunk(chunk);
-            // Queries go in groups of about scan_pairs pairs per call.
-            constexpr std::size_t scan_pairs = std::size_t{1} << 22;
+            // Queries go in groups of about scan_pairs pairs per call (their
+            // scores, 4 bytes a pair, come back at once): the more queries a
+            // call has, the better the scan kernels fill the GPU.
+            constexpr std::size_t scan_pairs = std::size_t{1} << 25;
             const std::size_t group = std::max<std::size_t>(1, scan_pairs / chunk.size());
             for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
                 const std::size_t q1 = std::min(queries.views.size(), q0 + group);
