@@ -28,7 +28,7 @@ for r in $(seq 1 "${RUNS:-2}"); do
     echo "s1 $(basename $b) round $r: rc=$? $(grep -E 'scan on the GPU' "$d/s1.err" | sed 's/.*search: //'), md5 $(md5sum < "$d/s1.m8" | cut -c1-8)"
   done
 done
-if [ -n "${NCU:-1}" ]; then
+if [ -n "${NCU-1}" ]; then
   timeout 240 ncu --kernel-name regex:s16x2 --launch-skip 1 --launch-count 1 \
     --section SpeedOfLight --section SchedulerStats --section WarpStateStats --section Occupancy \
     --section InstructionStats --section ComputeWorkloadAnalysis \

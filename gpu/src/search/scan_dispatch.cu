@@ -34,10 +34,10 @@ void launch_scan(const ScanLaunch& a, bool local, bool s16, int overflow_at, cud
     p.pair_profile_offset = a.pair_profile_offset;
     p.query_count = a.query_count;
     const int threads = a.count;
-    const dim3 grid(static_cast<unsigned>((threads + scan_kernels::block_threads - 1) / scan_kernels::block_threads),
-                    static_cast<unsigned>(a.queries));
+    const int block = s16 ? scan_kernels::s16_block_threads : scan_kernels::block_threads;
+    const dim3 grid(static_cast<unsigned>((threads + block - 1) / block), static_cast<unsigned>(a.queries));
     if (s16)
-        scan_kernels::scan_kernel_s16x2<<<grid, scan_kernels::block_threads, 0, stream>>>(p, overflow_at);
+        scan_kernels::scan_kernel_s16x2<<<grid, block, 0, stream>>>(p, overflow_at);
     else if (local)
         scan_kernels::scan_kernel<true><<<grid, scan_kernels::block_threads, 0, stream>>>(p);
     else

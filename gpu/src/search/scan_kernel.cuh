@@ -32,21 +32,29 @@
 // per thread against the thread's DB sequence, packed as the two 16-bit
 // halves of each register (query 2y low, 2y+1 high: the two share the
 // column's DB letter, so one 32-bit profile word holds both rows' scores)
-// and updated by the s16x2 DPX forms: half the instructions per cell, and
-// no per-cell repacking of the scores. Per row:
-//   Ecell = __viaddmax_s16x2(Ecell, -ge, T)         Fcell likewise
-//   hv    = __vimax3_s16x2(T_diag + (s + O), Ecell, Fcell)
-//   T     = __viaddmax_s16x2(hv, -O, -O)            = max(hv, 0) - O
-//   best  = __vimax3_s16x2(best, hv_even, hv_odd)   (every second row)
+// and updated by the u16x2 DPX forms: half the instructions per cell, and
+// no per-cell repacking of the scores. Values are stored biased by
+// s16_bias = 16384 (H = 0 is 16384), so they stay within [0, 65535] and a
+// plain 32-bit add of T_diag and the profile word (s + O >= 0, required of
+// the scheme) never carries between the halves: ptxas issues it on the FMA
+// pipe (IMAD), beside the ALU pipe where every DPX operation runs. Per row
+// and column:
+//   Ecell = __viaddmax_u16x2(Ecell, -ge, T)         Fcell likewise
+//   hv    = __vimax3_u16x2(T_diag + (s + O), Ecell, Fcell)
+//   T     = __viaddmax_u16x2(hv, -O, bias - O)      = max(hv, 0) - O
+//   best  = __vimax3_u16x2(best, hv_a, hv_b)        (every second cell)
 // (the local zero enters through T: H = max(hv, 0) is only ever read as T,
-// and best starts at 0). Every value stays in int16: Ecell, Fcell and T are
-// at least -O after their first update, and H can only wrap after some H
-// reached 32767 - max s, since a diagonal step adds at most max s. So a
-// best score of at least `overflow_at` (= 32767 - max s) may be wrong, and
-// is reported as -1: the host scores that pair again in 32 bits. Rows past
-// a query's end score -1000 (the shorter query of a pair) and add no cell
-// above its best. Measured on an H100 (docs/benchmarks.md, session 9): the
-// scan is bound by the ALU pipe (88% busy), where every DPX operation runs.
+// and best starts at 0). A step computes step_cols columns row by row, so
+// that T passes down the rows once per step_cols columns (each row's T
+// changes register once a step: fewer moves at the loop's back edge).
+// H can only pass 32767 after some H reached 32767 - max s, since a
+// diagonal step adds at most max s; so a best score of at least
+// `overflow_at` (= 32767 - max s) in either half may be wrong (a carry may
+// even reach the other half), and both are reported as -1: the host scores
+// those pairs again in 32 bits. Rows past a query's end, and columns past a
+// sequence's end, score 0 (s = -O) and add no cell above a real one.
+// Measured on an H100 (docs/benchmarks.md, session 9): bound by the ALU
+// pipe (84% busy), 4.5 ALU operations per two cells.
 #pragma once
 
 #include <cstdint>
@@ -171,20 +179,25 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
 /// is absent when the launch has an odd number of queries). The two share
 /// the DB letter of each column, so one 32-bit profile word holds both rows'
 /// scores: `pair_profile` (pair y's strips * size * strip_rows words at
-/// pair_profile_offset[y], s(q_i, c) + O in each half, -1000 past a query's
-/// end) and query_len[y] the longer of the two. Stride in shared memory:
+/// pair_profile_offset[y], s(q_i, c) + O in each half, 0 past a query's
+/// end and for the pad letter) and query_len[y] the longer of the two.
+/// Stride in shared memory:
 /// pair_stride words a letter (4 words of padding). `overflow_at` is
 /// 32767 - max s. Boundary entries: (T, Fcell) packed, at [j * pitch + lane]
 /// with pitch = count * pairs.
 constexpr int pair_stride = strip_rows + 4;
 constexpr int s16_bias = 16384;  ///< the 16-bit kernel's bias: H = 0 is stored as 16384
 /// Columns per step of the 16-bit kernel (even, at most 4: one step's
-/// letters share a 32-bit word of the sequence).
+/// letters share a 32-bit word of the sequence). H100, s1 on 200k records:
+/// 1 column 0.965 s, 2 columns 0.829 s, 4 columns 0.815 s (145 registers).
 constexpr int step_cols = 4;
+/// Threads per block of the 16-bit kernel (64, 96 and 128 measured: 128 and
+/// 64 alike, 96 slower; docs/benchmarks.md session 9).
+constexpr int s16_block_threads = 128;
 
-__global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p, int overflow_at) {
+__global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParams p, int overflow_at) {
     __shared__ __align__(16) unsigned prof[(max_letters + 1) * pair_stride];
-    const int t = blockIdx.x * block_threads + threadIdx.x;
+    const int t = blockIdx.x * s16_block_threads + threadIdx.x;
     const int y = blockIdx.y;
     const bool active = t < p.count;
     const int n = active ? p.lengths[t] : 0;
@@ -205,7 +218,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel_s16x2(ScanParams p,
     unsigned best = twice(s16_bias);             // H = 0
     for (int k = 0; k < strips; ++k) {
         __syncthreads();
-        for (int x = threadIdx.x; x < letters * strip_rows; x += block_threads)
+        for (int x = threadIdx.x; x < letters * strip_rows; x += s16_block_threads)
             prof[x / strip_rows * pair_stride + x % strip_rows] = profile[static_cast<std::size_t>(k) * letters * strip_rows + x];
         __syncthreads();
         if (!active) continue;
