@@ -164,7 +164,12 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     // 64, 128, 256, ... : a launch's boundary buffer is 8 bytes x its longest
     // length x its count, per query), within the budget for one query and at
     // most 2^20 threads each.
-    const std::size_t budget = std::max<std::size_t>(options.boundary_bytes, std::size_t{1} << 20);
+    if (im.options.boundary_bytes == 0) {
+        std::size_t free_bytes = 0, total_bytes = 0;
+        GPUALIGN_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes), "scan engine, device memory");
+        im.options.boundary_bytes = std::max(std::size_t{2} << 30, free_bytes / 8);
+    }
+    const std::size_t budget = std::max<std::size_t>(im.options.boundary_bytes, std::size_t{1} << 20);
     auto length_class = [](int len) {
         int c = 64;
         while (c < len) c *= 2;
