@@ -40,10 +40,10 @@ cxxopts::Options make_options() {
     const auto str = [](auto v) { return std::to_string(v); };
     o.add_options("Scoring")
         ("match", "DNA match score (default " + str(Defaults::dna_match) + ")", cxxopts::value<int>())
-        ("mismatch", "DNA mismatch penalty, positive (default " + str(Defaults::dna_mismatch) + ")", cxxopts::value<int>())
-        ("gap-open", "gap open penalty, positive; a gap of length L costs gap_open + L*gap_extend; 0 = linear (default DNA " +
+        ("mismatch", "DNA mismatch penalty, non-negative (default " + str(Defaults::dna_mismatch) + ")", cxxopts::value<int>())
+        ("gap-open", "gap open penalty, non-negative; a gap of length L costs gap_open + L*gap_extend; 0 = linear (default DNA " +
                          str(Defaults::dna_gap_open) + ", protein " + str(Defaults::protein_gap_open) + ")", cxxopts::value<int>())
-        ("gap-extend", "gap extension penalty per position, positive (default DNA " + str(Defaults::dna_gap_extend) +
+        ("gap-extend", "gap extension penalty per position, non-negative (default DNA " + str(Defaults::dna_gap_extend) +
                            ", protein " + str(Defaults::protein_gap_extend) + ")", cxxopts::value<int>())
         ("matrix", std::string("substitution matrix: BLOSUM30|45|62|80 or an NCBI-format file (default protein ") +
                        Defaults::protein_matrix + ")", cxxopts::value<std::string>())

@@ -11,12 +11,19 @@
 namespace gpualign {
 namespace {
 
+/// The last extension of `path`, lower case, with its dot ("" when none).
+std::string lower_extension(const std::string& path) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    return ext;
+}
+
 void require(bool ok, const std::string& message) {
     if (!ok) throw std::invalid_argument(message);
 }
 
 void require_non_negative(const std::optional<std::int32_t>& v, const char* option) {
-    if (v) require(*v >= 0, std::string(option) + " must be >= 0 (penalties are given as positive numbers), got " +
+    if (v) require(*v >= 0, std::string(option) + " must be >= 0 (penalties are non-negative numbers, subtracted), got " +
                                 std::to_string(*v));
 }
 
@@ -87,6 +94,20 @@ void AlignConfig::validate() const {
     require(!(score_only && output_format() == OutputFormat::blast6),
             "--score-only gives no alignment, which BLAST tabular columns (pident, mismatch, gapopen) need; use TSV "
             "output with --score-only");
+    if (!format && out_path != "-") {
+        // An extension of a format gpualign does not write is an error, never TSV under that name.
+        const std::string ext = lower_extension(out_path);
+        require(ext != ".bam" && ext != ".cram",
+                "output " + out_path + ": gpualign writes SAM text, not " + ext.substr(1) +
+                    "; convert it with samtools, e.g. `gpualign ... -o - --format sam | samtools view -b -o " + out_path +
+                    " -`");
+        require(ext != ".paf", "output " + out_path +
+                                   ": PAF output is not available yet; write .tsv or .sam (or give --format tsv to "
+                                   "write TSV under this name)");
+        require(ext != ".gz" && ext != ".bgz" && ext != ".zst" && ext != ".bz2" && ext != ".xz",
+                "output " + out_path + ": compressed output is not written; pipe it, e.g. `gpualign ... -o - | gzip > " +
+                    out_path + "`");
+    }
     require(search || output_format() != OutputFormat::blast6,
             "BLAST tabular output (--format blast6, .m8, .blast6) is written by `gpualign search` only; use tsv or sam");
     if (search) {
@@ -100,8 +121,7 @@ void AlignConfig::validate() const {
 
 OutputFormat AlignConfig::output_format() const {
     if (format) return *format;
-    std::string ext = std::filesystem::path(out_path).extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string ext = lower_extension(out_path);
     if (ext == ".sam") return OutputFormat::sam;
     if (ext == ".m8" || ext == ".blast6") return OutputFormat::blast6;
     return OutputFormat::tsv;

@@ -246,7 +246,7 @@ Alphabet guess_alphabet(std::span<const std::string_view> sequences) noexcept {
             if (u == 'A' || u == 'C' || u == 'G' || u == 'T' || u == 'U' || u == 'N') ++core;
         }
     }
-    return core * 10 >= total * 9 ? Alphabet::dna : Alphabet::protein;
+    return core * 2 >= total ? Alphabet::dna : Alphabet::protein;
 }
 
 // ---- SequenceReader ----------------------------------------------------------

@@ -40,6 +40,48 @@ TEST_F(Cli, HelpPrintsDefaultsFromTheConfig) {
     EXPECT_NE(r.out.find("BLOSUM62"), std::string::npos);
 }
 
+// Issue 14, trial bug 4: the help's wording and the validation agree. The
+// penalties are non-negative: 0 is accepted (linear gaps, free mismatches),
+// a negative value is a command-line error (exit 2) that says ">= 0".
+TEST_F(Cli, PenaltiesAreNonNegativeInHelpAndValidation) {
+    const auto help = run("--help");
+    ASSERT_EQ(help.exit_code, 0);
+    EXPECT_EQ(help.out.find("positive"), std::string::npos) << help.out;
+    for (const std::string opt : {"--mismatch", "--gap-open", "--gap-extend"}) {
+        EXPECT_NE(help.out.find(opt.substr(2) + " arg"), std::string::npos) << opt;
+        const fs::path q = write("q.fa", ">q\nACGTACGT\n>r\nACGAACGT\n");
+        const fs::path out = dir_ / "zero.tsv";
+        const auto zero = run("sw " + q.string() + " " + q.string() + " --backend cpu " + opt + " 0 -o " + out.string());
+        EXPECT_EQ(zero.exit_code, 0) << opt << " 0: " << zero.err;
+        const auto neg = run("sw " + q.string() + " " + q.string() + " --backend cpu " + opt + " -1 -o " + out.string());
+        EXPECT_EQ(neg.exit_code, 2) << opt << " -1";
+        EXPECT_NE(neg.err.find(opt + " must be >= 0"), std::string::npos) << neg.err;
+    }
+    const std::size_t at = help.out.find("--mismatch arg");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_NE(help.out.find("non-negative", at), std::string::npos) << help.out;
+}
+
+// Issue 14: an output extension of a format gpualign does not write is a
+// command-line error naming what to do instead, and no file appears; with
+// an explicit --format the name is the user's choice.
+TEST_F(Cli, OutputExtensionOfAFormatNotWrittenIsAnError) {
+    const std::string in = data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu";
+    for (const auto& [name, hint] : std::vector<std::pair<std::string, std::string>>{
+             {"out.bam", "samtools view -b"}, {"out.CRAM", "samtools view -b"}, {"out.paf", "--format tsv"},
+             {"out.tsv.gz", "gzip"}, {"out.sam.bgz", "gzip"}, {"out.zst", "gzip"}}) {
+        const auto r = run("sw " + in + " -o " + (dir_ / name).string());
+        EXPECT_EQ(r.exit_code, 2) << name;
+        EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find(hint), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(dir_ / name)) << name;
+    }
+    const auto forced = run("sw " + in + " --format tsv -o " + (dir_ / "out.paf").string());
+    EXPECT_EQ(forced.exit_code, 0) << forced.err;
+    EXPECT_EQ(slurp(dir_ / "out.paf").rfind("query\tquery_len", 0), 0u);
+    expect_no_stray_files({"out.paf"});
+}
+
 TEST_F(Cli, VersionPrintsVersion) {
     const auto r = run("--version");
     EXPECT_EQ(r.exit_code, 0);

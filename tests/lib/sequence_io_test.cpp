@@ -244,11 +244,11 @@ TEST(SequenceIo, StdinGzipPipe) {
     EXPECT_EQ(recs[1].number, 2u);
 }
 
-TEST(SequenceIo, AutoDetectIupacHeavyFileIsProtein) {
-    // dna_small.fa: 40 of 50 letters are ACGTUN (80% < 90%), so auto says
-    // protein; --alphabet dna reads it (see DnaIupacUracilLowercaseMapping).
+TEST(SequenceIo, AutoDetectIupacHeavyDnaFileIsDna) {
+    // dna_small.fa: 40 of 50 letters are ACGTUN, the others IUPAC codes:
+    // DNA (issue 14, trial bug 3: IUPAC codes count as DNA evidence).
     SequenceReader reader(data_dir + "dna_small.fa");
-    EXPECT_EQ(reader.alphabet(), Alphabet::protein);
+    EXPECT_EQ(reader.alphabet(), Alphabet::dna);
 }
 
 TEST(SequenceIo, GuessAlphabetRule) {
@@ -257,6 +257,9 @@ TEST(SequenceIo, GuessAlphabetRule) {
     };
     EXPECT_EQ(guess({"ACGTACGTNNacgu"}), Alphabet::dna);
     EXPECT_EQ(guess({"ACGTACGTACGTACGTACGR"}), Alphabet::dna);          // 5% IUPAC
+    EXPECT_EQ(guess({"ACGTRYKMACGTACGT"}), Alphabet::dna);              // the trial's short IUPAC read: 75% ACGT
+    EXPECT_EQ(guess({"ACGTACRYKMSW"}), Alphabet::dna);                  // exactly half ACGTUN
+    EXPECT_EQ(guess({"ACGTARYKMSWB"}), Alphabet::protein);              // 5 of 12: below half
     EXPECT_EQ(guess({"MKVLAAGIVE"}), Alphabet::protein);                // E is not a nucleotide
     EXPECT_EQ(guess({"ACDHKMNRSTVWY"}), Alphabet::protein);             // only IUPAC letters, but < 90% ACGTUN
     EXPECT_EQ(guess({"ACGT", "ACGX"}), Alphabet::protein);              // any record decides

@@ -135,7 +135,9 @@ struct AlignConfig {
     /// outside `search`, search options outside `search`, --max-hits 0,
     /// --evalue <= 0, the same path as input and output,
     /// a non-zero gpu_memory under Defaults::gpu_memory_min, gpu_streams
-    /// outside 0..Defaults::gpu_streams_max.
+    /// outside 0..Defaults::gpu_streams_max, and (without `format`) an
+    /// out_path extension of a format not written: .bam, .cram, .paf, .gz,
+    /// .bgz, .bz2, .xz, .zst (the message names the pipe to use).
     void validate() const;
 
     /// The output format: `format` if set, else from out_path's extension

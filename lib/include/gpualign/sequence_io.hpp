@@ -77,13 +77,16 @@ std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view l
 /// The alphabet that sequences look like, for `--alphabet auto`.
 ///
 /// Rule: DNA when every letter (case-insensitive) is a nucleotide letter
-/// (A C G T U N or an IUPAC code R Y K M S W B D H V) and A C G T U N make
-/// up at least 90% of the letters; protein otherwise, and whenever a '*'
-/// occurs. The 90% clause keeps short protein sequences made only of letters
-/// that happen to be IUPAC codes (A C D G H K M N R S T V W Y) from reading
-/// as DNA. Characters that neither alphabet accepts ('-', '.', ...) are
-/// ignored here, so that encoding later reports them with their position.
-/// No letters at all => dna.
+/// (A C G T U N or an IUPAC code R Y K M S W B D H V: IUPAC codes count as
+/// DNA evidence) and A C G T U N make up at least half of the letters;
+/// protein otherwise, and whenever a '*' occurs. Real proteins almost always
+/// hold a letter outside that set (E F I L P Q); the half clause keeps the
+/// rare short protein made only of such letters (A C D G H K M N R S T V W
+/// Y, about 40% A C G T N by amino-acid frequencies) from reading as DNA,
+/// while DNA with IUPAC codes (`ACGTRYKMACGTACGT`, 75%) reads as DNA.
+/// Characters that neither alphabet accepts ('-', '.', ...) are ignored
+/// here, so that encoding later reports them with their position. No
+/// letters at all => dna.
 Alphabet guess_alphabet(std::span<const std::string_view> sequences) noexcept;
 
 /// Streaming reader of one FASTA or FASTQ file, plain or gzip.
