@@ -97,10 +97,10 @@ void AlignConfig::validate() const {
     if (!format && out_path != "-") {
         // An extension of a format gpualign does not write is an error, never TSV under that name.
         const std::string ext = lower_extension(out_path);
-        require(ext != ".bam" && ext != ".cram",
-                "output " + out_path + ": gpualign writes SAM text, not " + ext.substr(1) +
-                    "; convert it with samtools, e.g. `gpualign ... -o - --format sam | samtools view -b -o " + out_path +
-                    " -`");
+        if (ext == ".bam" || ext == ".cram")
+            throw std::invalid_argument("output " + out_path + ": gpualign writes SAM text, not " + ext.substr(1) +
+                                        "; convert it with samtools, e.g. `gpualign ... -o - --format sam | samtools "
+                                        "view -b -o " + out_path + " -`");
         require(ext != ".paf", "output " + out_path +
                                    ": PAF output is not available yet; write .tsv or .sam (or give --format tsv to "
                                    "write TSV under this name)");

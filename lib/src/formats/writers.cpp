@@ -228,7 +228,10 @@ public:
             const std::uint64_t len = st.alignment_len();
             const double identity = len == 0 ? 0.0 : static_cast<double>(st.matches) / static_cast<double>(len);
             fmt::format_to(it, "{}\t{}\t{}\t{}\t{:.4f}\t", st.matches, st.mismatches, st.gap_opens, len, identity);
-            append_cigar(res.cigar, line_);
+            if (res.cigar.empty())
+                line_.push_back('*');  // unaligned: '*', as SAM writes an absent CIGAR, never an empty field
+            else
+                append_cigar(res.cigar, line_);
             line_.push_back('\n');
         } else {
             fmt::format_to(it, "*\t*\t*\t*\t*\t*\n");
