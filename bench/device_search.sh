@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for `gpualign search` (issue 12): the search GPU tests
 # (SKIP_TESTS=1 skips them), compute-sanitizer memcheck and racecheck on the
-# scan kernels and memcheck on a GPU search, the warp kernel's threshold
+# scan kernels and memcheck on a GPU search (SKIP_SANITIZERS=1 skips them), the warp kernel's threshold
 # swept on (s2) 100 queries (SCAN_SWEEP="values", "" skips), and the
 # benchmark workloads: (s1) the 20 CUDASW++ benchmark queries against a
 # seeded pseudo-DB of S1_RECORDS (1,000,000) random 512-aa proteins, (s2)
@@ -23,6 +23,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   echo "SearchGpu tests rc=$? ($(( $(date +%s) - s )) s)"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]|tests? ran" "$out/search_gpu_tests.log" | tail -6
 fi
 s=$(date +%s)
+if [ -z "${SKIP_SANITIZERS:-}" ]; then
 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter='ScanEngine.RealProteinFamilies:ScanEngine.ManyQueriesAtOnceEqualOneByOne:ScanEngine.SixteenBitOverflowIsRescoredExactly:ScanEngine.WarpAndThreadKernelsTogetherKeepQueryOrder' \
   > "$out/sanitizer_scan.log" 2>&1
 echo "compute-sanitizer memcheck (ScanEngine tests) rc=$?"; grep -E "ERROR SUMMARY|OK \]|SKIPPED" "$out/sanitizer_scan.log"
@@ -32,6 +33,7 @@ echo "compute-sanitizer racecheck (warp and thread kernels) rc=$?"; grep -E "RAC
 timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 $B search $D/protein/families/globins4.fa \
   $D/protein/families/globins45.fa --backend gpu -k 5 -o "$out/sanitized.m8" > "$out/sanitizer_search.log" 2>&1
 echo "compute-sanitizer memcheck (gpualign search, GPU) rc=$? ($(( $(date +%s) - s )) s)"; grep -E "ERROR SUMMARY" "$out/sanitizer_search.log"
+fi
 d=$(mktemp -d)
 awk '/^>/{n++} n<=100' $D/protein/mmseqs2_example_query.fa > "$d/q100.fa"
 # (s1): the 20 CUDASW++ benchmark queries against a seeded
