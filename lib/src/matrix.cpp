@@ -1,6 +1,7 @@
 // gpualign — substitution matrices (SeqAn3 BLOSUM, NCBI-format files).
 #include "gpualign/matrix.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <fstream>
@@ -139,7 +140,6 @@ ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet
     };
 
     std::string header_letters;               // columns, capitalised
-    std::size_t header_line = 0;
     std::map<char, std::vector<std::int32_t>> rows;
     std::string line;
     std::size_t line_no = 0;
@@ -148,7 +148,6 @@ ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet
         const auto tokens = split_blanks(line);
         if (tokens.empty() || tokens.front().front() == '#') continue;
         if (header_letters.empty()) {
-            header_line = line_no;
             for (std::string_view t : tokens) {
                 const char c = letter_of(line_no, t, "header");
                 if (header_letters.find(c) != std::string::npos)
@@ -189,7 +188,7 @@ ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet
                                   header_letters.size(), rows.size(), missing));
     }
 
-    // Which file letter supplies each of our codes.
+    // Which file letter supplies each of our codes; 0: none (undefined).
     const std::string ours = alphabet_letters(alphabet);
     const char fallback = alphabet == Alphabet::protein ? 'X' : 'N';
     std::string source_letter;
@@ -201,9 +200,6 @@ ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet
             pick = 'U';
         else if (header_letters.find(fallback) != std::string::npos)
             pick = fallback;
-        else
-            fail(header_line, fmt::format("letter '{}' is missing and there is no '{}' row/column to stand in", c,
-                                          fallback));
         source_letter += pick;
     }
 
@@ -211,11 +207,16 @@ ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet
     s.alphabet = alphabet;
     s.size = alphabet_size(alphabet);
     s.matrix.resize(static_cast<std::size_t>(s.size) * static_cast<std::size_t>(s.size));
+    std::int32_t lowest = 0;
+    for (const auto& [letter, row] : rows)
+        for (const std::int32_t v : row) lowest = std::min(lowest, v);
     for (int q = 0; q < s.size; ++q) {
-        const auto& row = rows.at(source_letter[static_cast<std::size_t>(q)]);
+        const char qs = source_letter[static_cast<std::size_t>(q)];
+        if (qs == 0) s.undefined_codes |= std::uint64_t{1} << q;
         for (int r = 0; r < s.size; ++r) {
-            const std::size_t col = header_letters.find(source_letter[static_cast<std::size_t>(r)]);
-            s.matrix[static_cast<std::size_t>(q * s.size + r)] = row[col];
+            const char rs = source_letter[static_cast<std::size_t>(r)];
+            s.matrix[static_cast<std::size_t>(q * s.size + r)] =
+                qs == 0 || rs == 0 ? lowest : rows.at(qs)[header_letters.find(rs)];
         }
     }
     s.gap_open = gap_open;
@@ -223,6 +224,19 @@ ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet
     s.matrix_name = source;
     s.validate();
     return s;
+}
+
+void check_letters(const ScoringScheme& s, const RecordView& record, const std::string& file) {
+    if (s.undefined_codes == 0) return;
+    for (std::size_t k = 0; k < record.codes.size(); ++k) {
+        const std::uint8_t code = record.codes[k];
+        if (code < 64 && (s.undefined_codes >> code & 1))
+            throw InputError(fmt::format("{}: record {} '{}': letter '{}' at position {} is not in matrix {} (it has no "
+                                         "row for it, nor an {} row to stand in)",
+                                         display_path(file), record.number, record.name,
+                                         k < record.sequence.size() ? record.sequence[k] : '?', k + 1, s.matrix_name,
+                                         s.alphabet == Alphabet::protein ? 'X' : 'N'));
+    }
 }
 
 }  // namespace gpualign

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/cli_fixture.hpp"
+#include "gpualign/matrix.hpp"
 
 namespace {
 
@@ -80,6 +81,55 @@ TEST_F(Cli, OutputExtensionOfAFormatNotWrittenIsAnError) {
     EXPECT_EQ(forced.exit_code, 0) << forced.err;
     EXPECT_EQ(slurp(dir_ / "out.paf").rfind("query\tquery_len", 0), 0u);
     expect_no_stray_files({"out.paf"});
+}
+
+// Issue 14, trial bug 2: a 20 x 20 protein matrix file (BLOSUM62's core,
+// no B, Z, X) aligns sequences of the 20 amino acids exactly as BLOSUM62
+// does; a B in record 2 is an input error naming the file, the record and
+// the position, and no output file appears.
+TEST_F(Cli, TwentyByTwentyMatrixFileScoresItsLettersAndRejectsOthersWhereUsed) {
+    const std::string twenty = "ARNDCQEGHILKMFPSTWYV";
+    const gpualign::ScoringScheme b62 = gpualign::make_protein_scheme("BLOSUM62", 11, 1);
+    std::string text = "  ";
+    for (const char c : twenty) text += std::string("  ") + c;
+    text += "\n";
+    const std::string letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ*";  // aa27 code order
+    for (const char r : twenty) {
+        text += r;
+        for (const char c : twenty)
+            text += " " + std::to_string(b62.score(static_cast<std::uint8_t>(letters.find(r)),
+                                                   static_cast<std::uint8_t>(letters.find(c))));
+        text += "\n";
+    }
+    const fs::path mat = write("core20.mat", text);
+    const fs::path q = write("q.fa", ">q1\nMKVLAAGIVGLLLAQPAMA\n>q2\nMSTNPKPQRKTKRNTNRRPQDVKFPGG\n");
+    const fs::path r = write("r.fa", ">r1\nMKVLSAGIVALLLAHPAMA\n>r2\nMSTNPKPQRKTKRNTNRRPEDVKFPG\n");
+    const fs::path with_file = dir_ / "file.tsv", with_builtin = dir_ / "builtin.tsv";
+    const auto a = run("sw " + q.string() + " " + r.string() + " --backend cpu --matrix " + mat.string() + " -o " +
+                       with_file.string());
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    const auto b = run("sw " + q.string() + " " + r.string() + " --backend cpu --matrix BLOSUM62 -o " +
+                       with_builtin.string());
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_EQ(slurp(with_file), slurp(with_builtin));
+    const fs::path rb = write("rb.fa", ">r1\nMKVLSAGIVALLLAHPAMA\n>r2\nMSTNPKPQRKBKRNTNRRPEDVKFPG\n");
+    const fs::path out = dir_ / "bad.tsv";
+    const auto c = run("sw " + q.string() + " " + rb.string() + " --backend cpu --matrix " + mat.string() + " -o " +
+                       out.string());
+    EXPECT_EQ(c.exit_code, 1);
+    EXPECT_NE(c.err.find(rb.string() + ": record 2 'r2': letter 'B' at position 11 is not in matrix"), std::string::npos)
+        << c.err;
+    EXPECT_FALSE(fs::exists(out));
+    // The same in search, where rb.fa is the DB.
+    const fs::path hits = dir_ / "hits.tsv";
+    const auto d = run("search " + q.string() + " " + rb.string() + " --backend cpu --matrix " + mat.string() + " -o " +
+                       hits.string());
+    EXPECT_EQ(d.exit_code, 1);
+    EXPECT_NE(d.err.find(rb.string() + ": record 2 'r2': letter 'B' at position 11"), std::string::npos) << d.err;
+    EXPECT_FALSE(fs::exists(hits));
+    const auto e = run("search " + q.string() + " " + r.string() + " --backend cpu --matrix " + mat.string() + " -o " +
+                       hits.string());
+    EXPECT_EQ(e.exit_code, 0) << e.err;
 }
 
 TEST_F(Cli, VersionPrintsVersion) {

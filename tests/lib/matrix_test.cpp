@@ -125,10 +125,12 @@ TEST(Matrix, NucleotideFileForDna) {
     EXPECT_EQ(s.score(nt('N'), nt('N')), -1);
 }
 
-TEST(Matrix, DnaFileWithoutNUsesNothingElse) {
+TEST(Matrix, DnaFileWithoutNLeavesNUndefined) {
     TempMatrix file("  A C G T\nA 1 -1 -1 -1\nC -1 1 -1 -1\nG -1 -1 1 -1\nT -1 -1 -1 1\n");
-    expect_input_error([&] { make_matrix_scheme(file.path, Alphabet::dna, 5, 2); },
-                       {file.path + ":1:", "'N' is missing"});
+    const ScoringScheme s = make_matrix_scheme(file.path, Alphabet::dna, 5, 2);
+    EXPECT_EQ(s.undefined_codes, std::uint64_t{1} << nt('N'));
+    EXPECT_EQ(s.score(nt('A'), nt('A')), 1);
+    EXPECT_EQ(s.score(nt('N'), nt('A')), -1);  // the matrix's smallest value: no bound changes
 }
 
 TEST(Matrix, DnaFileWithUForT) {
@@ -211,9 +213,39 @@ TEST(Matrix, ErrorDuplicateLetters) {
     expect_input_error([&] { make_protein_scheme(rows.path, 11, 1); }, {rows.path + ":3:", "duplicate row 'A'"});
 }
 
-TEST(Matrix, ErrorMissingLetterWithoutX) {
+// Issue 14, trial bug 2: a 20 x 20 protein matrix file (no B, Z, X) is
+// accepted; its 20 letters score as the full matrix's, and only a sequence
+// that holds a letter the file lacks is an error, naming file, record and
+// position.
+TEST(Matrix, TwentyByTwentyFileLeavesOtherLettersUndefined) {
+    const std::string twenty = "ARNDCQEGHILKMFPSTWYV";
+    TempMatrix file(ncbi_text_from_builtin(twenty), "b62core");
+    const ScoringScheme f = make_protein_scheme(file.path, 11, 1);
+    const ScoringScheme b = make_protein_scheme("BLOSUM62", 11, 1);
+    for (char q : twenty)
+        for (char r : twenty) EXPECT_EQ(f.score(aa(q), aa(r)), b.score(aa(q), aa(r))) << q << r;
+    std::uint64_t want = 0;
+    for (char c : std::string("BJOUXZ*")) want |= std::uint64_t{1} << aa(c);
+    EXPECT_EQ(f.undefined_codes, want);
+    EXPECT_EQ(b.undefined_codes, 0u);
+
+    std::vector<std::uint8_t> ok_codes, bad_codes;
+    for (char c : std::string("MKVLA")) ok_codes.push_back(static_cast<std::uint8_t>(aa(c)));
+    for (char c : std::string("MKBLA")) bad_codes.push_back(static_cast<std::uint8_t>(aa(c)));
+    RecordView ok{"ok", "", "MKVLA", "", ok_codes, 3};
+    RecordView bad{"seq7", "", "MKbLA", "", bad_codes, 7};
+    EXPECT_NO_THROW(check_letters(f, ok, "db.fa"));
+    EXPECT_NO_THROW(check_letters(b, bad, "db.fa"));  // BLOSUM62 has B
+    expect_input_error([&] { check_letters(f, bad, "db.fa"); },
+                       {"db.fa: record 7 'seq7': letter 'b' at position 3 is not in matrix " + file.path});
+}
+
+TEST(Matrix, MissingLetterWithoutXIsUndefined) {
     TempMatrix file("  A C\nA 1 0\nC 0 1\n");
-    expect_input_error([&] { make_protein_scheme(file.path, 11, 1); }, {file.path + ":1:", "'B' is missing", "'X'"});
+    const ScoringScheme s = make_protein_scheme(file.path, 11, 1);
+    EXPECT_EQ(s.undefined_codes & (std::uint64_t{1} << aa('A')), 0u);
+    EXPECT_NE(s.undefined_codes & (std::uint64_t{1} << aa('B')), 0u);
+    EXPECT_EQ(s.score(aa('A'), aa('A')), 1);
 }
 
 }  // namespace

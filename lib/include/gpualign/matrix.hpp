@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gpualign/io_error.hpp"
+#include "gpualign/record_block.hpp"
 #include "gpualign/scoring.hpp"
 
 namespace gpualign {
@@ -56,7 +57,10 @@ ScoringScheme make_matrix_scheme(const std::string& name_or_path, Alphabet alpha
 ///    missing T; the IUPAC codes R Y K M S W B D H V are recognised but not
 ///    used (gpualign reads them as N, so the file's N row/column applies).
 /// A letter of the alphabet that the file lacks takes the file's 'X'
-/// (protein) or 'N' (dna) row and column.
+/// (protein) or 'N' (dna) row and column; without those it is undefined
+/// (ScoringScheme::undefined_codes), and only a sequence that uses it is an
+/// error (check_letters): a 20 x 20 protein matrix without B, Z and X aligns
+/// every sequence of the 20 amino acids.
 ///
 /// @throws InputError naming `source` and the 1-based line: no header (empty
 ///         file or only comments), a header token that is not one letter, a
@@ -64,10 +68,17 @@ ScoringScheme make_matrix_scheme(const std::string& name_or_path, Alphabet alpha
 ///         letter such as 'E'), a duplicate letter in the header or among
 ///         the row labels, a row label missing from the header, a row whose
 ///         number of values differs from the header's, fewer rows than
-///         columns (non-square), an entry that is not a 32-bit integer, or
-///         an alphabet letter missing with no X/N to stand in.
+///         columns (non-square), or an entry that is not a 32-bit integer.
 /// @throws std::invalid_argument  values that ScoringScheme::validate rejects.
 ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet alphabet, std::int32_t gap_open,
                            std::int32_t gap_extend);
+
+/// Checks that every letter of `record` (host memory, borrowed) has a row
+/// in the matrix of `s` (see ScoringScheme::undefined_codes); `file` names
+/// the record's file in the message. Costs one pass over the codes, and
+/// nothing when s.undefined_codes is 0.
+/// @throws InputError "FILE: record N 'NAME': letter 'B' at position P
+///         (1-based) is not in matrix M", for the first such letter.
+void check_letters(const ScoringScheme& s, const RecordView& record, const std::string& file);
 
 }  // namespace gpualign

@@ -49,6 +49,11 @@ struct ScoringScheme {
     std::int32_t gap_open = 5;          ///< positive penalty for opening a gap
     std::int32_t gap_extend = 2;        ///< positive penalty per gap position
     std::string matrix_name;            ///< e.g. "BLOSUM62", a file path, or "match/mismatch"
+    /// Bit c set: code c has no row in the matrix file it came from (and no
+    /// X/N row to stand in), so a sequence that holds it cannot be scored
+    /// (check_letters is the error). Its matrix entries hold the matrix's
+    /// smallest score, so that they change no bound. 0 for built-in schemes.
+    std::uint64_t undefined_codes = 0;
 
     /// Substitution score of query code q against ref code r (no bounds check).
     std::int32_t score(std::uint8_t q, std::uint8_t r) const noexcept {

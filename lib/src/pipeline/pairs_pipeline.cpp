@@ -727,6 +727,11 @@ RunStats run_alignment(const AlignConfig& c) {
                 while (true) {
                     const auto t0 = Clock::now();
                     ReadItem item{reader.next(), nullptr};
+                    if (scheme.undefined_codes)  // a matrix file without some letters: only their use is an error
+                        for (std::size_t k = 0; k < item.batch.size(); ++k) {
+                            check_letters(scheme, item.batch.queries[k], c.query_path);
+                            check_letters(scheme, item.batch.refs[k], c.ref_path);
+                        }
                     t.read += seconds_since(t0);
                     const bool end = item.batch.size() == 0;
                     if (!to_align.push(std::move(item)) || end) return;

@@ -23,6 +23,7 @@
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/gpu/engine.hpp"
 #include "gpualign/gpu/scan_engine.hpp"
+#include "gpualign/matrix.hpp"
 #include "gpualign/io_error.hpp"
 #include "gpualign/parallel_reader.hpp"
 #include "gpualign/search_writer.hpp"
@@ -244,6 +245,10 @@ RunStats run_search(const AlignConfig& c) {
     const ScoringScheme scheme = resolve_scoring(c, da);
     const AllRecords db = read_all(dbreader);
     const AllRecords queries = read_all(qreader);
+    if (scheme.undefined_codes) {  // a matrix file without some letters: only their use is an error
+        for (const RecordView& r : queries.views) check_letters(scheme, r, c.query_path);
+        for (const RecordView& r : db.views) check_letters(scheme, r, c.ref_path);
+    }
     const std::uint64_t n = letters_of(db.views);
     spdlog::debug("search: {} queries against {} DB records ({} letters), {} alphabet, matrix {}, gap_open {}, "
                   "gap_extend {}, {} mode",
