@@ -48,31 +48,14 @@ void launch_scan(const ScanLaunch& a, bool local, bool s16, int overflow_at, cud
 int scan_warp_stripe_rows() { return scan_warp_kernels::stripe_rows; }
 
 void launch_scan_warp(const ScanWarpLaunch& a, bool local, cudaStream_t stream) {
-    scan_warp_kernels::ScanWarpParams p{};
-    p.db = a.db;
-    p.offsets = a.offsets;
-    p.lengths = a.lengths;
-    p.slots = a.slots;
-    p.count = a.count;
-    p.queries = a.queries;
-    p.boundary = static_cast<int2*>(a.boundary);
-    p.boundary_span = a.boundary_span;
-    p.profile = a.profile;
-    p.profile_offset = a.profile_offset;
-    p.query_len = a.query_len;
-    p.size = a.size;
-    p.gap_open = a.gap_open;
-    p.gap_extend = a.gap_extend;
-    p.scores = a.scores;
-    p.records = a.records;
     const dim3 grid(static_cast<unsigned>((a.count + scan_warp_kernels::warps_per_block - 1) /
                                           scan_warp_kernels::warps_per_block),
                     static_cast<unsigned>(a.queries));
     const std::size_t smem = scan_warp_kernels::warp_kernel_smem(a.size);
     if (local)
-        scan_warp_kernels::scan_warp_kernel<true><<<grid, scan_warp_kernels::block_threads, smem, stream>>>(p);
+        scan_warp_kernels::scan_warp_kernel<true><<<grid, scan_warp_kernels::block_threads, smem, stream>>>(a);
     else
-        scan_warp_kernels::scan_warp_kernel<false><<<grid, scan_warp_kernels::block_threads, smem, stream>>>(p);
+        scan_warp_kernels::scan_warp_kernel<false><<<grid, scan_warp_kernels::block_threads, smem, stream>>>(a);
     GPUALIGN_CUDA(cudaGetLastError(), "scan warp kernel launch (" + std::to_string(a.count) + " DB sequences x " +
                                           std::to_string(a.queries) + " queries)");
 }

@@ -366,33 +366,46 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
         }
         GPUALIGN_CUDA(cudaEventRecord(im.warp_done, im.warp_stream), "scan engine event");
     }
+    // A thread-kernel launch over `count` sequences (device lists) and
+    // `queries` queries from y0 (32-bit profiles; the 16-bit kernel replaces
+    // the query fields with its pairs').
+    auto thread_launch = [&](const long long* offs, const int* lens, const int* slots, int count, int queries,
+                             std::size_t y0) {
+        detail::ScanLaunch a{};
+        a.db = static_cast<const std::uint8_t*>(im.db.ptr);
+        a.offsets = offs;
+        a.lengths = lens;
+        a.slots = slots;
+        a.count = count;
+        a.queries = queries;
+        a.boundary = im.boundary.ptr;
+        a.profile = static_cast<const short*>(im.profile.ptr);
+        a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y0;
+        a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
+        a.query_count = queries;
+        a.size = letters;
+        a.gap_open = s.gap_open;
+        a.gap_extend = s.gap_extend;
+        a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
+        a.records = static_cast<int>(im.records);
+        return a;
+    };
     for (std::size_t l = 0; l < im.launches.size(); ++l) {
         const Launch& la = im.launches[l];
         for (std::size_t y0 = 0; y0 < grid_y; y0 += static_cast<std::size_t>(per_launch[l])) {
-            detail::ScanLaunch a{};
-            a.db = static_cast<const std::uint8_t*>(im.db.ptr);
-            a.offsets = static_cast<const long long*>(im.offsets.ptr) + la.begin;
-            a.lengths = static_cast<const int*>(im.lengths.ptr) + la.begin;
-            a.slots = static_cast<const int*>(im.slots.ptr) + la.begin;
-            a.count = la.end - la.begin;
-            a.queries = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(per_launch[l]), grid_y - y0));
-            a.boundary = im.boundary.ptr;
-            a.size = letters;
-            a.gap_open = s.gap_open;
-            a.gap_extend = s.gap_extend;
-            a.records = static_cast<int>(im.records);
-            if (im.s16) {
+            const int queries = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(per_launch[l]), grid_y - y0));
+            detail::ScanLaunch a = thread_launch(static_cast<const long long*>(im.offsets.ptr) + la.begin,
+                                                 static_cast<const int*>(im.lengths.ptr) + la.begin,
+                                                 static_cast<const int*>(im.slots.ptr) + la.begin, la.end - la.begin,
+                                                 queries, im.s16 ? 0 : y0);
+            if (im.s16) {  // grid y over query pairs
+                a.profile = nullptr;
+                a.profile_offset = nullptr;
                 a.pair_profile = static_cast<const unsigned*>(im.pair_profile.ptr);
                 a.pair_profile_offset = static_cast<const long long*>(im.pair_profile_offset.ptr) + y0;
                 a.query_len = static_cast<const int*>(im.pair_len.ptr) + y0;
-                a.query_count = static_cast<int>(std::min<std::size_t>(2 * static_cast<std::size_t>(a.queries), nq - 2 * y0));
+                a.query_count = static_cast<int>(std::min<std::size_t>(2 * static_cast<std::size_t>(queries), nq - 2 * y0));
                 a.scores = static_cast<int*>(im.scores.ptr) + 2 * y0 * im.records;
-            } else {
-                a.profile = static_cast<const short*>(im.profile.ptr);
-                a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y0;
-                a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
-                a.query_count = a.queries;
-                a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
             }
             detail::launch_scan(a, im.mode == AlignMode::local, im.s16, im.overflow_at, im.stream);
         }
@@ -428,22 +441,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
             GPUALIGN_CUDA(cudaMemcpy(d_lens, lens.data(), c * sizeof(int), cudaMemcpyHostToDevice), "re-score list upload");
             GPUALIGN_CUDA(cudaMemcpy(d_slots, slots.data(), c * sizeof(int), cudaMemcpyHostToDevice), "re-score list upload");
             ensure(im.boundary, static_cast<std::size_t>(longest) * c * 8, "scan engine strip boundaries");
-            detail::ScanLaunch a{};
-            a.db = static_cast<const std::uint8_t*>(im.db.ptr);
-            a.offsets = d_offs;
-            a.lengths = d_lens;
-            a.slots = d_slots;
-            a.count = static_cast<int>(c);
-            a.queries = 1;
-            a.boundary = im.boundary.ptr;
-            a.profile = static_cast<const short*>(im.profile.ptr);
-            a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y;
-            a.query_len = static_cast<const int*>(im.query_len.ptr) + y;
-            a.size = letters;
-            a.gap_open = s.gap_open;
-            a.gap_extend = s.gap_extend;
-            a.scores = static_cast<int*>(im.scores.ptr) + y * im.records;
-            a.records = static_cast<int>(im.records);
+            const detail::ScanLaunch a = thread_launch(d_offs, d_lens, d_slots, static_cast<int>(c), 1, y);
             detail::launch_scan(a, true, false, 0, im.stream);
             std::vector<int> got(im.records);
             GPUALIGN_CUDA(cudaMemcpyAsync(got.data(), a.scores, im.records * sizeof(int), cudaMemcpyDeviceToHost, im.stream),

@@ -40,6 +40,8 @@
 
 #include <cstdint>
 
+#include "scan_params.hpp"
+
 namespace gpualign::gpu::scan_warp_kernels {
 
 constexpr int lane_rows = 8;                     ///< query rows per lane
@@ -49,27 +51,6 @@ constexpr int block_threads = 32 * warps_per_block;
 constexpr int feed_entries = 64;                 ///< per warp: two chunks of 32 columns
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
-/// One launch: `count` long DB sequences (a warp each) times `queries`
-/// queries (blockIdx.y). Every pointer is device memory.
-struct ScanWarpParams {
-    const std::uint8_t* db;          ///< every DB sequence's codes (each 16-byte aligned)
-    const long long* offsets;        ///< count: byte offset of each sequence in db
-    const int* lengths;              ///< count: its length (>= 1)
-    const int* slots;                ///< count: where its score goes in `scores`
-    int count;
-    int queries;
-    int2* boundary;                  ///< (T, Fcell) of a stripe's bottom row: query y's entry for column j of
-                                     ///< sequence s at boundary[y * boundary_span + offsets[s] - offsets[0] + j]
-    long long boundary_span;         ///< entries per query (the launch's letters, 16-padded)
-    const int* profile;              ///< query y's stripes * size * stripe_rows at profile_offset[y]: s(q_i, c) + O
-    const long long* profile_offset; ///< queries
-    const int* query_len;            ///< queries
-    int size;                        ///< profile letters
-    int gap_open, gap_extend;
-    int* scores;                     ///< query y's score of DB record r at scores[y * records + r]
-    int records;
-};
-
 /// Dynamic shared memory of one block: the stripe profile and the warps' feeds.
 inline std::size_t warp_kernel_smem(int size) {
     return static_cast<std::size_t>(size) * stripe_rows * sizeof(int) +
@@ -77,7 +58,11 @@ inline std::size_t warp_kernel_smem(int size) {
 }
 
 template <bool Local>
-__global__ void __launch_bounds__(block_threads) scan_warp_kernel(ScanWarpParams p) {
+/// One launch: p.count long DB sequences (a warp each) times p.queries
+/// queries (blockIdx.y); the fields are documented in scan_params.hpp. The
+/// boundary of query y's sequence s starts at entry y * boundary_span +
+/// offsets[s] - offsets[0].
+__global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign::gpu::detail::ScanWarpLaunch p) {
     extern __shared__ int4 smem4[];
     int4* feed = smem4 + (threadIdx.x >> 5) * feed_entries;
     int* prof = reinterpret_cast<int*>(smem4 + warps_per_block * feed_entries);
@@ -91,7 +76,9 @@ __global__ void __launch_bounds__(block_threads) scan_warp_kernel(ScanWarpParams
     const int* profile = p.profile + p.profile_offset[y];
     const int n = active ? p.lengths[s] : 0;
     const std::uint8_t* seq = active ? p.db + p.offsets[s] : nullptr;
-    int2* bnd = active ? p.boundary + static_cast<long long>(y) * p.boundary_span + (p.offsets[s] - p.offsets[0]) : nullptr;
+    int2* bnd = active ? static_cast<int2*>(p.boundary) + static_cast<long long>(y) * p.boundary_span +
+                             (p.offsets[s] - p.offsets[0])
+                       : nullptr;
     const int go = p.gap_open, ge = p.gap_extend, open = go + ge;
     // Global: H(m, n) lives in stripe stripes-1, lane (m-1)%256/8, row (m-1)%8.
     const int end_lane = ((m - 1) % stripe_rows) / lane_rows, end_row = (m - 1) % lane_rows;
