@@ -70,5 +70,6 @@ double ScanEngine::last_kernel_ms() const noexcept { return 0.0; }
 std::uint64_t ScanEngine::last_cells() const noexcept { return 0; }
 std::uint64_t ScanEngine::last_rescored() const noexcept { return 0; }
 bool ScanEngine::uses_16bit() const noexcept { return false; }
+std::size_t ScanEngine::warp_records() const noexcept { return 0; }
 
 }  // namespace gpualign::gpu
