@@ -57,11 +57,11 @@ inline std::size_t warp_kernel_smem(int size) {
            static_cast<std::size_t>(warps_per_block) * feed_entries * sizeof(int4);
 }
 
-template <bool Local>
 /// One launch: p.count long DB sequences (a warp each) times p.queries
 /// queries (blockIdx.y); the fields are documented in scan_params.hpp. The
 /// boundary of query y's sequence s starts at entry y * boundary_span +
 /// offsets[s] - offsets[0].
+template <bool Local>
 __global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign::gpu::detail::ScanWarpLaunch p) {
     extern __shared__ int4 smem4[];
     int4* feed = smem4 + (threadIdx.x >> 5) * feed_entries;

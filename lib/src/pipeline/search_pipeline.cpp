@@ -23,8 +23,8 @@
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/gpu/engine.hpp"
 #include "gpualign/gpu/scan_engine.hpp"
-#include "gpualign/matrix.hpp"
 #include "gpualign/io_error.hpp"
+#include "gpualign/matrix.hpp"
 #include "gpualign/parallel_reader.hpp"
 #include "gpualign/search_writer.hpp"
 
@@ -309,9 +309,11 @@ RunStats run_search(const AlignConfig& c) {
             const std::span<const RecordView> chunk = std::span(db.views).subspan(b, e - b);
             gpu->load_chunk(chunk);
             // Queries go in groups of about scan_pairs pairs per call (their
-            // scores, 4 bytes a pair, come back at once): the more queries a
-            // call has, the better the scan kernels fill the GPU.
-            constexpr std::size_t scan_pairs = std::size_t{1} << 25;
+            // scores, 4 bytes a pair in device memory, come back at once; an
+            // eighth of --gpu-memory when set): the more queries a call has,
+            // the better the scan kernels fill the GPU.
+            const std::size_t scan_pairs =
+                c.gpu_memory ? std::max<std::size_t>(1, c.gpu_memory / 32) : std::size_t{1} << 25;
             const std::size_t group = std::max<std::size_t>(1, scan_pairs / chunk.size());
             for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
                 const std::size_t q1 = std::min(queries.views.size(), q0 + group);
