@@ -53,7 +53,9 @@ cxxopts::Options make_options() {
         ("o,output", "output file; '-' = stdout", cxxopts::value<std::string>()->default_value("-"))
         ("format", "tsv|sam|blast6 (default: from the output file's extension: .sam, .m8 or .blast6, else tsv; "
                    "blast6 with search only)", cxxopts::value<std::string>())
-        ("score-only", "report score and coordinates only, no CIGAR");
+        ("score-only", "report score and coordinates only, no CIGAR")
+        ("cigar", "SAM CIGAR operations: eqx (= and X) or m (M for both, as BWA and minimap2 write)",
+         cxxopts::value<std::string>()->default_value("eqx"));
     o.add_options("Search")
         ("mode", "search: local|global (default local, Smith-Waterman)", cxxopts::value<std::string>())
         ("k,max-hits", "search: hits per query, the best by score, ties in DB order (default " +
@@ -137,6 +139,7 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     if (r.count("matrix")) c.matrix = r["matrix"].as<std::string>();
     if (r.count("n-score")) c.n_score = r["n-score"].as<int>();
     c.score_only = r.count("score-only") > 0;
+    c.sam_cigar_m = parse_choice<bool>("cigar", r["cigar"].as<std::string>(), {{"eqx", false}, {"m", true}});
     c.threads = r["threads"].as<int>();
     c.backend = parse_choice<BackendChoice>("backend", r["backend"].as<std::string>(),
                                             {{"auto", BackendChoice::automatic}, {"cpu", BackendChoice::cpu}, {"gpu", BackendChoice::gpu}});

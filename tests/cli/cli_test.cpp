@@ -166,6 +166,66 @@ TEST_F(Cli, SamFromExtensionPassesSamtools) {
     EXPECT_EQ(std::stoi(slurp(dir_ / "count")), 200);
 }
 
+/// The records of a SAM file (header lines dropped).
+std::string sam_records(const std::string& text) {
+    std::istringstream in(text);
+    std::string out;
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind('@', 0) != 0) out += line + '\n';
+    return out;
+}
+
+// Issue 14: every aligned record carries MD:Z, and `samtools calmd` (which
+// recomputes MD and NM from the reference) changes no record, in sw and nw,
+// with = / X CIGARs and with --cigar m, whose CIGARs hold M (and I, D, S)
+// only and otherwise equal the default's run for run.
+TEST_F(Cli, SamMdTagsAreWhatSamtoolsCalmdComputes) {
+    if (std::system("samtools --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "samtools not installed";
+    fs::copy_file(data("ref_windows.fa"), dir_ / "ref.fa");  // calmd writes ref.fa.fai beside it
+    const std::string ref = (dir_ / "ref.fa").string();
+    for (const std::string mode : {"sw", "nw"})
+        for (const std::string cigar : {"eqx", "m"}) {
+            const fs::path out = dir_ / (mode + cigar + ".sam"), fixed = dir_ / (mode + cigar + ".calmd.sam");
+            const auto r = run(mode + " " + data("reads.fa") + " " + ref + " --backend cpu --cigar " + cigar + " -o " +
+                               out.string());
+            ASSERT_EQ(r.exit_code, 0) << r.err;
+            const std::string ours = sam_records(slurp(out));
+            ASSERT_EQ(std::system(("samtools calmd " + out.string() + " " + ref + " > " + fixed.string() + " 2>/dev/null")
+                                      .c_str()),
+                      0);
+            EXPECT_EQ(sam_records(slurp(fixed)), ours) << mode << " --cigar " << cigar;
+            std::istringstream lines(ours);
+            int with_md = 0;
+            for (std::string line; std::getline(lines, line);) {
+                const std::vector<std::string> f = gpualign::test::split(line, '\t');
+                ASSERT_GE(f.size(), 11u);
+                if (f[1] == "4") continue;
+                with_md += line.find("\tMD:Z:") != std::string::npos;
+                EXPECT_EQ(f[5].find_first_of(cigar == "m" ? "=X" : "M"), std::string::npos) << f[5];
+            }
+            EXPECT_EQ(with_md, 200) << mode << " --cigar " << cigar;
+        }
+    EXPECT_EQ(run("sw " + data("reads.fa") + " " + ref + " --cigar x").exit_code, 2);
+}
+
+// Issue 14: protein to SAM gets one warning line (BAM cannot hold protein
+// SEQ); DNA to SAM and protein to TSV get none.
+TEST_F(Cli, ProteinToSamWarnsOnce) {
+    const auto protein = run("sw " + data("orthologs_cow.fa") + " " + data("orthologs_pig.fa") +
+                             " --backend cpu -o " + (dir_ / "p.sam").string());
+    ASSERT_EQ(protein.exit_code, 0) << protein.err;
+    const std::string warning = "BAM and CRAM cannot hold protein SEQ";
+    const std::size_t at = protein.err.find(warning);
+    EXPECT_NE(at, std::string::npos) << protein.err;
+    EXPECT_EQ(protein.err.find(warning, at + 1), std::string::npos) << protein.err;
+    const auto tsv = run("sw " + data("orthologs_cow.fa") + " " + data("orthologs_pig.fa") + " --backend cpu -o " +
+                         (dir_ / "p.tsv").string());
+    EXPECT_EQ(tsv.err.find(warning), std::string::npos) << tsv.err;
+    const auto dna = run("sw " + data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu -o " +
+                         (dir_ / "d.sam").string());
+    EXPECT_EQ(dna.err.find(warning), std::string::npos) << dna.err;
+}
+
 TEST_F(Cli, StdoutWhenNoOutputGiven) {
     const auto q = write("q.fa", ">q1\nACGTACGTAC\n");
     const auto t = write("t.fa", ">t1\nACGTACGTAC\n");

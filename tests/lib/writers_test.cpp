@@ -264,10 +264,10 @@ TEST(Writers, SamHeaderAndRecords) {
         "@SQ\tSN:r2\tLN:5",
         "@PG\tID:gpualign\tPN:gpualign\tVN:9.9.9\tCL:gpualign sw q.fa r.fa -o out.sam",
         // local: 2 clipped query letters before, 1 after; POS = ref_begin + 1; NM = 1 X + 1 D
-        "q1\t0\tr1\t3\t255\t2S3=1D2=1X1=1S\t*\t0\t0\tACGTACGTAC\tABCDEFGHIJ\tAS:i:7\tNM:i:2",
+        "q1\t0\tr1\t3\t255\t2S3=1D2=1X1=1S\t*\t0\t0\tACGTACGTAC\tABCDEFGHIJ\tAS:i:7\tNM:i:2\tMD:Z:3^T2C1",
         // unaligned (local score 0): FLAG 4, no position; SEQ upper-cased
         "q2\t4\t*\t0\t255\t*\t*\t0\t0\tAAAA\t*\tAS:i:0",
-        "q3\t0\tr2\t1\t255\t4=1I1=\t*\t0\t0\tACGTTA\t*\tAS:i:3\tNM:i:1",
+        "q3\t0\tr2\t1\t255\t4=1I1=\t*\t0\t0\tACGTTA\t*\tAS:i:3\tNM:i:1\tMD:Z:5",
     };
     EXPECT_EQ(lines, want);
     if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
@@ -335,7 +335,7 @@ TEST(Writers, SamGlobalScoreZeroIsAligned) {
     w.commit();
     const auto lines = lines_of(slurp(path));
     ASSERT_FALSE(lines.empty());
-    EXPECT_EQ(lines.back(), "g1\t0\tg2\t1\t255\t2=1X1=\t*\t0\t0\tACGT\t*\tAS:i:0\tNM:i:1");
+    EXPECT_EQ(lines.back(), "g1\t0\tg2\t1\t255\t2=1X1=\t*\t0\t0\tACGT\t*\tAS:i:0\tNM:i:1\tMD:Z:2C1");
 }
 
 TEST(Writers, SamRejectsNamesSamCannotHold) {
@@ -359,7 +359,7 @@ TEST(Writers, SamProteinStopCodonGivesStarSeq) {
     w.commit();
     const auto lines = lines_of(slurp(path));
     ASSERT_FALSE(lines.empty());
-    EXPECT_EQ(lines.back(), "p1\t0\tp2\t1\t255\t3=1S\t*\t0\t0\t*\t*\tAS:i:12\tNM:i:0");
+    EXPECT_EQ(lines.back(), "p1\t0\tp2\t1\t255\t3=1S\t*\t0\t0\t*\t*\tAS:i:12\tNM:i:0\tMD:Z:3");
     if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
     EXPECT_EQ(samtools_accepts(path.string()), 1u);
 }

@@ -96,6 +96,7 @@ struct AlignConfig {
     std::optional<std::string> matrix;      ///< BLOSUM name or NCBI-format file (protein, or DNA file)
     std::optional<std::int32_t> n_score;    ///< DNA: score of N against any base (default -mismatch)
     bool score_only = false;
+    bool sam_cigar_m = false;                ///< --cigar m: SAM CIGARs with M for = and X (WriterOptions::sam_cigar_m)
     int threads = 0;                        ///< 0 = all cores
     BackendChoice backend = BackendChoice::automatic;
     int device = 0;                         ///< CUDA device ordinal

@@ -74,11 +74,20 @@ private:
 };
 
 /// What a writer needs to know about the run.
+/// The one-line warning for protein sequences written to SAM (the pipelines
+/// log it once): valid SAM text, but BAM and CRAM encode SEQ as nucleotides.
+inline constexpr const char* protein_sam_warning =
+    "protein sequences in SAM: the text is valid SAM, but BAM and CRAM cannot hold protein SEQ (samtools view -b "
+    "will fail); use TSV or blast6 to keep them in a binary-free pipeline";
+
 struct WriterOptions {
     OutputFormat format = OutputFormat::tsv;
     bool score_only = false;                ///< documented in the SAM header as @CO
     std::string command_line;               ///< SAM @PG CL (tabs and newlines become spaces)
     std::string version;                    ///< SAM @PG VN; empty = GPUALIGN_VERSION
+    /// SAM CIGAR with M (alignment match, SAM v1.6 §1.4) for =/X runs, adjacent
+    /// ones merged; false: = and X as computed. TSV keeps = and X.
+    bool sam_cigar_m = false;
 };
 
 /// Host time spent in AlignmentWriter::write_batch, in seconds.

@@ -110,6 +110,61 @@ void check_coordinates(const RecordView& q, const RecordView& r, const Alignment
 
 bool is_unaligned(const AlignmentResult& res) noexcept { return res.query_begin == res.query_end; }
 
+/// Appends `cigar` with M for its = and X runs, adjacent ones merged (SAM's
+/// alignment match), I and D as they are.
+void append_cigar_m(std::span<const std::uint32_t> cigar, fmt::memory_buffer& out) {
+    fmt::appender it(out);
+    std::uint64_t m = 0;
+    for (const std::uint32_t c : cigar) {
+        const CigarOp op = cigar_op(c);
+        if (op == CigarOp::eq || op == CigarOp::diff) {
+            m += cigar_len(c);
+            continue;
+        }
+        if (m > 0) fmt::format_to(it, "{}M", m);
+        m = 0;
+        fmt::format_to(it, "{}{}", cigar_len(c), cigar_char(op));
+    }
+    if (m > 0) fmt::format_to(it, "{}M", m);
+}
+
+/// Appends "\tMD:Z:..." (SAM tags spec): from ref_begin (0-based) along
+/// `cigar` over `ref` (letters as read, written upper-case), the count of
+/// matching bases, each mismatching reference base, and '^' with the
+/// deleted reference bases, counts (0 included) between them and at both
+/// ends: what `samtools calmd` computes for these CIGARs.
+void append_md(std::string_view ref, std::int64_t ref_begin, std::span<const std::uint32_t> cigar,
+               fmt::memory_buffer& out) {
+    fmt::appender it(out);
+    fmt::format_to(it, "\tMD:Z:");
+    std::uint64_t run = 0;
+    auto pos = static_cast<std::size_t>(ref_begin);
+    const auto upper = [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; };
+    for (const std::uint32_t c : cigar) {
+        const std::uint32_t len = cigar_len(c);
+        switch (cigar_op(c)) {
+            case CigarOp::eq:
+                run += len;
+                pos += len;
+                break;
+            case CigarOp::diff:
+                for (std::uint32_t k = 0; k < len; ++k) {
+                    fmt::format_to(it, "{}{}", run, upper(ref[pos++]));
+                    run = 0;
+                }
+                break;
+            case CigarOp::del:
+                fmt::format_to(it, "{}^", run);
+                for (std::uint32_t k = 0; k < len; ++k) out.push_back(upper(ref[pos++]));
+                run = 0;
+                break;
+            case CigarOp::ins:
+                break;
+        }
+    }
+    fmt::format_to(it, "{}", run);
+}
+
 /// Appends the CIGAR text of `cigar`, the same bytes as cigar_string: run
 /// lengths below 100 (nearly all of them) from a table, longer ones through
 /// fmt::format_int.
@@ -347,7 +402,10 @@ public:
             fmt::format_to(it, "{}\t0\t{}\t{}\t255\t", q.name, r.name, res.ref_begin + 1);
             if (res.has_cigar) {
                 if (res.query_begin > 0) fmt::format_to(it, "{}S", res.query_begin);
-                append_cigar(res.cigar, line_);
+                if (meta_.sam_cigar_m)
+                    append_cigar_m(res.cigar, line_);
+                else
+                    append_cigar(res.cigar, line_);
                 const auto tail = static_cast<std::int64_t>(q.sequence.size()) - res.query_end;
                 if (tail > 0) fmt::format_to(it, "{}S", tail);
             } else {
@@ -357,7 +415,10 @@ public:
         }
         append_seq_qual(q, line_);
         fmt::format_to(it, "\tAS:i:{}", res.score);
-        if (!unaligned && res.has_cigar) fmt::format_to(it, "\tNM:i:{}", cigar_stats(res.cigar).edit_distance());
+        if (!unaligned && res.has_cigar) {
+            fmt::format_to(it, "\tNM:i:{}", cigar_stats(res.cigar).edit_distance());
+            append_md(r.sequence, res.ref_begin, res.cigar, line_);
+        }
         line_.push_back('\n');
     }
 

@@ -700,9 +700,12 @@ RunStats run_alignment(const AlignConfig& c) {
     spdlog::debug("{} alignment, {} alphabet, matrix {}, gap_open {}, gap_extend {}", to_string(c.mode),
                   to_string(alphabet), scheme.matrix_name, scheme.gap_open, scheme.gap_extend);
 
+    if (alphabet == Alphabet::protein && c.output_format() == OutputFormat::sam)
+        spdlog::warn("{}", protein_sam_warning);
     WriterOptions wopt;
     wopt.format = c.output_format();
     wopt.score_only = c.score_only;
+    wopt.sam_cigar_m = c.sam_cigar_m;
     wopt.command_line = c.command_line;
     AlignmentWriter writer(c.out_path, wopt);
 

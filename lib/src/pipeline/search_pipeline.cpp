@@ -279,9 +279,11 @@ RunStats run_search(const AlignConfig& c) {
         stats.backend = "cpu (" + std::to_string(threads) + " threads)";
     }
 
+    if (da == Alphabet::protein && c.output_format() == OutputFormat::sam) spdlog::warn("{}", protein_sam_warning);
     WriterOptions wo;
     wo.format = c.output_format();
     wo.score_only = c.score_only;
+    wo.sam_cigar_m = c.sam_cigar_m;
     wo.command_line = c.command_line;
     SearchWriter writer(c.out_path, wo, db.views);
     std::vector<std::vector<SearchHit>> hits(queries.views.size());
