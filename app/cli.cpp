@@ -8,6 +8,8 @@
 
 #include <cxxopts.hpp>
 
+#include "gpualign/gpu/engine.hpp"
+
 namespace gpualign::cli {
 namespace {
 
@@ -181,7 +183,9 @@ Command parse_command_line(int argc, const char* const* argv) {
         }
         if (r.count("version")) {
             cmd.action = Command::Action::version;
-            cmd.text = std::string("gpualign ") + GPUALIGN_VERSION + '\n';
+            cmd.text = std::string("gpualign ") + GPUALIGN_VERSION + " (commit " + GPUALIGN_GIT_COMMIT + ")\n" +
+                       "GPU backend: " + gpu::build_description() + "\n" +
+                       "CPU backend: scalar reference kernels (no SIMD backend yet), OpenMP\n";
             return cmd;
         }
         if (r.count("verbose") && r.count("quiet")) throw UsageError("--verbose and --quiet conflict");

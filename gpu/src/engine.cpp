@@ -10,6 +10,7 @@
 #endif
 
 #include <algorithm>
+#include <sstream>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -36,6 +37,22 @@ int device_count() noexcept {
         return 0;
     }
     return n;
+}
+
+std::string build_description() noexcept {
+    try {
+        const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+        int driver = 0;
+        if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+        (void)cudaGetLastError();
+        std::string archs;  // "80;90" -> "sm_80 sm_90"
+        std::istringstream list(GPUALIGN_CUDA_ARCHS);
+        for (std::string a; std::getline(list, a, ';');) archs += (archs.empty() ? "sm_" : " sm_") + a;
+        return "CUDA runtime " + version(CUDART_VERSION) + " (linked statically), built for " + archs +
+               "; driver: " + (driver > 0 ? "CUDA " + version(driver) : std::string("no driver"));
+    } catch (...) {
+        return "CUDA";
+    }
 }
 
 std::string device_description(int device) {

@@ -136,6 +136,12 @@ TEST_F(Cli, VersionPrintsVersion) {
     const auto r = run("--version");
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.out.rfind("gpualign ", 0), 0u) << r.out;
+    // Issue 14: the commit, the CUDA build (or its absence) and the CPU kernels.
+    EXPECT_NE(r.out.find("(commit "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\nGPU backend: "), std::string::npos) << r.out;
+    EXPECT_TRUE(r.out.find("CUDA runtime ") != std::string::npos || r.out.find("built without CUDA") != std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("\nCPU backend: "), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, LocalTsvOnBundledExample) {

@@ -22,6 +22,12 @@ int device_count() noexcept;
 /// memory). Throws std::runtime_error (with cudaGetErrorName) on failure.
 std::string device_description(int device);
 
+/// One line describing the GPU backend as built, for --version: the CUDA
+/// runtime version linked (statically), the architectures compiled for, and
+/// the CUDA version the installed driver supports ("no driver" without one);
+/// "built without CUDA" for the stub. Never throws.
+std::string build_description() noexcept;
+
 /// One pair to align: borrowed spans of sequence codes in host memory
 /// (see gpualign::Alphabet). They must stay valid during Engine::align.
 struct PairView {
