@@ -53,10 +53,10 @@ cxxopts::Options make_options() {
         ("alphabet", "auto|dna|protein (auto decides per file from its content)", cxxopts::value<std::string>()->default_value("auto"));
     o.add_options("Input/output")
         ("o,output", "output file; '-' = stdout", cxxopts::value<std::string>()->default_value("-"))
-        ("format", "tsv|sam|blast6 (default: from the output file's extension: .sam, .m8 or .blast6, else tsv; "
-                   "blast6 with search only)", cxxopts::value<std::string>())
+        ("format", "tsv|sam|paf|blast6 (default: from the output file's extension: .sam, .paf, .m8 or .blast6, "
+                   "else tsv; paf with sw/nw only, blast6 with search only)", cxxopts::value<std::string>())
         ("score-only", "report score and coordinates only, no CIGAR")
-        ("cigar", "SAM CIGAR operations: eqx (= and X) or m (M for both, as BWA and minimap2 write)",
+        ("cigar", "SAM CIGAR and PAF cg:Z operations: eqx (= and X) or m (M for both, as BWA and minimap2 write)",
          cxxopts::value<std::string>()->default_value("eqx"));
     o.add_options("Search")
         ("mode", "search: local|global (default local, Smith-Waterman)", cxxopts::value<std::string>())
@@ -131,7 +131,7 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     c.query_path = pos[1];
     c.ref_path = pos[2];
     c.out_path = r["output"].as<std::string>();
-    if (r.count("format")) c.format = parse_choice<OutputFormat>("format", r["format"].as<std::string>(), {{"tsv", OutputFormat::tsv}, {"sam", OutputFormat::sam}, {"blast6", OutputFormat::blast6}});
+    if (r.count("format")) c.format = parse_choice<OutputFormat>("format", r["format"].as<std::string>(), {{"tsv", OutputFormat::tsv}, {"sam", OutputFormat::sam}, {"blast6", OutputFormat::blast6}, {"paf", OutputFormat::paf}});
     c.alphabet = parse_choice<AlphabetChoice>("alphabet", r["alphabet"].as<std::string>(),
                                               {{"auto", AlphabetChoice::automatic}, {"dna", AlphabetChoice::dna}, {"protein", AlphabetChoice::protein}});
     if (r.count("match")) c.match = r["match"].as<int>();

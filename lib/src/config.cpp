@@ -101,13 +101,15 @@ void AlignConfig::validate() const {
             throw std::invalid_argument("output " + out_path + ": gpualign writes SAM text, not " + ext.substr(1) +
                                         "; convert it with samtools, e.g. `gpualign ... -o - --format sam | samtools "
                                         "view -b -o " + out_path + " -`");
-        require(ext != ".paf", "output " + out_path +
-                                   ": PAF output is not available yet; write .tsv or .sam (or give --format tsv to "
-                                   "write TSV under this name)");
         require(ext != ".gz" && ext != ".bgz" && ext != ".zst" && ext != ".bz2" && ext != ".xz",
                 "output " + out_path + ": compressed output is not written; pipe it, e.g. `gpualign ... -o - | gzip > " +
                     out_path + "`");
     }
+    require(!(score_only && output_format() == OutputFormat::paf),
+            "--score-only gives no alignment, which PAF columns (matches, block length, cg:Z) need; use TSV output "
+            "with --score-only");
+    require(!(search && output_format() == OutputFormat::paf),
+            "PAF output is written by sw/nw; `gpualign search` writes tsv, sam or blast6");
     require(search || output_format() != OutputFormat::blast6,
             "BLAST tabular output (--format blast6, .m8, .blast6) is written by `gpualign search` only; use tsv or sam");
     if (search) {
@@ -124,6 +126,7 @@ OutputFormat AlignConfig::output_format() const {
     const std::string ext = lower_extension(out_path);
     if (ext == ".sam") return OutputFormat::sam;
     if (ext == ".m8" || ext == ".blast6") return OutputFormat::blast6;
+    if (ext == ".paf") return OutputFormat::paf;
     return OutputFormat::tsv;
 }
 

@@ -2,6 +2,7 @@
 // files, and the error paths of the foundation issue.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -69,18 +70,18 @@ TEST_F(Cli, PenaltiesAreNonNegativeInHelpAndValidation) {
 TEST_F(Cli, OutputExtensionOfAFormatNotWrittenIsAnError) {
     const std::string in = data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu";
     for (const auto& [name, hint] : std::vector<std::pair<std::string, std::string>>{
-             {"out.bam", "samtools view -b"}, {"out.CRAM", "samtools view -b"}, {"out.paf", "--format tsv"},
-             {"out.tsv.gz", "gzip"}, {"out.sam.bgz", "gzip"}, {"out.zst", "gzip"}}) {
+             {"out.bam", "samtools view -b"}, {"out.CRAM", "samtools view -b"}, {"out.tsv.gz", "gzip"},
+             {"out.sam.bgz", "gzip"}, {"out.zst", "gzip"}}) {
         const auto r = run("sw " + in + " -o " + (dir_ / name).string());
         EXPECT_EQ(r.exit_code, 2) << name;
         EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
         EXPECT_NE(r.err.find(hint), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(dir_ / name)) << name;
     }
-    const auto forced = run("sw " + in + " --format tsv -o " + (dir_ / "out.paf").string());
+    const auto forced = run("sw " + in + " --format tsv -o " + (dir_ / "out.bam").string());
     EXPECT_EQ(forced.exit_code, 0) << forced.err;
-    EXPECT_EQ(slurp(dir_ / "out.paf").rfind("query\tquery_len", 0), 0u);
-    expect_no_stray_files({"out.paf"});
+    EXPECT_EQ(slurp(dir_ / "out.bam").rfind("query\tquery_len", 0), 0u);
+    expect_no_stray_files({"out.bam"});
 }
 
 // Issue 14, trial bug 2: a 20 x 20 protein matrix file (BLOSUM62's core,
@@ -212,6 +213,69 @@ TEST_F(Cli, SamMdTagsAreWhatSamtoolsCalmdComputes) {
             EXPECT_EQ(with_md, 200) << mode << " --cigar " << cigar;
         }
     EXPECT_EQ(run("sw " + data("reads.fa") + " " + ref + " --cigar x").exit_code, 2);
+}
+
+// Issue 14: PAF (.paf or --format paf) has minimap2's 12 columns plus
+// NM:i, AS:i and cg:Z, each consistent with the TSV of the same pairs
+// (0-based coordinates, strand '+', matches and block length from the
+// CIGAR, MAPQ 255), and cg:Z replays to the coordinates and counts.
+TEST_F(Cli, PafColumnsAgreeWithTheTsvAndCigarsReplay) {
+    for (const std::string mode : {"sw", "nw"}) {
+        const fs::path tsv = dir_ / (mode + ".tsv"), paf = dir_ / (mode + ".paf");
+        const std::string in = data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu";
+        ASSERT_EQ(run(mode + " " + in + " -o " + tsv.string()).exit_code, 0);
+        const auto r = run(mode + " " + in + " -o " + paf.string());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        std::vector<std::string> t = gpualign::test::split(slurp(tsv), '\n'), p = gpualign::test::split(slurp(paf), '\n');
+        ASSERT_EQ(t.size(), 202u);  // header, 200 rows, the empty field after the last '\n'
+        ASSERT_EQ(p.size(), 201u);
+        for (std::size_t k = 0; k < 200; ++k) {
+            const auto tf = gpualign::test::split(t[k + 1], '\t'), pf = gpualign::test::split(p[k], '\t');
+            ASSERT_EQ(pf.size(), 15u) << p[k];
+            // qname qlen qstart qend strand tname tlen tstart tend nmatch alnlen mapq
+            EXPECT_EQ(pf[0], tf[0]);
+            EXPECT_EQ(pf[1], tf[1]);
+            EXPECT_EQ(pf[2], tf[2]);
+            EXPECT_EQ(pf[3], tf[3]);
+            EXPECT_EQ(pf[4], "+");
+            EXPECT_EQ(pf[5], tf[4]);
+            EXPECT_EQ(pf[6], tf[5]);
+            EXPECT_EQ(pf[7], tf[6]);
+            EXPECT_EQ(pf[8], tf[7]);
+            EXPECT_EQ(pf[9], tf[9]);    // matches
+            EXPECT_EQ(pf[10], tf[12]);  // alignment_len
+            EXPECT_EQ(pf[11], "255");
+            EXPECT_EQ(pf[12], "NM:i:" + std::to_string(std::stoll(tf[12]) - std::stoll(tf[9])));  // columns - matches
+            EXPECT_EQ(pf[13], "AS:i:" + tf[8]);
+            ASSERT_EQ(pf[14].rfind("cg:Z:", 0), 0u);
+            const std::string cg = pf[14].substr(5);
+            EXPECT_EQ(cg, tf[14]);
+            std::int64_t qspan = 0, tspan = 0, eq = 0, cols = 0;
+            for (std::size_t i = 0; i < cg.size();) {
+                std::size_t j = i;
+                while (j < cg.size() && std::isdigit(static_cast<unsigned char>(cg[j]))) ++j;
+                const std::int64_t n = std::stoll(cg.substr(i, j - i));
+                const char op = cg[j];
+                if (op != 'D') qspan += n;
+                if (op != 'I') tspan += n;
+                if (op == '=') eq += n;
+                cols += n;
+                i = j + 1;
+            }
+            EXPECT_EQ(qspan, std::stoll(pf[3]) - std::stoll(pf[2])) << cg;
+            EXPECT_EQ(tspan, std::stoll(pf[8]) - std::stoll(pf[7])) << cg;
+            EXPECT_EQ(eq, std::stoll(pf[9])) << cg;
+            EXPECT_EQ(cols, std::stoll(pf[10])) << cg;
+        }
+    }
+    const fs::path m = dir_ / "m.paf";
+    ASSERT_EQ(run("sw " + data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu --cigar m -o " + m.string())
+                  .exit_code,
+              0);
+    const std::string first = gpualign::test::split(slurp(m), '\n')[0];
+    EXPECT_EQ(first.substr(first.find("cg:Z:")).find_first_of("=X"), std::string::npos) << first;
+    EXPECT_EQ(run("sw " + data("reads.fa") + " " + data("ref_windows.fa") + " --score-only -o " + m.string()).exit_code, 2);
+    EXPECT_EQ(run("search " + data("reads.fa") + " " + data("ref_windows.fa") + " -o " + m.string()).exit_code, 2);
 }
 
 // Issue 14: protein to SAM gets one warning line (BAM cannot hold protein

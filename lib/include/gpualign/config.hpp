@@ -14,7 +14,7 @@ namespace gpualign {
 
 /// Output formats: TSV (the pairs columns), SAM, and BLAST tabular (the 12
 /// columns of BLAST+ -outfmt 6; `gpualign search` only, for now).
-enum class OutputFormat : std::uint8_t { tsv, sam, blast6 };
+enum class OutputFormat : std::uint8_t { tsv, sam, blast6, paf };
 enum class AlphabetChoice : std::uint8_t { automatic, dna, protein };
 enum class BackendChoice : std::uint8_t { automatic, cpu, gpu };
 /// --progress: auto = when stderr is a terminal (and not -q), always, never.
@@ -137,13 +137,14 @@ struct AlignConfig {
     /// --evalue <= 0, the same path as input and output,
     /// a non-zero gpu_memory under Defaults::gpu_memory_min, gpu_streams
     /// outside 0..Defaults::gpu_streams_max, and (without `format`) an
-    /// out_path extension of a format not written: .bam, .cram, .paf, .gz,
-    /// .bgz, .bz2, .xz, .zst (the message names the pipe to use).
+    /// out_path extension of a format not written: .bam, .cram, .gz, .bgz,
+    /// .bz2, .xz, .zst (the message names the pipe to use); PAF with
+    /// --score-only or in `search`.
     void validate() const;
 
     /// The output format: `format` if set, else from out_path's extension
     /// (case-insensitive): ".sam" => sam, ".m8" or ".blast6" => blast6,
-    /// else tsv.
+    /// ".paf" => paf, else tsv.
     OutputFormat output_format() const;
 };
 

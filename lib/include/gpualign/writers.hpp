@@ -85,8 +85,9 @@ struct WriterOptions {
     bool score_only = false;                ///< documented in the SAM header as @CO
     std::string command_line;               ///< SAM @PG CL (tabs and newlines become spaces)
     std::string version;                    ///< SAM @PG VN; empty = GPUALIGN_VERSION
-    /// SAM CIGAR with M (alignment match, SAM v1.6 §1.4) for =/X runs, adjacent
-    /// ones merged; false: = and X as computed. TSV keeps = and X.
+    /// SAM CIGAR and PAF cg:Z with M (alignment match, SAM v1.6 §1.4) for
+    /// =/X runs, adjacent ones merged; false: = and X as computed. TSV keeps
+    /// = and X.
     bool sam_cigar_m = false;
 };
 
@@ -96,7 +97,7 @@ struct BatchWriteTimes {
     double write_seconds = 0.0;   ///< handing the bytes to the output (or SAM spool) in order
 };
 
-/// Writes one TSV line or SAM record per aligned pair, in call order.
+/// Writes one TSV line, PAF line (aligned pairs only) or SAM record per pair, in call order.
 ///
 /// write() takes the records from SequenceReader (borrowed for the call
 /// only) and the AlignmentResult of the pair (0-based half-open coordinates,

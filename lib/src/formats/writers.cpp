@@ -249,52 +249,81 @@ public:
 
 namespace {
 
-// ---- TSV -------------------------------------------------------------------
+// ---- TSV and PAF: one text line a pair -----------------------------------------
 
-class TsvWriter final : public AlignmentWriter::Impl {
+/// Appends the TSV line of one pair (with its '\n') to `line_`.
+void format_tsv_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions&,
+                     fmt::memory_buffer& line_) {
+    check_coordinates(q, r, res);
+    fmt::appender it(line_);
+    fmt::format_to(it, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t", q.name, q.sequence.size(), res.query_begin,
+                   res.query_end, r.name, r.sequence.size(), res.ref_begin, res.ref_end, res.score);
+    if (res.has_cigar) {
+        const CigarStats st = cigar_stats(res.cigar);
+        const std::uint64_t len = st.alignment_len();
+        const double identity = len == 0 ? 0.0 : static_cast<double>(st.matches) / static_cast<double>(len);
+        fmt::format_to(it, "{}\t{}\t{}\t{}\t{:.4f}\t", st.matches, st.mismatches, st.gap_opens, len, identity);
+        if (res.cigar.empty())
+            line_.push_back('*');  // unaligned: '*', as SAM writes an absent CIGAR, never an empty field
+        else
+            append_cigar(res.cigar, line_);
+        line_.push_back('\n');
+    } else {
+        fmt::format_to(it, "*\t*\t*\t*\t*\t*\n");
+    }
+}
+
+/// Appends the PAF line of one pair (minimap2's PAF: 12 columns, 0-based
+/// half-open coordinates, strand '+', MAPQ 255 = not available, then NM:i,
+/// AS:i and cg:Z) to `line_`; nothing for an unaligned pair (as minimap2
+/// leaves out unmapped queries by default).
+void format_paf_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions& o,
+                     fmt::memory_buffer& line_) {
+    check_coordinates(q, r, res);
+    if (is_unaligned(res)) return;
+    const CigarStats st = cigar_stats(res.cigar);
+    fmt::format_to(fmt::appender(line_), "{}\t{}\t{}\t{}\t+\t{}\t{}\t{}\t{}\t{}\t{}\t255\tNM:i:{}\tAS:i:{}\tcg:Z:", q.name,
+                   q.sequence.size(), res.query_begin, res.query_end, r.name, r.sequence.size(), res.ref_begin,
+                   res.ref_end, st.matches, st.alignment_len(), st.edit_distance(), res.score);
+    if (o.sam_cigar_m)
+        append_cigar_m(res.cigar, line_);
+    else
+        append_cigar(res.cigar, line_);
+    line_.push_back('\n');
+}
+
+/// A writer of one text line a pair (TSV, PAF): an optional header line,
+/// then the lines in call order (write_batch formats them in parallel).
+class LineWriter final : public AlignmentWriter::Impl {
 public:
-    explicit TsvWriter(const std::string& path) : out_(path) {
-        out_.write(tsv_header);
-        out_.write("\n");
+    using Format = void (*)(const RecordView&, const RecordView&, const AlignmentResult&, const WriterOptions&,
+                            fmt::memory_buffer&);
+    LineWriter(const std::string& path, std::string_view header, Format format, const WriterOptions& options)
+        : out_(path), format_(format), options_(options) {
+        if (!header.empty()) {
+            out_.write(header);
+            out_.write("\n");
+        }
     }
     void add_reference(std::string_view, std::uint64_t) override {}
     void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
         line_.clear();
-        format_line(q, r, res, line_);
+        format_(q, r, res, options_, line_);
         out_.write({line_.data(), line_.size()});
     }
     BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                 std::span<const AlignmentResult> res, int threads) override {
         return format_in_parallel(
-            q.size(), threads, buffers_, [&](std::size_t k, fmt::memory_buffer& b) { format_line(q[k], r[k], res[k], b); },
+            q.size(), threads, buffers_,
+            [&](std::size_t k, fmt::memory_buffer& b) { format_(q[k], r[k], res[k], options_, b); },
             [this](std::string_view bytes) { out_.write(bytes); });
     }
     void commit() override { out_.commit(); }
 
-    /// Appends the TSV line of one pair (with its '\n') to `line_`.
-    static void format_line(const RecordView& q, const RecordView& r, const AlignmentResult& res,
-                            fmt::memory_buffer& line_) {
-        check_coordinates(q, r, res);
-        fmt::appender it(line_);
-        fmt::format_to(it, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t", q.name, q.sequence.size(), res.query_begin,
-                       res.query_end, r.name, r.sequence.size(), res.ref_begin, res.ref_end, res.score);
-        if (res.has_cigar) {
-            const CigarStats st = cigar_stats(res.cigar);
-            const std::uint64_t len = st.alignment_len();
-            const double identity = len == 0 ? 0.0 : static_cast<double>(st.matches) / static_cast<double>(len);
-            fmt::format_to(it, "{}\t{}\t{}\t{}\t{:.4f}\t", st.matches, st.mismatches, st.gap_opens, len, identity);
-            if (res.cigar.empty())
-                line_.push_back('*');  // unaligned: '*', as SAM writes an absent CIGAR, never an empty field
-            else
-                append_cigar(res.cigar, line_);
-            line_.push_back('\n');
-        } else {
-            fmt::format_to(it, "*\t*\t*\t*\t*\t*\n");
-        }
-    }
-
 private:
     OutputFile out_;
+    Format format_;
+    WriterOptions options_;
     fmt::memory_buffer line_;
     std::vector<fmt::memory_buffer> buffers_;  // write_batch's, reused
 };
@@ -563,17 +592,19 @@ void OutputFile::commit() {
 
 std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result) {
     fmt::memory_buffer b;
-    TsvWriter::format_line(query, ref, result, b);
+    format_tsv_line(query, ref, result, WriterOptions{}, b);
     return std::string(b.data(), b.size() - 1);  // without the '\n'
 }
 
 AlignmentWriter::AlignmentWriter(const std::string& path, const WriterOptions& options) {
     if (options.format == OutputFormat::blast6)
-        throw std::invalid_argument("AlignmentWriter writes TSV or SAM; BLAST tabular output is SearchWriter's");
+        throw std::invalid_argument("AlignmentWriter writes TSV, SAM or PAF; BLAST tabular output is SearchWriter's");
     if (options.format == OutputFormat::sam)
         impl_ = std::make_unique<SamWriter>(path, options);
+    else if (options.format == OutputFormat::paf)
+        impl_ = std::make_unique<LineWriter>(path, "", &format_paf_line, options);
     else
-        impl_ = std::make_unique<TsvWriter>(path);
+        impl_ = std::make_unique<LineWriter>(path, tsv_header, &format_tsv_line, options);
 }
 AlignmentWriter::~AlignmentWriter() = default;
 AlignmentWriter::AlignmentWriter(AlignmentWriter&&) noexcept = default;
