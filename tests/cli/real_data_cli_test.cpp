@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_fixture.hpp"
 #include "lib/test_util.hpp"
 
 namespace gpualign::test {
@@ -51,15 +52,12 @@ std::vector<TsvRow> read_tsv(const fs::path& p) {
     return rows;
 }
 
-class RealDataCli : public testing::Test {
+class RealDataCli : public gpualign::test::CliTest {
 protected:
     void SetUp() override {
         if (!fs::is_directory(shared_data())) GTEST_SKIP() << "no data folder " << shared_data();
-        dir_ = fs::temp_directory_path() /
-               ("gpualign_realcli_" + std::string(testing::UnitTest::GetInstance()->current_test_info()->name()));
-        fs::create_directories(dir_);
+        CliTest::SetUp();
     }
-    void TearDown() override { fs::remove_all(dir_); }
 
     /// Runs the CLI and checks every row against SeqAn3.
     void check(const fs::path& queries, const fs::path& refs, const std::vector<Pair>& pairs, Alphabet a,
@@ -91,8 +89,6 @@ protected:
         }
         EXPECT_EQ(failures, 0);
     }
-
-    fs::path dir_;
 };
 
 TEST_F(RealDataCli, PacbioEcoliFirst1000) {
