@@ -23,7 +23,7 @@ void require(bool ok, const std::string& message) {
 }
 
 void require_non_negative(const std::optional<std::int32_t>& v, const char* option) {
-    if (v) require(*v >= 0, std::string(option) + " must be >= 0 (penalties are non-negative numbers, subtracted), got " +
+    if (v) require(*v >= 0, std::string(option) + " must be >= 0 (a penalty is given as a non-negative number and subtracted), got " +
                                 std::to_string(*v));
 }
 
