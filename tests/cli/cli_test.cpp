@@ -133,6 +133,19 @@ TEST_F(Cli, TwentyByTwentyMatrixFileScoresItsLettersAndRejectsOthersWhereUsed) {
     EXPECT_EQ(e.exit_code, 0) << e.err;
 }
 
+// Issue 14: the man page (help2man, built beside the binary and installed
+// by cmake --install) has the subcommands, every option group and the
+// version line. Skips only where the build made none (help2man missing).
+TEST_F(Cli, ManPageHasTheSubcommandsAndOptions) {
+    const fs::path man = GPUALIGN_MAN_PAGE;
+    if (!fs::exists(man)) GTEST_SKIP() << "no man page at " << man << " (help2man missing)";
+    const std::string text = slurp(man);
+    EXPECT_NE(text.find(".TH GPUALIGN \"1\""), std::string::npos) << text.substr(0, 300);
+    for (const std::string want : {"gpualign sw", "gpualign search", "\\-\\-cigar", "\\-\\-format", "\\-\\-gpu\\-memory",
+                                   "\\-\\-max\\-hits", "gpualign 0."})
+        EXPECT_NE(text.find(want), std::string::npos) << want;
+}
+
 TEST_F(Cli, VersionPrintsVersion) {
     const auto r = run("--version");
     EXPECT_EQ(r.exit_code, 0);
