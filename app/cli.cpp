@@ -54,7 +54,7 @@ cxxopts::Options make_options() {
     o.add_options("Input/output")
         ("o,output", "output file; '-' = stdout", cxxopts::value<std::string>()->default_value("-"))
         ("format", "tsv|sam|paf|blast6 (default: from the output file's extension: .sam, .paf, .m8 or .blast6, "
-                   "else tsv; paf with sw/nw only, blast6 with search only)", cxxopts::value<std::string>())
+                   "else tsv; paf with sw/nw only)", cxxopts::value<std::string>())
         ("score-only", "report score and coordinates only, no CIGAR")
         ("cigar", "SAM CIGAR and PAF cg:Z operations: eqx (= and X) or m (M for both, as BWA and minimap2 write)",
          cxxopts::value<std::string>()->default_value("eqx"));

@@ -110,8 +110,6 @@ void AlignConfig::validate() const {
             "with --score-only");
     require(!(search && output_format() == OutputFormat::paf),
             "PAF output is written by sw/nw; `gpualign search` writes tsv, sam or blast6");
-    require(search || output_format() != OutputFormat::blast6,
-            "BLAST tabular output (--format blast6, .m8, .blast6) is written by `gpualign search` only; use tsv or sam");
     if (search) {
         require(search->max_hits >= 1, "--max-hits must be at least 1, got " + std::to_string(search->max_hits));
         if (search->max_evalue)

@@ -11,6 +11,7 @@
 
 #include "cli/cli_fixture.hpp"
 #include "gpualign/matrix.hpp"
+#include "gpualign/statistics.hpp"
 
 namespace {
 
@@ -289,6 +290,54 @@ TEST_F(Cli, PafColumnsAgreeWithTheTsvAndCigarsReplay) {
     EXPECT_EQ(first.substr(first.find("cg:Z:")).find_first_of("=X"), std::string::npos) << first;
     EXPECT_EQ(run("sw " + data("reads.fa") + " " + data("ref_windows.fa") + " --score-only -o " + m.string()).exit_code, 2);
     EXPECT_EQ(run("search " + data("reads.fa") + " " + data("ref_windows.fa") + " -o " + m.string()).exit_code, 2);
+}
+
+// Issue 14: BLAST tabular output of pairs (sw/nw, .m8 or --format
+// blast6): the 12 columns agree with the TSV of the same pairs (1-based
+// inclusive coordinates, pident = 100 x matches / columns, gap opens),
+// E-values and bit scores use the pair's two lengths (bl2seq) where the
+// scheme has published parameters, NA (with one warning) otherwise.
+TEST_F(Cli, Blast6OfPairsAgreesWithTheTsv) {
+    const std::string in = data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu";
+    const fs::path tsv = dir_ / "p.tsv", m8 = dir_ / "p.m8";
+    ASSERT_EQ(run("sw " + in + " -o " + tsv.string()).exit_code, 0);
+    const auto r = run("sw " + in + " -o " + m8.string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("are NA"), std::string::npos) << r.err;  // DNA 2/-3 5/2 has published parameters
+    const auto t = gpualign::test::lines(slurp(tsv)), b = gpualign::test::lines(slurp(m8));
+    ASSERT_EQ(t.size(), 201u);
+    ASSERT_EQ(b.size(), 200u);
+    for (std::size_t k = 0; k < 200; ++k) {
+        const auto tf = gpualign::test::split(t[k + 1], '\t'), bf = gpualign::test::split(b[k], '\t');
+        ASSERT_EQ(bf.size(), 12u) << b[k];
+        EXPECT_EQ(bf[0], tf[0]);
+        EXPECT_EQ(bf[1], tf[4]);
+        EXPECT_NEAR(std::stod(bf[2]), 100.0 * std::stod(tf[9]) / std::stod(tf[12]), 0.0006);
+        EXPECT_EQ(bf[3], tf[12]);                                 // length: alignment columns
+        EXPECT_EQ(bf[4], tf[10]);                                 // mismatches
+        EXPECT_EQ(bf[5], tf[11]);                                 // gap opens
+        EXPECT_EQ(std::stoll(bf[6]), std::stoll(tf[2]) + 1);      // qstart, 1-based
+        EXPECT_EQ(bf[7], tf[3]);                                  // qend, inclusive
+        EXPECT_EQ(std::stoll(bf[8]), std::stoll(tf[6]) + 1);      // sstart
+        EXPECT_EQ(bf[9], tf[7]);                                  // send
+        EXPECT_NE(bf[10], "NA");
+        EXPECT_NE(bf[11], "NA");
+    }
+    // The first pair's statistics, from the published DNA 2/-3 (5/2) parameters.
+    const auto f0 = gpualign::test::split(b[0], '\t'), t0 = gpualign::test::split(t[1], '\t');
+    const auto ka = gpualign::karlin_altschul(gpualign::make_dna_scheme(2, 3, 5, 2, -3));
+    ASSERT_TRUE(ka.has_value());
+    EXPECT_EQ(f0[10], gpualign::format_evalue(gpualign::evalue(*ka, std::stoi(t0[8]), std::stoull(t0[1]),
+                                                               std::stoull(t0[5]))));
+    EXPECT_EQ(f0[11], gpualign::format_bit_score(gpualign::bit_score(*ka, std::stoi(t0[8]))));
+    // Global: no statistics, NA and one warning line.
+    const auto g = run("nw " + in + " --format blast6 -o " + m8.string());
+    ASSERT_EQ(g.exit_code, 0) << g.err;
+    EXPECT_NE(g.err.find("E-values and bit scores are NA"), std::string::npos) << g.err;
+    const auto gf = gpualign::test::split(gpualign::test::lines(slurp(m8)).at(0), '\t');
+    ASSERT_EQ(gf.size(), 12u);
+    EXPECT_EQ(gf[10], "NA");
+    EXPECT_EQ(gf[11], "NA");
 }
 
 // Issue 14: protein to SAM gets one warning line (BAM cannot hold protein

@@ -116,7 +116,7 @@ TEST_F(SearchCli, BadInputGivesAClearErrorAndNoOutput) {
         {"search " + prot.string() + " " + prot.string() + " --matrix BLOSUM30 --evalue 10", 1,
          "no published Karlin-Altschul parameters for matrix BLOSUM30"},
         {"sw " + q.string() + " " + db.string() + " --max-hits 3", 2, "applies to `gpualign search` only"},
-        {"sw " + q.string() + " " + db.string() + " --format blast6", 2, "`gpualign search` only"},
+        {"sw " + q.string() + " " + db.string() + " --score-only --format blast6", 2, "--score-only"},
         {"search " + q.string() + " " + db.string() + " --score-only --format blast6", 2, "--score-only"},
     };
     for (const Case& c : cases) {

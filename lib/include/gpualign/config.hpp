@@ -132,8 +132,8 @@ struct AlignConfig {
     /// option: negative scores or penalties, empty paths, threads < 0,
     /// device < 0, zero batch sizes, --match/--mismatch/--n-score with
     /// --alphabet protein, --matrix with --match/--mismatch/--n-score,
-    /// --score-only with SAM or BLAST tabular output, BLAST tabular output
-    /// outside `search`, search options outside `search`, --max-hits 0,
+    /// --score-only with SAM, PAF or BLAST tabular output, search options
+    /// outside `search`, --max-hits 0,
     /// --evalue <= 0, the same path as input and output,
     /// a non-zero gpu_memory under Defaults::gpu_memory_min, gpu_streams
     /// outside 0..Defaults::gpu_streams_max, and (without `format`) an

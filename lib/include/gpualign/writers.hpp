@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "gpualign/record_block.hpp"
 #include "gpualign/scoring.hpp"
 #include "gpualign/sequence_io.hpp"
+#include "gpualign/statistics.hpp"
 
 namespace gpualign {
 
@@ -89,6 +91,10 @@ struct WriterOptions {
     /// =/X runs, adjacent ones merged; false: = and X as computed. TSV keeps
     /// = and X.
     bool sam_cigar_m = false;
+    /// BLAST tabular output of pairs (sw/nw): the Karlin-Altschul parameters
+    /// of the scheme for E-values and bit scores (E = K m n e^(-lambda S),
+    /// m and n the query and ref lengths, as BLAST's bl2seq); none: NA.
+    std::optional<KarlinAltschul> statistics;
 };
 
 /// Host time spent in AlignmentWriter::write_batch, in seconds.
@@ -97,7 +103,7 @@ struct BatchWriteTimes {
     double write_seconds = 0.0;   ///< handing the bytes to the output (or SAM spool) in order
 };
 
-/// Writes one TSV line, PAF line (aligned pairs only) or SAM record per pair, in call order.
+/// Writes one TSV line, PAF or BLAST tabular line (aligned pairs only) or SAM record per pair, in call order.
 ///
 /// write() takes the records from SequenceReader (borrowed for the call
 /// only) and the AlignmentResult of the pair (0-based half-open coordinates,

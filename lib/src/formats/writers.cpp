@@ -292,6 +292,29 @@ void format_paf_line(const RecordView& q, const RecordView& r, const AlignmentRe
     line_.push_back('\n');
 }
 
+/// Appends the BLAST tabular line of one pair (BLAST+ -outfmt 6: qseqid
+/// sseqid pident length mismatch gapopen qstart qend sstart send evalue
+/// bitscore, 1-based inclusive coordinates, pident = 100 x matches /
+/// alignment columns) to `line_`; nothing for an unaligned pair (BLAST
+/// reports no hit). E-value and bit score from o.statistics with m, n the
+/// two lengths, else NA.
+void format_blast6_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions& o,
+                        fmt::memory_buffer& line_) {
+    check_coordinates(q, r, res);
+    if (is_unaligned(res)) return;
+    const CigarStats st = cigar_stats(res.cigar);
+    const std::uint64_t len = st.alignment_len();
+    const double pident = len == 0 ? 0.0 : 100.0 * static_cast<double>(st.matches) / static_cast<double>(len);
+    std::string e = "NA", bits = "NA";
+    if (o.statistics) {
+        e = format_evalue(evalue(*o.statistics, res.score, q.sequence.size(), r.sequence.size()));
+        bits = format_bit_score(bit_score(*o.statistics, res.score));
+    }
+    fmt::format_to(fmt::appender(line_), "{}\t{}\t{:.3f}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", q.name, r.name, pident, len,
+                   st.mismatches, st.gap_opens, res.query_begin + 1, res.query_end, res.ref_begin + 1, res.ref_end, e,
+                   bits);
+}
+
 /// A writer of one text line a pair (TSV, PAF): an optional header line,
 /// then the lines in call order (write_batch formats them in parallel).
 class LineWriter final : public AlignmentWriter::Impl {
@@ -598,8 +621,8 @@ std::string tsv_line(const RecordView& query, const RecordView& ref, const Align
 
 AlignmentWriter::AlignmentWriter(const std::string& path, const WriterOptions& options) {
     if (options.format == OutputFormat::blast6)
-        throw std::invalid_argument("AlignmentWriter writes TSV, SAM or PAF; BLAST tabular output is SearchWriter's");
-    if (options.format == OutputFormat::sam)
+        impl_ = std::make_unique<LineWriter>(path, "", &format_blast6_line, options);
+    else if (options.format == OutputFormat::sam)
         impl_ = std::make_unique<SamWriter>(path, options);
     else if (options.format == OutputFormat::paf)
         impl_ = std::make_unique<LineWriter>(path, "", &format_paf_line, options);
