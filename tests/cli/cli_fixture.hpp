@@ -47,6 +47,14 @@ inline std::vector<std::string> lines(const std::string& text) {
     return out;
 }
 
+/// The rows of a tab-separated text (TSV, PAF, BLAST tabular): a row a
+/// line, its fields cut at tabs.
+inline std::vector<std::vector<std::string>> rows(const std::string& text) {
+    std::vector<std::vector<std::string>> out;
+    for (const std::string& line : lines(text)) out.push_back(split(line, '\t'));
+    return out;
+}
+
 class CliTest : public ::testing::Test {
 protected:
     void SetUp() override {

@@ -240,12 +240,13 @@ TEST_F(Cli, PafColumnsAgreeWithTheTsvAndCigarsReplay) {
         ASSERT_EQ(run(mode + " " + in + " -o " + tsv.string()).exit_code, 0);
         const auto r = run(mode + " " + in + " -o " + paf.string());
         ASSERT_EQ(r.exit_code, 0) << r.err;
-        std::vector<std::string> t = gpualign::test::split(slurp(tsv), '\n'), p = gpualign::test::split(slurp(paf), '\n');
-        ASSERT_EQ(t.size(), 202u);  // header, 200 rows, the empty field after the last '\n'
-        ASSERT_EQ(p.size(), 201u);
+        const auto t = gpualign::test::rows(slurp(tsv)), p = gpualign::test::rows(slurp(paf));
+        ASSERT_EQ(t.size(), 201u);  // header and 200 rows
+        ASSERT_EQ(p.size(), 200u);
         for (std::size_t k = 0; k < 200; ++k) {
-            const auto tf = gpualign::test::split(t[k + 1], '\t'), pf = gpualign::test::split(p[k], '\t');
-            ASSERT_EQ(pf.size(), 15u) << p[k];
+            const auto& tf = t[k + 1];
+            const auto& pf = p[k];
+            ASSERT_EQ(pf.size(), 15u) << "PAF row " << k;
             // qname qlen qstart qend strand tname tlen tstart tend nmatch alnlen mapq
             EXPECT_EQ(pf[0], tf[0]);
             EXPECT_EQ(pf[1], tf[1]);
@@ -304,12 +305,13 @@ TEST_F(Cli, Blast6OfPairsAgreesWithTheTsv) {
     const auto r = run("sw " + in + " -o " + m8.string());
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err.find("are NA"), std::string::npos) << r.err;  // DNA 2/-3 5/2 has published parameters
-    const auto t = gpualign::test::lines(slurp(tsv)), b = gpualign::test::lines(slurp(m8));
-    ASSERT_EQ(t.size(), 201u);
+    const auto t = gpualign::test::rows(slurp(tsv)), b = gpualign::test::rows(slurp(m8));
+    ASSERT_EQ(t.size(), 201u);  // header and 200 rows
     ASSERT_EQ(b.size(), 200u);
     for (std::size_t k = 0; k < 200; ++k) {
-        const auto tf = gpualign::test::split(t[k + 1], '\t'), bf = gpualign::test::split(b[k], '\t');
-        ASSERT_EQ(bf.size(), 12u) << b[k];
+        const auto& tf = t[k + 1];
+        const auto& bf = b[k];
+        ASSERT_EQ(bf.size(), 12u) << "blast6 row " << k;
         EXPECT_EQ(bf[0], tf[0]);
         EXPECT_EQ(bf[1], tf[4]);
         EXPECT_NEAR(std::stod(bf[2]), 100.0 * std::stod(tf[9]) / std::stod(tf[12]), 0.0006);
@@ -324,7 +326,8 @@ TEST_F(Cli, Blast6OfPairsAgreesWithTheTsv) {
         EXPECT_NE(bf[11], "NA");
     }
     // The first pair's statistics, from the published DNA 2/-3 (5/2) parameters.
-    const auto f0 = gpualign::test::split(b[0], '\t'), t0 = gpualign::test::split(t[1], '\t');
+    const auto& f0 = b[0];
+    const auto& t0 = t[1];
     const auto ka = gpualign::karlin_altschul(gpualign::make_dna_scheme(2, 3, 5, 2, -3));
     ASSERT_TRUE(ka.has_value());
     EXPECT_EQ(f0[10], gpualign::format_evalue(gpualign::evalue(*ka, std::stoi(t0[8]), std::stoull(t0[1]),
@@ -334,7 +337,7 @@ TEST_F(Cli, Blast6OfPairsAgreesWithTheTsv) {
     const auto g = run("nw " + in + " --format blast6 -o " + m8.string());
     ASSERT_EQ(g.exit_code, 0) << g.err;
     EXPECT_NE(g.err.find("E-values and bit scores are NA"), std::string::npos) << g.err;
-    const auto gf = gpualign::test::split(gpualign::test::lines(slurp(m8)).at(0), '\t');
+    const auto gf = gpualign::test::rows(slurp(m8)).at(0);
     ASSERT_EQ(gf.size(), 12u);
     EXPECT_EQ(gf[10], "NA");
     EXPECT_EQ(gf[11], "NA");

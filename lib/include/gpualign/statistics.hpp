@@ -33,6 +33,15 @@ struct KarlinAltschul {
 /// gaps not in the tables) has none. Pure; does not throw.
 std::optional<KarlinAltschul> karlin_altschul(const ScoringScheme& s) noexcept;
 
+/// The statistics of scores of alignments in `mode` under `s`:
+/// karlin_altschul(s) for local alignments, none for global ones (E-values
+/// of global scores are not defined). Pure; does not throw.
+std::optional<KarlinAltschul> alignment_statistics(const ScoringScheme& s, AlignMode mode) noexcept;
+
+/// The one-line warning for output whose E-values and bit scores are NA
+/// because alignment_statistics(s, mode) has none; names the scheme.
+std::string missing_statistics_warning(const ScoringScheme& s, AlignMode mode);
+
 /// Bit score of a raw local score S: (λS − ln K) / ln 2.
 double bit_score(const KarlinAltschul& ka, std::int32_t score) noexcept;
 

@@ -118,4 +118,15 @@ std::string format_bit_score(double bits) {
     return trimmed(buf);
 }
 
+std::optional<KarlinAltschul> alignment_statistics(const ScoringScheme& s, AlignMode mode) noexcept {
+    if (mode != AlignMode::local) return std::nullopt;
+    return karlin_altschul(s);
+}
+
+std::string missing_statistics_warning(const ScoringScheme& s, AlignMode mode) {
+    return "no published Karlin-Altschul parameters for " +
+           std::string(mode == AlignMode::local ? "this scheme" : "global alignment") + " (" + s.matrix_name + " " +
+           std::to_string(s.gap_open) + "/" + std::to_string(s.gap_extend) + "): E-values and bit scores are NA";
+}
+
 }  // namespace gpualign

@@ -34,6 +34,7 @@
 #include "gpualign/parallel_reader.hpp"
 #include "gpualign/progress.hpp"
 #include "gpualign/sequence_io.hpp"
+#include "gpualign/statistics.hpp"
 #include "gpualign/writers.hpp"
 
 namespace gpualign {
@@ -707,11 +708,8 @@ RunStats run_alignment(const AlignConfig& c) {
     wopt.score_only = c.score_only;
     wopt.sam_cigar_m = c.sam_cigar_m;
     if (wopt.format == OutputFormat::blast6) {
-        if (c.mode == AlignMode::local) wopt.statistics = karlin_altschul(scheme);
-        if (!wopt.statistics)
-            spdlog::warn("no published Karlin-Altschul parameters for {} ({} {}/{}): E-values and bit scores are NA",
-                         c.mode == AlignMode::local ? "this scheme" : "global alignment", scheme.matrix_name,
-                         scheme.gap_open, scheme.gap_extend);
+        wopt.statistics = alignment_statistics(scheme, c.mode);
+        if (!wopt.statistics) spdlog::warn("{}", missing_statistics_warning(scheme, c.mode));
     }
     wopt.command_line = c.command_line;
     AlignmentWriter writer(c.out_path, wopt);

@@ -27,6 +27,7 @@
 #include "gpualign/matrix.hpp"
 #include "gpualign/parallel_reader.hpp"
 #include "gpualign/search_writer.hpp"
+#include "gpualign/statistics.hpp"
 
 namespace gpualign {
 
@@ -255,8 +256,7 @@ RunStats run_search(const AlignConfig& c) {
                   queries.views.size(), db.views.size(), n, to_string(da), scheme.matrix_name, scheme.gap_open,
                   scheme.gap_extend, to_string(c.mode));
 
-    std::optional<KarlinAltschul> ka;
-    if (c.mode == AlignMode::local) ka = karlin_altschul(scheme);
+    const std::optional<KarlinAltschul> ka = alignment_statistics(scheme, c.mode);
     if (o.max_evalue && !ka)
         throw std::invalid_argument(
             c.mode == AlignMode::local
@@ -264,10 +264,7 @@ RunStats run_search(const AlignConfig& c) {
                       " with gap_open " + std::to_string(scheme.gap_open) + ", gap_extend " +
                       std::to_string(scheme.gap_extend) + " (docs/search.md lists the schemes that have them)"
                 : std::string("--evalue applies to local search only (E-values of global scores are not defined)"));
-    if (!ka && c.output_format() != OutputFormat::sam)
-        spdlog::warn("no published Karlin-Altschul parameters for {} ({} {}/{}): E-values and bit scores are NA",
-                     c.mode == AlignMode::local ? "this scheme" : "global alignment", scheme.matrix_name,
-                     scheme.gap_open, scheme.gap_extend);
+    if (!ka && c.output_format() != OutputFormat::sam) spdlog::warn("{}", missing_statistics_warning(scheme, c.mode));
 
     RunStats stats;
     std::unique_ptr<GpuSearch> gpu;
