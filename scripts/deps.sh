@@ -8,4 +8,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ make libseqan3-dev libcxxopts-dev libspdlog-dev libfmt-dev \
-  googletest libgtest-dev zlib1g-dev samtools ca-certificates libwfa2-dev help2man >/dev/null
+  googletest libgtest-dev zlib1g-dev samtools ca-certificates libwfa2-dev help2man libhwy-dev libparasail-dev >/dev/null

@@ -10,18 +10,6 @@
 namespace gpualign::test {
 namespace {
 
-// Reads record i of each file as pair i (at most `limit` pairs).
-template <Alphabet A>
-std::vector<Pair> read_pairs(const std::filesystem::path& queries, const std::filesystem::path& refs,
-                             std::size_t limit) {
-    const auto qs = read_fasta_codes<A>(queries, limit);
-    const auto rs = read_fasta_codes<A>(refs, limit);
-    EXPECT_EQ(qs.size(), rs.size());
-    std::vector<Pair> pairs;
-    for (std::size_t k = 0; k < std::min(qs.size(), rs.size()); ++k) pairs.push_back({qs[k], rs[k]});
-    return pairs;
-}
-
 void check_against_seqan3(const std::vector<Pair>& pairs, const ScoringScheme& scheme, AlignMode mode) {
     const auto theirs = oracle(pairs, scheme.alphabet, mode, scheme.gap_open, scheme.gap_extend);
     const auto ours = run_ours(pairs, scheme, mode);

@@ -330,6 +330,18 @@ std::vector<Codes> read_fasta_codes(const std::filesystem::path& path, std::size
     return out;
 }
 
+/// Reads record i of each file as pair i (at most `limit` pairs).
+template <Alphabet A>
+inline std::vector<Pair> read_pairs(const std::filesystem::path& queries, const std::filesystem::path& refs,
+                             std::size_t limit) {
+    const auto qs = read_fasta_codes<A>(queries, limit);
+    const auto rs = read_fasta_codes<A>(refs, limit);
+    if (qs.size() != rs.size()) throw std::runtime_error("read_pairs: " + queries.string() + " and " + refs.string() + " differ in record count");
+    std::vector<Pair> pairs;
+    for (std::size_t k = 0; k < std::min(qs.size(), rs.size()); ++k) pairs.push_back({qs[k], rs[k]});
+    return pairs;
+}
+
 inline std::filesystem::path shared_data() { return GPUALIGN_SHARED_DATA; }
 
 }  // namespace gpualign::test

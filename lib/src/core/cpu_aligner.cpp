@@ -2,6 +2,7 @@
 #include "gpualign/cpu_aligner.hpp"
 
 #include "gpualign/long_aligner.hpp"
+#include "traceback_walk.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -15,21 +16,16 @@ namespace {
 // A "minus infinity" that survives subtracting penalties without wrapping.
 constexpr std::int32_t neg_inf = std::numeric_limits<std::int32_t>::min() / 2;
 
-// Direction byte layout (docs/scoring.md): bits 0-1 H source, bit 2 E extended,
-// bit 3 F extended.
-constexpr std::uint8_t from_zero = 0, from_diag = 1, from_e = 2, from_f = 3;
-constexpr std::uint8_t e_extended = 4, f_extended = 8;
+using detail::e_extended;
+using detail::f_extended;
+using detail::from_diag;
+using detail::from_e;
+using detail::from_f;
+using detail::from_zero;
 
 // Boundary value of H on row 0 / column 0 for global mode: -(go + k*ge), k > 0.
 std::int32_t global_border(const ScoringScheme& s, std::int64_t k) {
     return k == 0 ? 0 : static_cast<std::int32_t>(-(s.gap_open + k * s.gap_extend));
-}
-
-void append_run(std::vector<std::uint32_t>& rev_cigar, CigarOp op) {
-    if (!rev_cigar.empty() && cigar_op(rev_cigar.back()) == op)
-        rev_cigar.back() += 1u << 4;
-    else
-        rev_cigar.push_back(cigar_pack(op, 1));
 }
 
 struct Cell { std::int32_t i, j; };
@@ -102,39 +98,8 @@ AlignmentResult align_with_traceback(std::span<const std::uint8_t> q, std::span<
     res.ref_end = best_cell.j;
 
     // Traceback, state machine of docs/scoring.md.
-    std::vector<std::uint32_t> rev;
-    std::int64_t i = best_cell.i, j = best_cell.j;
-    enum class State { h, e, f } state = State::h;
-    while (true) {
-        if (!local && (i == 0 || j == 0)) {
-            for (; j > 0; --j) append_run(rev, CigarOp::del);
-            for (; i > 0; --i) append_run(rev, CigarOp::ins);
-            break;
-        }
-        const std::uint8_t bits = dir[static_cast<std::size_t>((i - 1) * n + (j - 1))];
-        if (state == State::h) {
-            const std::uint8_t src = bits & 3;
-            if (src == from_zero) break;  // local only
-            if (src == from_diag) {
-                append_run(rev, residues_identical(s.alphabet, q[i - 1], r[j - 1]) ? CigarOp::eq : CigarOp::diff);
-                --i; --j;
-                if (local && (i == 0 || j == 0)) break;
-            } else {
-                state = src == from_e ? State::e : State::f;
-            }
-        } else if (state == State::e) {
-            append_run(rev, CigarOp::del);
-            if (!(bits & e_extended)) state = State::h;
-            --j;
-        } else {
-            append_run(rev, CigarOp::ins);
-            if (!(bits & f_extended)) state = State::h;
-            --i;
-        }
-    }
-    res.query_begin = static_cast<std::int32_t>(i);
-    res.ref_begin = static_cast<std::int32_t>(j);
-    res.cigar.assign(rev.rbegin(), rev.rend());
+    detail::traceback_walk([&](std::int64_t i, std::int64_t j) { return dir[static_cast<std::size_t>((i - 1) * n + (j - 1))]; },
+                           q.data(), r.data(), s.alphabet, local, true, res);
     return res;
 }
 

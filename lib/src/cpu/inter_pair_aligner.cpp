@@ -1,0 +1,199 @@
+// gpualign — the CPU backend's batch aligner (batch_aligner.hpp): groups
+// pairs for the inter-pair SIMD kernel (inter_pair_kernel.cpp), walks the
+// tracebacks, and sends every pair the kernel cannot take in 16 bits to the
+// scalar reference align_pair (cpu_aligner.cpp).
+#include "gpualign/batch_aligner.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <omp.h>
+
+#include "core/traceback_walk.hpp"
+#include "cpu/inter_pair_kernel.hpp"
+#include "gpualign/cpu_aligner.hpp"
+
+namespace gpualign {
+namespace {
+
+// 16-bit headroom: lane values stay inside +-32,000 by these bounds.
+constexpr std::int64_t lane_limit = 32000;
+// A group's direction bytes (rows * cols * lanes) above this go scalar.
+constexpr std::uint64_t max_group_dir_bytes = std::uint64_t{128} << 20;
+
+/// True when the pair's every real cell fits a 16-bit lane (global mode:
+/// a static bound on |H|, E and F; local mode: the lower side statically,
+/// the upper side by the kernel's overflow flag).
+bool simd_eligible(std::size_t m, std::size_t n, const ScoringScheme& s, AlignMode mode) {
+    if (m == 0 || n == 0 || m > static_cast<std::size_t>(lane_limit) || n > static_cast<std::size_t>(lane_limit))
+        return false;
+    if (static_cast<std::uint64_t>(m) * n > full_matrix_cells) return false;
+    const std::int64_t go = s.gap_open, ge = s.gap_extend, top = s.max_abs_score();
+    if (go + ge > lane_limit / 2 || top > lane_limit / 4) return false;
+    if (mode == AlignMode::local) return true;
+    // Global: H >= -(2 go + (i + j) ge) (the all-gap path), E/F one opening
+    // and one extension below that, a diagonal step `top` below;
+    // H <= top * min(i, j).
+    const std::int64_t low = 2 * go + static_cast<std::int64_t>(m + n) * ge + (go + ge) + ge + top;
+    const std::int64_t high = top * static_cast<std::int64_t>(std::min(m, n));
+    return low < lane_limit && high < lane_limit;
+}
+
+cpu::KernelScheme kernel_scheme(const ScoringScheme& s, AlignMode mode) {
+    cpu::KernelScheme k;
+    k.alphabet_size = s.size;
+    k.local = mode == AlignMode::local;
+    k.matrix = s.matrix.data();
+    k.gap_open = static_cast<std::int16_t>(s.gap_open);
+    k.gap_extend = static_cast<std::int16_t>(s.gap_extend);
+    const int entries = s.size * s.size;
+    k.byte_table = entries <= 32 && s.max_abs_score() <= 127;
+    if (k.byte_table)
+        for (int e = 0; e < entries; ++e)
+            (e < 16 ? k.lo[e] : k.hi[e - 16]) = static_cast<std::uint8_t>(s.matrix[static_cast<std::size_t>(e)] + 128);
+    return k;
+}
+
+/// Buffers of one thread, reused from group to group.
+struct Workspace {
+    std::vector<std::int16_t> query, ref;
+    std::vector<std::int32_t> query_len, ref_len, score, query_end, ref_end, query_begin, ref_begin;
+    std::vector<std::uint8_t> overflow, dir;
+};
+
+/// Aligns the pairs `members` (indices into pairs, at most L) together.
+void align_group(std::span<const PairView> pairs, std::span<const std::size_t> members, const ScoringScheme& s,
+                 const cpu::KernelScheme& ks, AlignMode mode, bool score_only, std::size_t L, Workspace& w,
+                 std::span<AlignmentResult> out) {
+    std::size_t rows = 0, cols = 0;
+    for (const std::size_t k : members) {
+        rows = std::max(rows, pairs[k].query.size());
+        cols = std::max(cols, pairs[k].ref.size());
+    }
+    const bool traceback = !score_only;
+    if (traceback && static_cast<std::uint64_t>(rows) * cols * L > max_group_dir_bytes) {
+        for (const std::size_t k : members) out[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, false);
+        return;
+    }
+    w.query.assign(rows * L, 0);
+    w.ref.assign(cols * L, 0);
+    for (auto* v : {&w.query_len, &w.ref_len, &w.score, &w.query_end, &w.ref_end, &w.query_begin, &w.ref_begin})
+        v->assign(L, 0);
+    w.overflow.assign(L, 0);
+    for (std::size_t l = 0; l < members.size(); ++l) {
+        const PairView& p = pairs[members[l]];
+        for (std::size_t i = 0; i < p.query.size(); ++i)
+            w.query[i * L + l] = static_cast<std::int16_t>(p.query[i] * s.size);
+        for (std::size_t j = 0; j < p.ref.size(); ++j) w.ref[j * L + l] = p.ref[j];
+        w.query_len[l] = static_cast<std::int32_t>(p.query.size());
+        w.ref_len[l] = static_cast<std::int32_t>(p.ref.size());
+    }
+    if (traceback) w.dir.resize(rows * cols * L);
+    const cpu::LaneGroup g{L, rows, cols, w.query.data(), w.ref.data(), w.query_len.data(), w.ref_len.data()};
+    const cpu::LaneResults r{w.score.data(),       w.query_end.data(), w.ref_end.data(), w.query_begin.data(),
+                             w.ref_begin.data(),   w.overflow.data(),  traceback ? w.dir.data() : nullptr};
+    const bool local = mode == AlignMode::local;
+    const cpu::KernelKind kind =
+        traceback ? cpu::KernelKind::traceback : (local ? cpu::KernelKind::score_begin : cpu::KernelKind::score);
+    cpu::align_lane_group(g, ks, kind, r);
+
+    for (std::size_t l = 0; l < members.size(); ++l) {
+        const std::size_t k = members[l];
+        const PairView& p = pairs[k];
+        if (w.overflow[l]) {  // a local score reached the 16-bit limit: re-score in 32 bits
+            out[k] = align_pair(p.query, p.ref, s, mode, score_only);
+            continue;
+        }
+        AlignmentResult res;
+        res.has_cigar = traceback;
+        if (local && w.score[l] == 0) {  // unaligned
+            out[k] = std::move(res);
+            continue;
+        }
+        res.score = w.score[l];
+        res.query_end = w.query_end[l];
+        res.ref_end = w.ref_end[l];
+        if (traceback) {
+            const std::uint8_t* dir = w.dir.data() + l;
+            detail::traceback_walk(
+                [&](std::int64_t i, std::int64_t j) { return dir[((static_cast<std::size_t>(i) - 1) * cols + (j - 1)) * L]; },
+                p.query.data(), p.ref.data(), s.alphabet, local, true, res);
+        } else if (local) {
+            res.query_begin = w.query_begin[l];
+            res.ref_begin = w.ref_begin[l];
+        }
+        out[k] = std::move(res);
+    }
+}
+
+}  // namespace
+
+const char* to_string(CpuKernel k) noexcept { return k == CpuKernel::simd ? "simd" : "scalar"; }
+
+std::string simd_target() { return cpu::target_name(); }
+std::vector<std::string> simd_targets() { return cpu::target_names(); }
+void force_simd_target(const std::string& name) { cpu::force_target(name); }
+
+void align_pairs_cpu(std::span<const PairView> pairs, const ScoringScheme& s, AlignMode mode, bool score_only,
+                     CpuKernel kernel, int threads, std::span<AlignmentResult> out) {
+    if (out.size() != pairs.size()) throw std::invalid_argument("align_pairs_cpu: out.size() != pairs.size()");
+    // Work items: lane groups of SIMD-eligible pairs (largest first), then
+    // the pairs that take the scalar reference.
+    std::vector<std::size_t> simd, scalar;
+    const std::size_t target_lanes = kernel == CpuKernel::simd ? cpu::lanes() : 0;  // 0: no SIMD target
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+        (target_lanes > 0 && simd_eligible(pairs[k].query.size(), pairs[k].ref.size(), s, mode) ? simd : scalar)
+            .push_back(k);
+    const std::size_t L = std::max<std::size_t>(1, target_lanes);
+    std::stable_sort(simd.begin(), simd.end(), [&](std::size_t a, std::size_t b) {
+        const std::uint64_t ca = static_cast<std::uint64_t>(pairs[a].query.size()) * pairs[a].ref.size();
+        const std::uint64_t cb = static_cast<std::uint64_t>(pairs[b].query.size()) * pairs[b].ref.size();
+        return ca > cb;
+    });
+    const std::size_t groups = (simd.size() + L - 1) / L;
+    const cpu::KernelScheme ks = kernel_scheme(s, mode);
+
+    std::exception_ptr error;
+    std::size_t error_pair = pairs.size();
+    const auto fail = [&](std::size_t k) {
+#pragma omp critical(gpualign_align_pairs_cpu)
+        if (!error || k < error_pair) {
+            error = std::current_exception();
+            error_pair = k;
+        }
+    };
+#pragma omp parallel num_threads(std::max(1, threads))
+    {
+        Workspace w;
+#pragma omp for schedule(dynamic, 1)
+        for (std::size_t item = 0; item < groups + scalar.size(); ++item) {
+            if (item < groups) {
+                const std::span<const std::size_t> members(simd.data() + item * L,
+                                                           std::min(L, simd.size() - item * L));
+                try {
+                    align_group(pairs, members, s, ks, mode, score_only, L, w, out);
+                } catch (...) {
+                    fail(*std::min_element(members.begin(), members.end()));
+                }
+            } else {
+                const std::size_t k = scalar[item - groups];
+                try {
+                    out[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, score_only);
+                } catch (...) {
+                    fail(k);
+                }
+            }
+        }
+    }
+    if (error) {
+        std::string what = "pair " + std::to_string(error_pair);
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+            what += std::string(": ") + e.what();
+        } catch (...) {
+        }
+        throw PairFailure(error_pair, error, what);
+    }
+}
+
+}  // namespace gpualign

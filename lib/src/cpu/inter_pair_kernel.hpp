@@ -1,0 +1,86 @@
+// gpualign — the inter-pair SIMD kernel's internal interface: one pair per
+// 16-bit SIMD lane, every lane computing exactly the scalar recurrence of
+// docs/scoring.md. Its scalar twin is align_pair_full_matrix
+// (lib/src/core/cpu_aligner.cpp). The host side (grouping, eligibility,
+// traceback walk, 32-bit re-scoring) is inter_pair_aligner.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpualign::cpu {
+
+/// What the kernel computes for each lane.
+///  - traceback:   score, end cell, and a direction byte per cell (dir).
+///  - score:       score and end cell (global score-only).
+///  - score_begin: score, end cell and the begin cell carried through the
+///                 DP in 16-bit lanes (local score-only).
+enum class KernelKind : std::uint8_t { traceback, score, score_begin };
+
+/// One group of up to lanes() pairs, padded to a common `rows` x `cols`.
+/// All pointers are host memory owned by the caller; lane-interleaved: the
+/// value of lane l at row/column k is at [k * lanes + l].
+struct LaneGroup {
+    std::size_t lanes = 0;              ///< must equal lanes()
+    std::size_t rows = 0;               ///< max query length in the group (<= 32000)
+    std::size_t cols = 0;               ///< max ref length in the group (<= 32000)
+    const std::int16_t* query_idx = nullptr;  ///< rows * lanes: query code * alphabet size (padding 0)
+    const std::int16_t* ref_codes = nullptr;  ///< cols * lanes: ref codes (padding 0)
+    const std::int32_t* query_len = nullptr;  ///< lanes; 0 marks an unused lane
+    const std::int32_t* ref_len = nullptr;    ///< lanes; 0 marks an unused lane
+};
+
+/// The scoring scheme as the kernel reads it, prepared once per scheme.
+struct KernelScheme {
+    int alphabet_size = 5;
+    bool local = true;
+    /// Scores looked up with byte shuffles (alphabet_size^2 <= 32 and every
+    /// |score| <= 127): lo[k] / hi[k] = score of index k / k + 16 plus 128,
+    /// index = query code * alphabet_size + ref code.
+    bool byte_table = false;
+    std::uint8_t lo[16] = {};
+    std::uint8_t hi[16] = {};
+    const std::int32_t* matrix = nullptr;  ///< alphabet_size^2 scores (gather path), borrowed
+    std::int16_t gap_open = 0;             ///< go
+    std::int16_t gap_extend = 0;           ///< ge
+};
+
+/// Per-lane outputs, arrays of `lanes` entries owned by the caller.
+/// Coordinates as docs/scoring.md: end cell (i, j) = (query_end, ref_end).
+struct LaneResults {
+    std::int32_t* score = nullptr;
+    std::int32_t* query_end = nullptr;
+    std::int32_t* ref_end = nullptr;
+    std::int32_t* query_begin = nullptr;  ///< score_begin only
+    std::int32_t* ref_begin = nullptr;    ///< score_begin only
+    /// 1 where a local score reached the 16-bit limit: the lane's outputs
+    /// are then meaningless and the pair must be re-scored in 32 bits.
+    std::uint8_t* overflow = nullptr;
+    /// traceback only: rows * cols * lanes direction bytes (docs/scoring.md
+    /// layout), cell (i, j) of lane l at [((i-1) * cols + (j-1)) * lanes + l].
+    std::uint8_t* dir = nullptr;
+};
+
+/// 16-bit lanes of the dispatched target (8 for SSE4/NEON, 16 for AVX2,
+/// 32 for AVX-512); 0 on the one-lane fallback target (no SIMD kernel).
+std::size_t lanes();
+
+/// Runs the kernel on one group. Lanes whose query_len or ref_len is 0 are
+/// ignored. The caller guarantees the 16-bit bounds (inter_pair_aligner.cpp).
+void align_lane_group(const LaneGroup& g, const KernelScheme& s, KernelKind kind, const LaneResults& out);
+
+/// Name of the dispatched target ("AVX3", "AVX2", "SSE4", "NEON", ...).
+std::string target_name();
+
+/// The targets compiled in and supported by this CPU, best first (names).
+std::vector<std::string> target_names();
+
+/// Restricts dispatch to the named target (a test and benchmark hook; the
+/// name must be one of target_names()); an empty name restores the default.
+/// Not thread-safe: call while no kernel runs.
+/// @throws std::invalid_argument for a name not in target_names().
+void force_target(const std::string& name);
+
+}  // namespace gpualign::cpu
