@@ -8,6 +8,10 @@
 
 #include <cxxopts.hpp>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "gpualign/batch_aligner.hpp"
 #include "gpualign/gpu/engine.hpp"
 
 namespace gpualign::cli {
@@ -68,6 +72,9 @@ cxxopts::Options make_options() {
     o.add_options("Execution")
         ("threads", "CPU threads, 0 = all cores", cxxopts::value<int>()->default_value("0"))
         ("backend", "auto|cpu|gpu (auto uses a GPU when one is visible)", cxxopts::value<std::string>()->default_value("auto"))
+        ("cpu-kernel", "simd|scalar: the CPU backend's kernel, inter-pair SIMD (the best instruction set of this CPU, "
+                       "picked at run time) or the scalar reference; both give the same bytes",
+         cxxopts::value<std::string>()->default_value("simd"))
         ("device", "CUDA device ordinal", cxxopts::value<int>()->default_value("0"))
         ("batch-pairs", "pairs per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_pairs)))
         ("batch-bases", "query+ref bases per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_bases)))
@@ -145,6 +152,8 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     c.threads = r["threads"].as<int>();
     c.backend = parse_choice<BackendChoice>("backend", r["backend"].as<std::string>(),
                                             {{"auto", BackendChoice::automatic}, {"cpu", BackendChoice::cpu}, {"gpu", BackendChoice::gpu}});
+    c.cpu_kernel = parse_choice<CpuKernel>("cpu-kernel", r["cpu-kernel"].as<std::string>(),
+                                           {{"simd", CpuKernel::simd}, {"scalar", CpuKernel::scalar}});
     c.device = r["device"].as<int>();
     c.batch_pairs = r["batch-pairs"].as<std::size_t>();
     c.batch_bases = r["batch-bases"].as<std::size_t>();
@@ -185,7 +194,8 @@ Command parse_command_line(int argc, const char* const* argv) {
             cmd.action = Command::Action::version;
             cmd.text = std::string("gpualign ") + GPUALIGN_VERSION + " (commit " + GPUALIGN_GIT_COMMIT + ")\n" +
                        "GPU backend: " + gpu::build_description() + "\n" +
-                       "CPU backend: scalar reference kernels (no SIMD backend yet), OpenMP\n";
+                       "CPU backend: inter-pair SIMD kernels (Highway; this CPU: " + simd_target() + "; compiled and supported: " +
+                       fmt::format("{}", fmt::join(simd_targets(), " ")) + "), scalar reference, OpenMP\n";
             return cmd;
         }
         if (r.count("verbose") && r.count("quiet")) throw UsageError("--verbose and --quiet conflict");

@@ -116,15 +116,18 @@ TEST_P(EveryTarget, SixteenBitOverflowIsDetectedAndRescoredIn32Bits) {
     int over = 0;
     for (const auto& r : got) over += r.score > 32767;
     EXPECT_GT(over, 0) << "no pair passed the 16-bit range: the test does not reach the overflow path";
-    // Long near-identical pairs (4,000 bases at +10 score ~40,000), in
-    // the SIMD path's size range (at most full_matrix_cells).
-    const ScoringScheme s = make_dna_scheme(10, 9, 20, 5, -9);
-    std::vector<Pair> long_pairs(3);
+    // Long near-identical pairs: 2,400 bases at +15 score ~36,000, small
+    // enough for the SIMD path (its direction bits stay under the group
+    // cap); a 4,000-base pair passes the cap and takes the scalar path.
+    const ScoringScheme s = make_dna_scheme(15, 14, 20, 5, -14);
+    std::vector<Pair> long_pairs(4);
     for (auto& p : long_pairs) {
-        p.query = gen.random_seq(4000, 4);
-        p.ref = gen.mutate(p.query, 0.002, 4, 4000);
+        p.query = gen.random_seq(2400, 4);
+        p.ref = gen.mutate(p.query, 0.002, 4, 2400);
     }
-    long_pairs[2].ref = long_pairs[2].query;  // identical (N never matches): ~39,000
+    long_pairs[2].ref = long_pairs[2].query;  // identical (N never matches)
+    long_pairs[3].query = gen.random_seq(4000, 4);
+    long_pairs[3].ref = gen.mutate(long_pairs[3].query, 0.002, 4, 4000);
     for (const AlignMode mode : {AlignMode::local, AlignMode::global})
         for (const bool score_only : {false, true})
             EXPECT_EQ(expect_same_as_scalar(long_pairs, s, mode, score_only, "long near-identical"), 0);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "gpualign/batch_aligner.hpp"
 #include "gpualign/scoring.hpp"
 
 namespace gpualign {
@@ -99,6 +100,9 @@ struct AlignConfig {
     bool sam_cigar_m = false;                ///< --cigar m: SAM CIGARs with M for = and X (WriterOptions::sam_cigar_m)
     int threads = 0;                        ///< 0 = all cores
     BackendChoice backend = BackendChoice::automatic;
+    /// CPU kernel of the CPU backend (and of the pairs a GPU run aligns on
+    /// the CPU): inter-pair SIMD or the scalar reference (--cpu-kernel).
+    CpuKernel cpu_kernel = CpuKernel::simd;
     int device = 0;                         ///< CUDA device ordinal
     std::size_t batch_pairs = Defaults::batch_pairs;
     std::size_t batch_bases = Defaults::batch_bases;

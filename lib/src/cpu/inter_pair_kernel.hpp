@@ -13,11 +13,11 @@
 namespace gpualign::cpu {
 
 /// What the kernel computes for each lane.
-///  - traceback:   score, end cell, and a direction byte per cell (dir).
-///  - score:       score and end cell (global score-only).
-///  - score_begin: score, end cell and the begin cell carried through the
-///                 DP in 16-bit lanes (local score-only).
-enum class KernelKind : std::uint8_t { traceback, score, score_begin };
+///  - traceback: score, end cell, and the direction bits of every cell (dir),
+///               from which the host walks the CIGAR or, for local
+///               score-only, just the begin cell.
+///  - score:     score and end cell (global score-only).
+enum class KernelKind : std::uint8_t { traceback, score };
 
 /// One group of up to lanes() pairs, padded to a common `rows` x `cols`.
 /// All pointers are host memory owned by the caller; lane-interleaved: the
@@ -53,15 +53,30 @@ struct LaneResults {
     std::int32_t* score = nullptr;
     std::int32_t* query_end = nullptr;
     std::int32_t* ref_end = nullptr;
-    std::int32_t* query_begin = nullptr;  ///< score_begin only
-    std::int32_t* ref_begin = nullptr;    ///< score_begin only
     /// 1 where a local score reached the 16-bit limit: the lane's outputs
     /// are then meaningless and the pair must be re-scored in 32 bits.
     std::uint8_t* overflow = nullptr;
-    /// traceback only: rows * cols * lanes direction bytes (docs/scoring.md
-    /// layout), cell (i, j) of lane l at [((i-1) * cols + (j-1)) * lanes + l].
+    /// traceback only: rows * cols * kDirPlanes * dir_plane_bytes(lanes)
+    /// bytes. Cell (i, j) holds kDirPlanes bit planes of one bit per lane
+    /// (lane l: bit l % 8 of byte l / 8), from
+    /// [((i-1) * cols + (j-1)) * kDirPlanes * dir_plane_bytes(lanes)]:
+    /// E wins (Ecell > diagonal), F wins (Fcell > max(diagonal, Ecell)),
+    /// positive (local H > 0; unwritten in global mode), E extended,
+    /// F extended. dir_byte() turns them into docs/scoring.md's byte.
     std::uint8_t* dir = nullptr;
 };
+
+/// Bit planes per cell in LaneResults::dir.
+inline constexpr std::size_t kDirPlanes = 5;
+/// Bytes of one bit plane: one bit per lane, at least one byte.
+constexpr std::size_t dir_plane_bytes(std::size_t lanes) noexcept { return (lanes + 7) / 8; }
+
+/// The docs/scoring.md direction byte of lane `lane` from a cell's planes.
+inline std::uint8_t dir_byte(const std::uint8_t* cell, std::size_t plane_bytes, std::size_t lane, bool local) noexcept {
+    const auto bit = [&](std::size_t p) { return (cell[p * plane_bytes + lane / 8] >> (lane % 8)) & 1; };
+    const std::uint8_t src = local && !bit(2) ? 0 : bit(1) ? 3 : bit(0) ? 2 : 1;
+    return static_cast<std::uint8_t>(src | bit(3) << 2 | bit(4) << 3);
+}
 
 /// 16-bit lanes of the dispatched target (8 for SSE4/NEON, 16 for AVX2,
 /// 32 for AVX-512); 0 on the one-lane fallback target (no SIMD kernel).

@@ -240,33 +240,26 @@ std::uint64_t pair_cells(const Batch& b, std::size_t k) {
     }
 }
 
-/// Aligns the pairs `indices` of `b` on the CPU, in parallel over pairs
-/// (each on one thread: callers keep pairs above full_matrix_cells out, as
-/// align_pair would spread those over every core inside this loop).
+/// Aligns the pairs `indices` of `b` on the CPU (align_pairs_cpu: the SIMD
+/// kernel in lane groups or the scalar reference, on `threads` threads).
+/// Callers keep pairs above full_matrix_cells out: align_pair would spread
+/// those over every core inside this call.
 void align_on_cpu(const Batch& b, const std::vector<std::size_t>& indices, const ScoringScheme& s, AlignMode mode,
-                  bool score_only, int threads, std::vector<AlignmentResult>& out) {
-    std::exception_ptr error;
-    std::size_t error_pair = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::size_t n = 0; n < indices.size(); ++n) {
-        const std::size_t k = indices[n];
+                  bool score_only, CpuKernel kernel, int threads, std::vector<AlignmentResult>& out) {
+    std::vector<PairView> pairs;
+    pairs.reserve(indices.size());
+    for (const std::size_t k : indices) pairs.push_back({b.queries[k].codes, b.refs[k].codes});
+    std::vector<AlignmentResult> results(indices.size());
+    try {
+        align_pairs_cpu(pairs, s, mode, score_only, kernel, threads, results);
+    } catch (const PairFailure& f) {
         try {
-            out[k] = align_pair(b.queries[k].codes, b.refs[k].codes, s, mode, score_only);
+            std::rethrow_exception(f.cause);
         } catch (...) {
-#pragma omp critical
-            if (!error || k < error_pair) {  // the first failing pair in input order
-                error = std::current_exception();
-                error_pair = k;
-            }
+            rethrow_for_pair(b, indices[f.index]);
         }
     }
-    if (error) {
-        try {
-            std::rethrow_exception(error);
-        } catch (...) {
-            rethrow_for_pair(b, error_pair);
-        }
-    }
+    for (std::size_t n = 0; n < indices.size(); ++n) out[indices[n]] = std::move(results[n]);
 }
 
 /// A backend: the CPU, or the GPU engines (batch and long-pair) with the CPU
@@ -288,7 +281,7 @@ class Aligner {
 public:
     /// @param engine_threads  host threads of the GPU engine (packing, results).
     Aligner(const AlignConfig& c, const ScoringScheme& s, int engine_threads)
-        : scheme_(s), mode_(c.mode), score_only_(c.score_only), device_(c.device),
+        : scheme_(s), mode_(c.mode), score_only_(c.score_only), cpu_kernel_(c.cpu_kernel), device_(c.device),
           long_engine_memory_(c.long_engine_memory()), capped_(c.gpu_memory != 0),
           progress_(stderr,
                     c.progress == ProgressChoice::always ||
@@ -323,7 +316,8 @@ public:
             description_ = "gpu " + gpu::device_description(c.device);
             spdlog::info("using GPU {}", gpu::device_description(c.device));
         } else {
-            description_ = "cpu (" + std::to_string(threads_) + " threads)";
+            description_ = "cpu (" + std::to_string(threads_) + " threads, " +
+                           (cpu_kernel_ == CpuKernel::simd ? "simd " + simd_target() : std::string("scalar")) + ")";
         }
     }
 
@@ -375,7 +369,7 @@ public:
         const Batch& b = *p.batch;
         std::vector<AlignmentResult> out(b.size());
         // CPU and long pairs first: the GPU's batch engine keeps working meanwhile.
-        if (!p.on_cpu.empty()) align_on_cpu(b, p.on_cpu, scheme_, mode_, score_only_, threads_, out);
+        if (!p.on_cpu.empty()) align_on_cpu(b, p.on_cpu, scheme_, mode_, score_only_, cpu_kernel_, threads_, out);
         if (engine_ && p.on_long.size() > 1)
             align_long_many(b, p.on_long, out);
         else
@@ -539,6 +533,7 @@ private:
     const ScoringScheme& scheme_;
     AlignMode mode_;
     bool score_only_;
+    CpuKernel cpu_kernel_;
     int device_ = 0;
     std::size_t long_engine_memory_ = 0;
     bool capped_ = false;
