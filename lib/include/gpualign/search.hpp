@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpualign/alignment.hpp"
+#include "gpualign/batch_aligner.hpp"
 #include "gpualign/config.hpp"
 #include "gpualign/pipeline.hpp"
 #include "gpualign/record_block.hpp"
@@ -43,8 +44,9 @@ std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, Ali
                                        const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
                                        std::uint64_t query_len, std::uint64_t db_letters);
 
-/// Searches one query against `db` on the CPU with align_pair (the
-/// reference every backend must reproduce byte for byte): scores every
+/// Searches one query against `db` on the CPU with align_pairs_cpu (the
+/// `kernel`: inter-pair SIMD or the scalar reference align_pair, which every
+/// backend reproduces byte for byte): scores every
 /// record (score-only, `threads` OpenMP threads), selects the hits
 /// (select_hits), aligns each hit with a CIGAR (unless `score_only`) and
 /// fills its statistics (local mode with `ka` only).
@@ -54,7 +56,7 @@ std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, Ali
 std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std::span<const RecordView> db,
                                         const ScoringScheme& s, AlignMode mode, bool score_only,
                                         const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
-                                        int threads);
+                                        int threads, CpuKernel kernel = CpuKernel::simd);
 
 /// Runs `gpualign search QUERIES DB` as described by a validated `config`
 /// (config.search set; config.ref_path is the DB).

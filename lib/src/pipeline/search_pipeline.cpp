@@ -93,15 +93,17 @@ AllRecords read_all(ParallelSequenceReader& reader) {
 std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std::span<const RecordView> db,
                                         const ScoringScheme& s, AlignMode mode, bool score_only,
                                         const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
-                                        int threads) {
+                                        int threads, CpuKernel kernel) {
     std::vector<std::int32_t> scores(db.size());
-    std::vector<AlignmentResult> scan(score_only ? db.size() : 0);
-#pragma omp parallel for schedule(dynamic, 16) num_threads(std::max(1, threads))
-    for (std::size_t t = 0; t < db.size(); ++t) {
-        AlignmentResult r = align_pair(query, db[t].codes, s, mode, true);
-        scores[t] = r.score;
-        if (score_only) scan[t] = std::move(r);
+    std::vector<AlignmentResult> scan(db.size());
+    std::vector<PairView> pairs(db.size());
+    for (std::size_t t = 0; t < db.size(); ++t) pairs[t] = {query, db[t].codes};
+    try {
+        align_pairs_cpu(pairs, s, mode, true, kernel, threads, scan);
+    } catch (const PairFailure& f) {
+        std::rethrow_exception(f.cause);
     }
+    for (std::size_t t = 0; t < db.size(); ++t) scores[t] = scan[t].score;
     const std::uint64_t n = letters_of(db);
     const std::vector<std::uint32_t> picked = select_hits(scores, mode, options, ka, query.size(), n);
     std::vector<SearchHit> hits(picked.size());
@@ -290,7 +292,8 @@ RunStats run_search(const AlignConfig& c) {
     }
     if (!gpu) {
         for (std::size_t qi = 0; qi < queries.views.size(); ++qi)
-            hits[qi] = search_query_cpu(queries.views[qi].codes, db.views, scheme, c.mode, c.score_only, o, ka, threads);
+            hits[qi] = search_query_cpu(queries.views[qi].codes, db.views, scheme, c.mode, c.score_only, o, ka, threads,
+                                        c.cpu_kernel);
     } else {
         // The DB goes to the GPU in chunks of at most search_chunk_letters
         // letters (a quarter of --gpu-memory when set); each query keeps the
