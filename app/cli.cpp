@@ -89,9 +89,10 @@ cxxopts::Options make_options() {
     o.add_options("General")
         ("v,verbose", "more log output")
         ("q,quiet", "errors only")
-        ("progress", "auto|always|never: a progress line on stderr while a long pair aligns (auto: when stderr is "
-                     "a terminal, not with -q, once a pair has run " + fmt_seconds(Defaults::progress_delay_s) +
-                     " s; always: from the start)",
+        ("progress", "auto|always|never: a progress line on stderr, the run's pairs, cells and GCUPS after each "
+                     "batch, and a long pair's own line with its ETA while it aligns (auto: when stderr is "
+                     "a terminal, not with -q, once the run or the pair has run " +
+                     fmt_seconds(Defaults::progress_delay_s) + " s; always: from the start)",
          cxxopts::value<std::string>()->default_value("auto"))
         ("version", "print the version and exit")
         ("h,help", "print this help and exit")

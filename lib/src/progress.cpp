@@ -38,6 +38,42 @@ std::string format_progress_done(const std::string& label, std::uint64_t cells_d
                        gcells(forward, forward), gcells(forward, forward), rate / 1e9, seconds);
 }
 
+std::string format_run_progress(std::uint64_t pairs, std::uint64_t cells, double seconds) {
+    const double c = static_cast<double>(cells);
+    const double rate = seconds > 0 ? c / seconds : 0.0;
+    return fmt::format("aligned {} pairs, {} Gcells, {:.1f} GCUPS, {:.1f}s", pairs, gcells(c, c), rate / 1e9, seconds);
+}
+
+void RunProgress::update(std::uint64_t pairs, std::uint64_t cells) {
+    if (!enabled_) return;
+    pairs_ = pairs;
+    cells_ = cells;
+    const Clock::time_point now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (elapsed < delay_s_) return;
+    if (shown_ && std::chrono::duration<double>(now - last_).count() < period_s_) return;
+    write(elapsed);
+    last_ = now;
+}
+
+void RunProgress::finish() {
+    if (!enabled_ || !shown_) return;
+    write(std::chrono::duration<double>(Clock::now() - start_).count());
+    std::fputc('\n', out_);
+    std::fflush(out_);
+    shown_ = false;
+}
+
+void RunProgress::write(double elapsed) {
+    const std::string text = format_run_progress(pairs_, cells_, elapsed);
+    const std::size_t pad = last_width_ > text.size() ? last_width_ - text.size() : 0;
+    const std::string line = "\r" + text + std::string(pad, ' ');
+    std::fputs(line.c_str(), out_);  // stdio: a failed write to stderr must not fail the run
+    std::fflush(out_);
+    last_width_ = text.size();
+    shown_ = true;
+}
+
 void ProgressLine::begin(std::string label, std::uint64_t cells_forward) {
     if (!enabled_) return;
     label_ = std::move(label);

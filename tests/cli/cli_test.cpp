@@ -157,6 +157,56 @@ TEST_F(Cli, VersionPrintsVersion) {
     EXPECT_TRUE(r.out.find("CUDA runtime ") != std::string::npos || r.out.find("built without CUDA") != std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("\nCPU backend: "), std::string::npos) << r.out;
+    // Issue 13: the SIMD target picked on this CPU and those compiled in.
+    EXPECT_NE(r.out.find("this CPU: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("compiled and supported: "), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, BatchRunProgressLineGoesToStderrOnlyWhenAsked) {
+    // Issue 14: the run's line "aligned N pairs, X Gcells, Y GCUPS, Ts" after
+    // each batch, '\r'-rewritten, closed with a newline; never on stdout or
+    // in the output; off by default when stderr is not a terminal.
+    const std::string base = "sw " + data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu --batch-pairs 50";
+    const auto shown = run(base + " --progress always -o " + (dir_ / "a.tsv").string());
+    ASSERT_EQ(shown.exit_code, 0) << shown.err;
+    EXPECT_NE(shown.err.find("\raligned 50 pairs, "), std::string::npos) << shown.err;
+    EXPECT_NE(shown.err.find("\raligned 200 pairs, "), std::string::npos) << shown.err;
+    EXPECT_NE(shown.err.find(" GCUPS, "), std::string::npos) << shown.err;
+    const auto quiet = run(base + " -o " + (dir_ / "b.tsv").string());  // auto, stderr a file
+    ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+    EXPECT_EQ(quiet.err.find("aligned 200 pairs"), std::string::npos) << quiet.err;
+    EXPECT_EQ(slurp(dir_ / "a.tsv"), slurp(dir_ / "b.tsv"));
+    const auto to_stdout = run(base + " --progress always");
+    ASSERT_EQ(to_stdout.exit_code, 0) << to_stdout.err;
+    EXPECT_EQ(to_stdout.out, slurp(dir_ / "a.tsv"));
+    EXPECT_EQ(to_stdout.out.find("aligned"), std::string::npos);
+}
+
+TEST_F(Cli, CpuKernelsSimdAndScalarWriteTheSameBytes) {
+    // Issue 13: --cpu-kernel simd (the default) and scalar, every output
+    // format and both modes, with and without CIGAR, on the bundled pairs.
+    for (const std::string mode : {"sw", "nw"})
+        for (const std::string extra : {"", " --score-only", " --format sam", " --format paf", " --format blast6"}) {
+            const std::string base = mode + " " + data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu" + extra;
+            const auto simd = run(base + " --cpu-kernel simd -o " + (dir_ / "simd.out").string());
+            const auto scalar = run(base + " --cpu-kernel scalar -o " + (dir_ / "scalar.out").string());
+            ASSERT_EQ(simd.exit_code, 0) << simd.err;
+            ASSERT_EQ(scalar.exit_code, 0) << scalar.err;
+            std::string a = slurp(dir_ / "simd.out"), b = slurp(dir_ / "scalar.out");
+            // SAM's @PG line holds the command line, which names the kernel.
+            const auto drop_pg = [](std::string t) {
+                const auto at = t.find("\n@PG\t");
+                if (at != std::string::npos) t.erase(at + 1, t.find('\n', at + 1) - at);
+                return t;
+            };
+            EXPECT_FALSE(a.empty()) << base;
+            EXPECT_EQ(drop_pg(a), drop_pg(b)) << base;
+            EXPECT_NE(simd.err.find("simd"), std::string::npos) << simd.err;
+            EXPECT_NE(scalar.err.find("scalar"), std::string::npos) << scalar.err;
+        }
+    const auto bad = run("sw " + data("reads.fa") + " " + data("ref_windows.fa") + " --cpu-kernel avx9");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("cpu-kernel"), std::string::npos) << bad.err;
 }
 
 TEST_F(Cli, LocalTsvOnBundledExample) {

@@ -32,6 +32,41 @@ std::string format_progress(const std::string& label, std::uint64_t cells_done, 
 std::string format_progress_done(const std::string& label, std::uint64_t cells_done, std::uint64_t cells_forward,
                                  double seconds);
 
+/// The text of a batch run's progress line (no '\r', no newline):
+/// "aligned N pairs, X.X Gcells, Y.Y GCUPS, T.Ts" (three decimals of Gcells
+/// below 1 Gcell). The total of a FASTA run is not known ahead (records are
+/// read as they stream), so the line has no ETA; a long pair's own line has.
+std::string format_run_progress(std::uint64_t pairs, std::uint64_t cells, double seconds);
+
+/// The progress line of a whole batch run (`gpualign sw|nw`): updated after
+/// each batch is aligned, shown once the run has taken `delay_s` seconds,
+/// rewritten at most every `period_s`; finish() writes the last figures and
+/// a newline when the line was shown. A disabled reporter writes nothing.
+/// Not thread-safe: one thread (the pipeline's aligning thread) calls it, the
+/// same thread that drives the long-pair ProgressLine, so the two never
+/// interleave.
+class RunProgress {
+public:
+    using Clock = std::chrono::steady_clock;
+    /// @param out  the stream (borrowed; stderr in the CLI).
+    RunProgress(std::FILE* out, bool enabled, double delay_s, double period_s) noexcept
+        : out_(out), enabled_(enabled), delay_s_(delay_s), period_s_(period_s), start_(Clock::now()) {}
+    /// Cumulative pairs and DP cells aligned so far.
+    void update(std::uint64_t pairs, std::uint64_t cells);
+    /// Closes the line (final figures, newline) if it was shown.
+    void finish();
+
+private:
+    void write(double elapsed);
+    std::FILE* out_;
+    bool enabled_;
+    double delay_s_, period_s_;
+    Clock::time_point start_, last_{};
+    std::uint64_t pairs_ = 0, cells_ = 0;
+    bool shown_ = false;
+    std::size_t last_width_ = 0;
+};
+
 /// Writes the progress line of one long pair at a time to a stream (stderr).
 ///
 /// Nothing is written until a pair has run `delay_s` seconds; then the line

@@ -762,6 +762,13 @@ RunStats run_alignment(const AlignConfig& c) {
             t.init_waited = seconds_since(wait0);
             const auto loop0 = Clock::now();
             RunStats stats;
+            // The run's progress line (after each aligned batch), enabled as the long pairs' line is.
+            RunProgress progress(stderr,
+                                 c.progress == ProgressChoice::always ||
+                                     (c.progress == ProgressChoice::automatic && ::isatty(STDERR_FILENO) == 1),
+                                 c.progress == ProgressChoice::always ? 0.0 : Defaults::progress_delay_s,
+                                 Defaults::progress_period_s);
+            std::uint64_t pairs_done = 0, cells_done = 0;
             // One batch stays submitted while the next is read and submitted,
             // so that the GPU is not idle between batches.
             std::optional<Aligner::Pending> in_flight;
@@ -772,6 +779,9 @@ RunStats run_alignment(const AlignConfig& c) {
                 out.results = aligner->collect(*in_flight);
                 out.batch = std::move(in_flight->batch);
                 in_flight.reset();
+                pairs_done += out.batch->size();
+                for (std::size_t k = 0; k < out.batch->size(); ++k) cells_done += pair_cells(*out.batch, k);
+                progress.update(pairs_done, cells_done);
                 t.align += seconds_since(a0);
                 const auto w0 = Clock::now();
                 const bool taken = to_write.push(std::move(out));
@@ -801,6 +811,7 @@ RunStats run_alignment(const AlignConfig& c) {
                 in_flight = std::move(submitted);
             }
             if (in_flight && !writer_failed) hand_over();
+            progress.finish();
             to_align.abort();  // the reader has pushed its last item, or must stop after a write failure
             const auto w0 = Clock::now();
             to_write.finish();
