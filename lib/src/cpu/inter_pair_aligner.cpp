@@ -119,8 +119,8 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
             const std::uint8_t* dir = w.dir.data();
             detail::traceback_walk(
                 [&](std::int64_t i, std::int64_t j) {
-                    return cpu::dir_byte(dir + ((static_cast<std::size_t>(i) - 1) * cols + (j - 1)) * cell_bytes,
-                                         plane_bytes, l, local);
+                    return cpu::dir_byte(dir + ((static_cast<std::size_t>(i) - 1) * cols + (j - 1)) * plane_bytes,
+                                         rows * cols * plane_bytes, l, local);
                 },
                 p.query.data(), p.ref.data(), s.alphabet, local, !score_only, res);
         }

@@ -72,6 +72,7 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
     const std::size_t M = g.rows, N = g.cols;
     const std::size_t W = (N + 1) * L;
     const std::size_t plane_bytes = dir_plane_bytes(L);
+    const std::size_t plane_stride = M * N * plane_bytes;  // bytes between two planes of one cell
     // H and F of the row above the strip, updated in place.
     auto hrow = hwy::AllocateAligned<std::int16_t>(W);
     auto frow = hwy::AllocateAligned<std::int16_t>(W);
@@ -166,12 +167,14 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
                     // Five bit planes (LaneResults::dir), stored straight from
                     // the comparison masks: E wins, F wins, positive (local),
                     // E extended, F extended.
-                    std::uint8_t* cell_dir = out.dir + ((i0 + r - 1) * N + (j - 1)) * kDirPlanes * plane_bytes;
+                    // Planes in separate arrays: adjacent stores were merged by
+                    // the compiler into a slower vector build (vpinsrd).
+                    std::uint8_t* cell_dir = out.dir + ((i0 + r - 1) * N + (j - 1)) * plane_bytes;
                     hn::StoreMaskBits(d, e_wins, cell_dir);
-                    hn::StoreMaskBits(d, f_wins, cell_dir + plane_bytes);
-                    if constexpr (kLocal) hn::StoreMaskBits(d, positive, cell_dir + 2 * plane_bytes);
-                    hn::StoreMaskBits(d, e_is_ext, cell_dir + 3 * plane_bytes);
-                    hn::StoreMaskBits(d, f_is_ext, cell_dir + 4 * plane_bytes);
+                    hn::StoreMaskBits(d, f_wins, cell_dir + plane_stride);
+                    if constexpr (kLocal) hn::StoreMaskBits(d, positive, cell_dir + 2 * plane_stride);
+                    hn::StoreMaskBits(d, e_is_ext, cell_dir + 3 * plane_stride);
+                    hn::StoreMaskBits(d, f_is_ext, cell_dir + 4 * plane_stride);
                 }
                 if constexpr (kLocal) {
                     auto better = hn::Gt(h, row_best[r]);

@@ -56,10 +56,11 @@ struct LaneResults {
     /// 1 where a local score reached the 16-bit limit: the lane's outputs
     /// are then meaningless and the pair must be re-scored in 32 bits.
     std::uint8_t* overflow = nullptr;
-    /// traceback only: rows * cols * kDirPlanes * dir_plane_bytes(lanes)
-    /// bytes. Cell (i, j) holds kDirPlanes bit planes of one bit per lane
-    /// (lane l: bit l % 8 of byte l / 8), from
-    /// [((i-1) * cols + (j-1)) * kDirPlanes * dir_plane_bytes(lanes)]:
+    /// traceback only: kDirPlanes planes of rows * cols * dir_plane_bytes(lanes)
+    /// bytes each, one after the other (plane stride rows * cols *
+    /// dir_plane_bytes(lanes)). Cell (i, j) holds one bit per lane in each
+    /// plane (lane l: bit l % 8 of byte l / 8), at
+    /// [p * stride + ((i-1) * cols + (j-1)) * dir_plane_bytes(lanes)]:
     /// E wins (Ecell > diagonal), F wins (Fcell > max(diagonal, Ecell)),
     /// positive (local H > 0; unwritten in global mode), E extended,
     /// F extended. dir_byte() turns them into docs/scoring.md's byte.
@@ -71,9 +72,10 @@ inline constexpr std::size_t kDirPlanes = 5;
 /// Bytes of one bit plane: one bit per lane, at least one byte.
 constexpr std::size_t dir_plane_bytes(std::size_t lanes) noexcept { return (lanes + 7) / 8; }
 
-/// The docs/scoring.md direction byte of lane `lane` from a cell's planes.
-inline std::uint8_t dir_byte(const std::uint8_t* cell, std::size_t plane_bytes, std::size_t lane, bool local) noexcept {
-    const auto bit = [&](std::size_t p) { return (cell[p * plane_bytes + lane / 8] >> (lane % 8)) & 1; };
+/// The docs/scoring.md direction byte of lane `lane` from a cell's bits
+/// (`cell` points into plane 0; `plane_stride` bytes between planes).
+inline std::uint8_t dir_byte(const std::uint8_t* cell, std::size_t plane_stride, std::size_t lane, bool local) noexcept {
+    const auto bit = [&](std::size_t p) { return (cell[p * plane_stride + lane / 8] >> (lane % 8)) & 1; };
     const std::uint8_t src = local && !bit(2) ? 0 : bit(1) ? 3 : bit(0) ? 2 : 1;
     return static_cast<std::uint8_t>(src | bit(3) << 2 | bit(4) << 3);
 }
