@@ -136,6 +136,38 @@ TEST_P(EveryTarget, SixteenBitOverflowIsDetectedAndRescoredIn32Bits) {
     EXPECT_GT(got[2].score, 32767);
 }
 
+TEST_P(EveryTarget, OneQueryAgainstManyRefsMatchesTheScalarReference) {
+    // A search's lanes share one query (the same memory): each row then looks
+    // up its letter's matrix row (ScoreLookup::row_table), protein included.
+    int failures = 0;
+    for (const Alphabet a : {Alphabet::dna, Alphabet::protein}) {
+        const ScoringScheme s = a == Alphabet::dna ? dna_scheme(5, 2) : blosum62_scheme(11, 1);
+        PairGenerator gen(a == Alphabet::dna ? 31 : 32, a);
+        const Codes query = gen.random_seq(under_asan ? 120 : 300, 20);
+        std::vector<Codes> refs;
+        for (int k = 0; k < (under_asan ? 40 : 100); ++k)
+            refs.push_back(k % 2 ? gen.mutate(query, 0.2, 20, 600) : gen.random_seq(1 + gen.below(600), 20));
+        std::vector<PairView> v;
+        for (const auto& r : refs) v.push_back({query, r});
+        for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+            for (const bool score_only : {false, true}) {
+                std::vector<AlignmentResult> got(v.size());
+                align_pairs_cpu(v, s, mode, score_only, CpuKernel::simd, 2, got);
+                const std::vector<std::int32_t> scores = score_pairs_cpu(v, s, mode, CpuKernel::simd, 2);
+                for (std::size_t k = 0; k < v.size(); ++k) {
+                    const AlignmentResult want = align_pair(query, refs[k], s, mode, score_only);
+                    if (got[k] != want && ++failures <= 3)
+                        ADD_FAILURE() << to_string(a) << " " << to_string(mode) << (score_only ? " score-only" : "")
+                                      << " ref " << k << ": simd score " << got[k].score;
+                    if (scores[k] != want.score && ++failures <= 3)
+                        ADD_FAILURE() << "score_pairs_cpu " << to_string(a) << " " << to_string(mode) << " ref " << k
+                                      << ": " << scores[k] << " != " << want.score;
+                }
+            }
+    }
+    EXPECT_EQ(failures, 0);
+}
+
 TEST_P(EveryTarget, RealPairsMatchTheScalarReference) {
     if (!std::filesystem::is_directory(shared_data())) GTEST_SKIP() << "no data folder " << shared_data();
     const auto dir = shared_data() / "dna" / "pacbio_ecoli";

@@ -65,6 +65,15 @@ public:
 void align_pairs_cpu(std::span<const PairView> pairs, const ScoringScheme& s, AlignMode mode, bool score_only,
                      CpuKernel kernel, int threads, std::span<AlignmentResult> out);
 
+/// The scores alone of every pair (as align_pair's .score), cheaper than
+/// align_pairs_cpu in local mode: no begin cell, so the SIMD kernel stores
+/// no direction bits. A search's scan: pairs that share one query (the same
+/// memory) look up each row's matrix row, for protein as for DNA.
+/// @return pairs.size() scores, index = pair.
+/// @throws PairFailure as align_pairs_cpu.
+std::vector<std::int32_t> score_pairs_cpu(std::span<const PairView> pairs, const ScoringScheme& s, AlignMode mode,
+                                          CpuKernel kernel, int threads);
+
 /// The SIMD target align_pairs_cpu dispatches to on this CPU, e.g. "AVX3"
 /// (AVX-512BW), "AVX2", "SSE4", "NEON".
 std::string simd_target();

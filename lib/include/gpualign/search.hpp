@@ -44,11 +44,11 @@ std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, Ali
                                        const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
                                        std::uint64_t query_len, std::uint64_t db_letters);
 
-/// Searches one query against `db` on the CPU with align_pairs_cpu (the
-/// `kernel`: inter-pair SIMD or the scalar reference align_pair, which every
-/// backend reproduces byte for byte): scores every
-/// record (score-only, `threads` OpenMP threads), selects the hits
-/// (select_hits), aligns each hit with a CIGAR (unless `score_only`) and
+/// Searches one query against `db` on the CPU with the `kernel` (inter-pair
+/// SIMD, whose lanes share the query, or the scalar reference align_pair,
+/// which every backend reproduces byte for byte): scores every record
+/// (score_pairs_cpu, `threads` OpenMP threads), selects the hits
+/// (select_hits), aligns the hits (align_pairs_cpu) with a CIGAR (unless `score_only`) and
 /// fills its statistics (local mode with `ka` only).
 /// @param query, db  codes, host memory, borrowed for the call.
 /// @throws std::length_error for a pair beyond the 32-bit score bound;

@@ -50,6 +50,11 @@ cpu::KernelScheme kernel_scheme(const ScoringScheme& s, AlignMode mode) {
     if (k.byte_table)
         for (int e = 0; e < entries; ++e)
             (e < 16 ? k.lo[e] : k.hi[e - 16]) = static_cast<std::uint8_t>(s.matrix[static_cast<std::size_t>(e)] + 128);
+    k.row_tables = s.size <= 32 && s.max_abs_score() <= 127;
+    if (k.row_tables)
+        for (int a = 0; a < s.size; ++a)
+            for (int c = 0; c < s.size; ++c)
+                (c < 16 ? k.row_lo[a][c] : k.row_hi[a][c - 16]) = static_cast<std::uint8_t>(s.score(a, c) + 128);
     return k;
 }
 
@@ -60,10 +65,15 @@ struct Workspace {
     std::vector<std::uint8_t> overflow, dir;
 };
 
+/// What a call computes: the CIGAR, the score with the (local) begin cell,
+/// or the score and end cell only (score_pairs_cpu).
+enum class Output : std::uint8_t { cigar, score_begin, score };
+
 /// Aligns the pairs `members` (indices into pairs, at most L) together.
 void align_group(std::span<const PairView> pairs, std::span<const std::size_t> members, const ScoringScheme& s,
-                 const cpu::KernelScheme& ks, AlignMode mode, bool score_only, std::size_t L, Workspace& w,
+                 const cpu::KernelScheme& ks, AlignMode mode, Output what, std::size_t L, Workspace& w,
                  std::span<AlignmentResult> out) {
+    const bool score_only = what != Output::cigar;
     std::size_t rows = 0, cols = 0;
     for (const std::size_t k : members) {
         rows = std::max(rows, pairs[k].query.size());
@@ -73,12 +83,20 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     // measured cheaper than carrying begin cells in the lanes (pacbio_ecoli,
     // AVX-512: 0.37 s against 0.42 s; docs/benchmarks.md).
     const bool local = mode == AlignMode::local;
-    const bool traceback = !score_only || local;
+    const bool traceback = what == Output::cigar || (local && what == Output::score_begin);
     const std::size_t plane_bytes = cpu::dir_plane_bytes(L), cell_bytes = cpu::kDirPlanes * plane_bytes;
     if (traceback && static_cast<std::uint64_t>(rows) * cols * cell_bytes > max_group_dir_bytes) {
         for (const std::size_t k : members) out[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, score_only);
         return;
     }
+    // A search hands every lane the same query: each row then looks up its
+    // letter's matrix row (ScoreLookup::row_table), for protein too.
+    const bool shared = ks.row_tables && std::all_of(members.begin(), members.end(), [&](std::size_t k) {
+        return pairs[k].query.data() == pairs[members[0]].query.data() &&
+               pairs[k].query.size() == pairs[members[0]].query.size();
+    });
+    const cpu::ScoreLookup lookup =
+        shared ? cpu::ScoreLookup::row_table : ks.byte_table ? cpu::ScoreLookup::pair_table : cpu::ScoreLookup::gather;
     w.query.assign(rows * L, 0);
     w.ref.assign(cols * L, 0);
     for (auto* v : {&w.query_len, &w.ref_len, &w.score, &w.query_end, &w.ref_end})
@@ -87,17 +105,18 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     for (std::size_t l = 0; l < members.size(); ++l) {
         const PairView& p = pairs[members[l]];
         for (std::size_t i = 0; i < p.query.size(); ++i)
-            w.query[i * L + l] = static_cast<std::int16_t>(p.query[i] * s.size);
+            w.query[i * L + l] = shared ? std::int16_t{0} : static_cast<std::int16_t>(p.query[i] * s.size);
         for (std::size_t j = 0; j < p.ref.size(); ++j) w.ref[j * L + l] = p.ref[j];
         w.query_len[l] = static_cast<std::int32_t>(p.query.size());
         w.ref_len[l] = static_cast<std::int32_t>(p.ref.size());
     }
     if (traceback) w.dir.resize(rows * cols * cell_bytes);
-    const cpu::LaneGroup g{L, rows, cols, w.query.data(), w.ref.data(), w.query_len.data(), w.ref_len.data()};
+    const cpu::LaneGroup g{L,           rows,           cols, w.query.data(), w.ref.data(), w.query_len.data(),
+                           w.ref_len.data(), shared ? pairs[members[0]].query.data() : nullptr};
     const cpu::LaneResults r{w.score.data(), w.query_end.data(), w.ref_end.data(), w.overflow.data(),
                              traceback ? w.dir.data() : nullptr};
     const cpu::KernelKind kind = traceback ? cpu::KernelKind::traceback : cpu::KernelKind::score;
-    cpu::align_lane_group(g, ks, kind, r);
+    cpu::align_lane_group(g, ks, kind, lookup, r);
 
     for (std::size_t l = 0; l < members.size(); ++l) {
         const std::size_t k = members[l];
@@ -136,9 +155,11 @@ std::string simd_target() { return cpu::target_name(); }
 std::vector<std::string> simd_targets() { return cpu::target_names(); }
 void force_simd_target(const std::string& name) { cpu::force_target(name); }
 
-void align_pairs_cpu(std::span<const PairView> pairs, const ScoringScheme& s, AlignMode mode, bool score_only,
-                     CpuKernel kernel, int threads, std::span<AlignmentResult> out) {
-    if (out.size() != pairs.size()) throw std::invalid_argument("align_pairs_cpu: out.size() != pairs.size()");
+namespace {
+
+void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMode mode, Output what, CpuKernel kernel,
+               int threads, std::span<AlignmentResult> out) {
+    const bool score_only = what != Output::cigar;
     // Work items: lane groups of SIMD-eligible pairs (largest first), then
     // the pairs that take the scalar reference.
     std::vector<std::size_t> simd, scalar;
@@ -177,7 +198,7 @@ void align_pairs_cpu(std::span<const PairView> pairs, const ScoringScheme& s, Al
                 const std::span<const std::size_t> members(simd.data() + item * L,
                                                            std::min(L, simd.size() - item * L));
                 try {
-                    align_group(pairs, members, s, ks, mode, score_only, L, w, out);
+                    align_group(pairs, members, s, ks, mode, what, L, w, out);
                 } catch (...) {
                     fail(*std::min_element(members.begin(), members.end()));
                 }
@@ -201,6 +222,23 @@ void align_pairs_cpu(std::span<const PairView> pairs, const ScoringScheme& s, Al
         }
         throw PairFailure(error_pair, error, what);
     }
+}
+
+}  // namespace
+
+void align_pairs_cpu(std::span<const PairView> pairs, const ScoringScheme& s, AlignMode mode, bool score_only,
+                     CpuKernel kernel, int threads, std::span<AlignmentResult> out) {
+    if (out.size() != pairs.size()) throw std::invalid_argument("align_pairs_cpu: out.size() != pairs.size()");
+    run_pairs(pairs, s, mode, score_only ? Output::score_begin : Output::cigar, kernel, threads, out);
+}
+
+std::vector<std::int32_t> score_pairs_cpu(std::span<const PairView> pairs, const ScoringScheme& s, AlignMode mode,
+                                          CpuKernel kernel, int threads) {
+    std::vector<AlignmentResult> out(pairs.size());
+    run_pairs(pairs, s, mode, Output::score, kernel, threads, out);
+    std::vector<std::int32_t> scores(pairs.size());
+    for (std::size_t k = 0; k < pairs.size(); ++k) scores[k] = out[k].score;
+    return scores;
 }
 
 }  // namespace gpualign

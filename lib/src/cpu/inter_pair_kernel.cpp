@@ -41,7 +41,7 @@ const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 // The one-lane fallback target (a CPU without SSSE3): no SIMD kernel; the
 // host sends every pair to the scalar reference.
 std::size_t LaneCount() { return 0; }
-void AlignGroup(const LaneGroup&, const KernelScheme&, KernelKind, const LaneResults&) {
+void AlignGroup(const LaneGroup&, const KernelScheme&, KernelKind, ScoreLookup, const LaneResults&) {
     throw std::logic_error("inter-pair kernel called on the scalar target");
 }
 #else
@@ -58,7 +58,7 @@ inline std::int16_t border(const KernelScheme& s, std::size_t k) {
 // one after another, passing H(i-1,j) and F(i-1,j) down in registers, so only
 // the strip's last row goes to memory (one load and one store of H and F per
 // strip and column instead of per cell).
-template <bool kLocal, KernelKind kKind, bool kByteTable, std::size_t kRows>
+template <bool kLocal, KernelKind kKind, ScoreLookup kLookup, std::size_t kRows>
 HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResults& out) {
     const hn::ScalableTag<std::int16_t> d;
     const hn::RebindToUnsigned<decltype(d)> du;
@@ -85,8 +85,8 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
     const V v_neg = hn::Set(d, static_cast<std::int16_t>(-32768));
     const V k1 = hn::Set(d, 1);
     const V v_bias = hn::Set(d, 128);
-    const auto t_lo = hn::LoadDup128(d8, ks.lo);
-    const auto t_hi = hn::LoadDup128(d8, ks.hi);
+    constexpr bool kByteTable = kLookup != ScoreLookup::gather;
+    using VT = decltype(hn::LoadDup128(d8, ks.lo));
 
     // Lane lengths; n_full = the columns where every used lane is real.
     std::size_t n_full = N;
@@ -111,6 +111,7 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
     auto strip = [&](std::size_t i0, auto rows_c) HWY_ATTR {
         constexpr std::size_t R = decltype(rows_c)::value;
         V v_i[R], q[R], q_lo[R], q_hi[R], h_left[R], e[R], diag[R], row_best[R], row_j[R], cap[R];
+        VT t_lo[R], t_hi[R];
         for (std::size_t r = 0; r < R; ++r) {
             const std::size_t i = i0 + r;
             v_i[r] = hn::Set(d, static_cast<std::int16_t>(i));
@@ -119,6 +120,17 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
             // where the other table holds the entry), high byte 0x80 (0).
             q_lo[r] = hn::BitCast(d, hn::Add(hn::BitCast(du, q[r]), hn::Set(du, std::uint16_t{0x8070})));
             q_hi[r] = hn::BitCast(d, hn::Add(hn::BitCast(du, q[r]), hn::Set(du, std::uint16_t{0x80F0})));
+            // pair_table: one table of the scheme (index q*size + r);
+            // row_table: the row of this row's query letter, shared by
+            // every lane (index r; the host passes query_idx 0).
+            const std::uint8_t* lo = ks.lo;
+            const std::uint8_t* hi = ks.hi;
+            if constexpr (kLookup == ScoreLookup::row_table) {
+                lo = ks.row_lo[g.shared_query[i - 1]];
+                hi = ks.row_hi[g.shared_query[i - 1]];
+            }
+            t_lo[r] = hn::LoadDup128(d8, lo);
+            t_hi[r] = hn::LoadDup128(d8, hi);
             h_left[r] = hn::Set(d, kLocal ? std::int16_t{0} : border(ks, i));
             e[r] = v_neg;
             diag[r] = r == 0 ? hn::Load(d, hrow.get()) : h_left[r - 1];
@@ -139,8 +151,8 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
             for (std::size_t r = 0; r < R; ++r) {
                 V s;
                 if constexpr (kByteTable) {
-                    const auto lo = hn::TableLookupBytesOr0(t_lo, hn::BitCast(d8, hn::Add(q_lo[r], rc)));
-                    const auto hi = hn::TableLookupBytesOr0(t_hi, hn::BitCast(d8, hn::Add(q_hi[r], rc)));
+                    const auto lo = hn::TableLookupBytesOr0(t_lo[r], hn::BitCast(d8, hn::Add(q_lo[r], rc)));
+                    const auto hi = hn::TableLookupBytesOr0(t_hi[r], hn::BitCast(d8, hn::Add(q_hi[r], rc)));
                     s = hn::Sub(hn::BitCast(d, hn::Or(lo, hi)), v_bias);
                 } else {
                     const V idx = hn::Add(q[r], rc);
@@ -236,16 +248,22 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
     }
 }
 
-void AlignGroup(const LaneGroup& g, const KernelScheme& s, KernelKind kind, const LaneResults& out) {
+void AlignGroup(const LaneGroup& g, const KernelScheme& s, KernelKind kind, ScoreLookup lookup,
+                const LaneResults& out) {
     // One instantiation per (mode, kind, score lookup): a table, not a ladder.
     using Fn = void (*)(const LaneGroup&, const KernelScheme&, const LaneResults&);
-    static constexpr Fn table[2][2][2] = {
-        {{&Run<false, KernelKind::traceback, false, 4>, &Run<false, KernelKind::traceback, true, 4>},
-         {&Run<false, KernelKind::score, false, 4>, &Run<false, KernelKind::score, true, 4>}},
-        {{&Run<true, KernelKind::traceback, false, 4>, &Run<true, KernelKind::traceback, true, 4>},
-         {&Run<true, KernelKind::score, false, 4>, &Run<true, KernelKind::score, true, 4>}},
+    using L = ScoreLookup;
+    static constexpr Fn table[2][2][3] = {
+        {{&Run<false, KernelKind::traceback, L::gather, 4>, &Run<false, KernelKind::traceback, L::pair_table, 4>,
+          &Run<false, KernelKind::traceback, L::row_table, 4>},
+         {&Run<false, KernelKind::score, L::gather, 4>, &Run<false, KernelKind::score, L::pair_table, 4>,
+          &Run<false, KernelKind::score, L::row_table, 4>}},
+        {{&Run<true, KernelKind::traceback, L::gather, 4>, &Run<true, KernelKind::traceback, L::pair_table, 4>,
+          &Run<true, KernelKind::traceback, L::row_table, 4>},
+         {&Run<true, KernelKind::score, L::gather, 4>, &Run<true, KernelKind::score, L::pair_table, 4>,
+          &Run<true, KernelKind::score, L::row_table, 4>}},
     };
-    table[s.local ? 1 : 0][static_cast<int>(kind)][s.byte_table ? 1 : 0](g, s, out);
+    table[s.local ? 1 : 0][static_cast<int>(kind)][static_cast<int>(lookup)](g, s, out);
 }
 #endif  // HWY_TARGET == HWY_SCALAR
 
@@ -264,8 +282,9 @@ std::size_t lanes() { return HWY_DYNAMIC_DISPATCH(LaneCount)(); }
 
 std::string target_name() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
 
-void align_lane_group(const LaneGroup& g, const KernelScheme& s, KernelKind kind, const LaneResults& out) {
-    HWY_DYNAMIC_DISPATCH(AlignGroup)(g, s, kind, out);
+void align_lane_group(const LaneGroup& g, const KernelScheme& s, KernelKind kind, ScoreLookup lookup,
+                      const LaneResults& out) {
+    HWY_DYNAMIC_DISPATCH(AlignGroup)(g, s, kind, lookup, out);
 }
 
 std::vector<std::string> target_names() {

@@ -19,6 +19,16 @@ namespace gpualign::cpu {
 ///  - score:     score and end cell (global score-only).
 enum class KernelKind : std::uint8_t { traceback, score };
 
+/// How the kernel finds s(q, r) for a lane (inter_pair_aligner.cpp picks):
+///  - gather:     32-bit gathers from the scheme's matrix (any alphabet);
+///  - pair_table: two byte shuffles on index q * size + r (alphabet^2 <= 32
+///                and |score| <= 127: DNA);
+///  - row_table:  every lane holds the same query (a search: one query
+///                against DB records), so each row looks up its letter's
+///                matrix row by the ref code (size <= 32, |score| <= 127:
+///                DNA and protein).
+enum class ScoreLookup : std::uint8_t { gather, pair_table, row_table };
+
 /// One group of up to lanes() pairs, padded to a common `rows` x `cols`.
 /// All pointers are host memory owned by the caller; lane-interleaved: the
 /// value of lane l at row/column k is at [k * lanes + l].
@@ -30,6 +40,8 @@ struct LaneGroup {
     const std::int16_t* ref_codes = nullptr;  ///< cols * lanes: ref codes (padding 0)
     const std::int32_t* query_len = nullptr;  ///< lanes; 0 marks an unused lane
     const std::int32_t* ref_len = nullptr;    ///< lanes; 0 marks an unused lane
+    /// row_table only: the query every used lane holds (rows codes).
+    const std::uint8_t* shared_query = nullptr;
 };
 
 /// The scoring scheme as the kernel reads it, prepared once per scheme.
@@ -42,6 +54,11 @@ struct KernelScheme {
     bool byte_table = false;
     std::uint8_t lo[16] = {};
     std::uint8_t hi[16] = {};
+    /// row_table: row_lo[a][k] / row_hi[a][k] = s(a, k) / s(a, k + 16) plus
+    /// 128 (valid when row_tables: size <= 32 and every |score| <= 127).
+    bool row_tables = false;
+    std::uint8_t row_lo[32][16] = {};
+    std::uint8_t row_hi[32][16] = {};
     const std::int32_t* matrix = nullptr;  ///< alphabet_size^2 scores (gather path), borrowed
     std::int16_t gap_open = 0;             ///< go
     std::int16_t gap_extend = 0;           ///< ge
@@ -86,7 +103,8 @@ std::size_t lanes();
 
 /// Runs the kernel on one group. Lanes whose query_len or ref_len is 0 are
 /// ignored. The caller guarantees the 16-bit bounds (inter_pair_aligner.cpp).
-void align_lane_group(const LaneGroup& g, const KernelScheme& s, KernelKind kind, const LaneResults& out);
+void align_lane_group(const LaneGroup& g, const KernelScheme& s, KernelKind kind, ScoreLookup lookup,
+                      const LaneResults& out);
 
 /// Name of the dispatched target ("AVX3", "AVX2", "SSE4", "NEON", ...).
 std::string target_name();

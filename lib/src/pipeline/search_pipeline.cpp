@@ -94,23 +94,30 @@ std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std
                                         const ScoringScheme& s, AlignMode mode, bool score_only,
                                         const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
                                         int threads, CpuKernel kernel) {
-    std::vector<std::int32_t> scores(db.size());
-    std::vector<AlignmentResult> scan(db.size());
+    // Scores of every record (the SIMD lanes share the query), then the
+    // hits aligned together: with a CIGAR, or score-only with the begin.
     std::vector<PairView> pairs(db.size());
     for (std::size_t t = 0; t < db.size(); ++t) pairs[t] = {query, db[t].codes};
+    std::vector<std::int32_t> scores;
     try {
-        align_pairs_cpu(pairs, s, mode, true, kernel, threads, scan);
+        scores = score_pairs_cpu(pairs, s, mode, kernel, threads);
     } catch (const PairFailure& f) {
         std::rethrow_exception(f.cause);
     }
-    for (std::size_t t = 0; t < db.size(); ++t) scores[t] = scan[t].score;
     const std::uint64_t n = letters_of(db);
     const std::vector<std::uint32_t> picked = select_hits(scores, mode, options, ka, query.size(), n);
+    std::vector<PairView> hit_pairs(picked.size());
+    for (std::size_t h = 0; h < picked.size(); ++h) hit_pairs[h] = pairs[picked[h]];
+    std::vector<AlignmentResult> aligned(picked.size());
+    try {
+        align_pairs_cpu(hit_pairs, s, mode, score_only, kernel, threads, aligned);
+    } catch (const PairFailure& f) {
+        std::rethrow_exception(f.cause);
+    }
     std::vector<SearchHit> hits(picked.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, threads))
     for (std::size_t h = 0; h < picked.size(); ++h) {
         hits[h].target = picked[h];
-        hits[h].result = score_only ? scan[picked[h]] : align_pair(query, db[picked[h]].codes, s, mode, false);
+        hits[h].result = std::move(aligned[h]);
         add_statistics(hits[h], mode, ka, query.size(), n);
     }
     return hits;
