@@ -23,6 +23,7 @@
 #include <seqan3/utility/views/zip.hpp>
 
 #include "gpualign/alignment.hpp"
+#include "gpualign/batch_aligner.hpp"
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/scoring.hpp"
 
@@ -161,14 +162,27 @@ void parallel_for(std::size_t n, F&& f) {
 struct OurResults {
     std::vector<AlignmentResult> full, fast;  // traceback and score-only
 };
+/// Our results on the CPU backend's default path (align_pairs_cpu, the SIMD
+/// kernel, 2 threads), checked first against the scalar reference align_pair
+/// pair by pair: the differential and real-data suites then test the SIMD
+/// path against their oracles. Throws std::logic_error naming the first
+/// pair where the two kernels differ.
 inline OurResults run_ours(const std::vector<Pair>& pairs, const ScoringScheme& s, AlignMode mode) {
     OurResults out;
     out.full.resize(pairs.size());
     out.fast.resize(pairs.size());
+    std::vector<PairView> views;
+    for (const auto& p : pairs) views.push_back({p.query, p.ref});
+    align_pairs_cpu(views, s, mode, false, CpuKernel::simd, 2, out.full);
+    align_pairs_cpu(views, s, mode, true, CpuKernel::simd, 2, out.fast);
+    std::vector<AlignmentResult> full(pairs.size()), fast(pairs.size());
     parallel_for(pairs.size(), [&](std::size_t k) {
-        out.full[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, false);
-        out.fast[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, true);
+        full[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, false);
+        fast[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, true);
     });
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+        if (full[k] != out.full[k] || fast[k] != out.fast[k])
+            throw std::logic_error("pair " + std::to_string(k) + ": the SIMD kernel and the scalar reference differ");
     return out;
 }
 

@@ -36,7 +36,7 @@ struct LaneGroup {
     std::size_t lanes = 0;              ///< must equal lanes()
     std::size_t rows = 0;               ///< max query length in the group (<= 32000)
     std::size_t cols = 0;               ///< max ref length in the group (<= 32000)
-    const std::int16_t* query_idx = nullptr;  ///< rows * lanes: query code * alphabet size (padding 0)
+    const std::int16_t* query_idx = nullptr;  ///< rows * lanes: query code * alphabet size (padding 0; all 0 for row_table)
     const std::int16_t* ref_codes = nullptr;  ///< cols * lanes: ref codes (padding 0)
     const std::int32_t* query_len = nullptr;  ///< lanes; 0 marks an unused lane
     const std::int32_t* ref_len = nullptr;    ///< lanes; 0 marks an unused lane
