@@ -340,28 +340,38 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     GPUALIGN_CUDA(cudaMemcpyAsync(im.query_len.ptr, qlen.data(), nq * sizeof(int), cudaMemcpyHostToDevice, im.stream),
                   "query lengths upload");
     GPUALIGN_CUDA(cudaEventRecord(im.ev0, im.stream), "scan start event");
+    // The fields both kernels take, for `count` sequences (device lists) and
+    // `queries` queries from y0.
+    auto fill_common = [&](detail::ScanLaunchCommon& a, const long long* offs, const int* lens, const int* slots,
+                           int count, int queries, void* boundary, const long long* profile_offset, std::size_t y0) {
+        a.db = static_cast<const std::uint8_t*>(im.db.ptr);
+        a.offsets = offs;
+        a.lengths = lens;
+        a.slots = slots;
+        a.count = count;
+        a.queries = queries;
+        a.boundary = boundary;
+        a.profile_offset = profile_offset + y0;
+        a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
+        a.size = letters;
+        a.gap_open = s.gap_open;
+        a.gap_extend = s.gap_extend;
+        a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
+        a.records = static_cast<int>(im.records);
+    };
     // The warp kernel's launches go first, on their own stream, so that the
     // long sequences run beside the thread kernel's launches.
     if (warp_set) {
         GPUALIGN_CUDA(cudaStreamWaitEvent(im.warp_stream, im.ev0, 0), "scan engine stream wait");
         for (std::size_t y0 = 0; y0 < nq; y0 += warp_per_launch) {
             detail::ScanWarpLaunch a{};
-            a.db = static_cast<const std::uint8_t*>(im.db.ptr);
-            a.offsets = static_cast<const long long*>(im.offsets.ptr) + im.warp_begin;
-            a.lengths = static_cast<const int*>(im.lengths.ptr) + im.warp_begin;
-            a.slots = static_cast<const int*>(im.slots.ptr) + im.warp_begin;
-            a.count = static_cast<int>(im.records) - im.warp_begin;
-            a.queries = static_cast<int>(std::min(warp_per_launch, nq - y0));
-            a.boundary = im.warp_boundary.ptr;
+            fill_common(a, static_cast<const long long*>(im.offsets.ptr) + im.warp_begin,
+                        static_cast<const int*>(im.lengths.ptr) + im.warp_begin,
+                        static_cast<const int*>(im.slots.ptr) + im.warp_begin, static_cast<int>(im.records) - im.warp_begin,
+                        static_cast<int>(std::min(warp_per_launch, nq - y0)), im.warp_boundary.ptr,
+                        static_cast<const long long*>(im.warp_profile_offset.ptr), y0);
             a.boundary_span = im.warp_span;
             a.profile = static_cast<const int*>(im.warp_profile.ptr);
-            a.profile_offset = static_cast<const long long*>(im.warp_profile_offset.ptr) + y0;
-            a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
-            a.size = letters;
-            a.gap_open = s.gap_open;
-            a.gap_extend = s.gap_extend;
-            a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
-            a.records = static_cast<int>(im.records);
             detail::launch_scan_warp(a, im.mode == AlignMode::local, im.warp_stream);
         }
         GPUALIGN_CUDA(cudaEventRecord(im.warp_done, im.warp_stream), "scan engine event");
@@ -372,22 +382,10 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     auto thread_launch = [&](const long long* offs, const int* lens, const int* slots, int count, int queries,
                              std::size_t y0) {
         detail::ScanLaunch a{};
-        a.db = static_cast<const std::uint8_t*>(im.db.ptr);
-        a.offsets = offs;
-        a.lengths = lens;
-        a.slots = slots;
-        a.count = count;
-        a.queries = queries;
-        a.boundary = im.boundary.ptr;
+        fill_common(a, offs, lens, slots, count, queries, im.boundary.ptr,
+                    static_cast<const long long*>(im.profile_offset.ptr), y0);
         a.profile = static_cast<const short*>(im.profile.ptr);
-        a.profile_offset = static_cast<const long long*>(im.profile_offset.ptr) + y0;
-        a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
         a.query_count = queries;
-        a.size = letters;
-        a.gap_open = s.gap_open;
-        a.gap_extend = s.gap_extend;
-        a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
-        a.records = static_cast<int>(im.records);
         return a;
     };
     for (std::size_t l = 0; l < im.launches.size(); ++l) {
