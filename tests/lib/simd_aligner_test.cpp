@@ -116,14 +116,14 @@ TEST_P(EveryTarget, SixteenBitOverflowIsDetectedAndRescoredIn32Bits) {
     int over = 0;
     for (const auto& r : got) over += r.score > 32767;
     EXPECT_GT(over, 0) << "no pair passed the 16-bit range: the test does not reach the overflow path";
-    // Long near-identical pairs: 2,400 bases at +15 score ~36,000, small
+    // Long near-identical pairs: 1,700 bases at +25 score ~42,000, small
     // enough for the SIMD path (its direction bits stay under the group
-    // cap); a 4,000-base pair passes the cap and takes the scalar path.
-    const ScoringScheme s = make_dna_scheme(15, 14, 20, 5, -14);
+    // cap, 64 MiB); a 4,000-base pair passes the cap and takes the scalar path.
+    const ScoringScheme s = make_dna_scheme(25, 24, 20, 5, -24);
     std::vector<Pair> long_pairs(4);
     for (auto& p : long_pairs) {
-        p.query = gen.random_seq(2400, 4);
-        p.ref = gen.mutate(p.query, 0.002, 4, 2400);
+        p.query = gen.random_seq(1700, 4);
+        p.ref = gen.mutate(p.query, 0.002, 4, 1700);
     }
     long_pairs[2].ref = long_pairs[2].query;  // identical (N never matches)
     long_pairs[3].query = gen.random_seq(4000, 4);

@@ -55,7 +55,8 @@ public:
 /// the scalar reference instead when it is empty, longer than 32,000 on
 /// either side, its 16-bit scores could overflow (a local score reaching
 /// 32,767 is detected and re-scored in 32 bits; a global pair must pass a
-/// static bound), or its group's direction bytes would pass 128 MiB.
+/// static bound), or its group's direction bits would pass 64 MiB (per
+/// thread).
 /// Pairs above full_matrix_cells take align_pair's linear-memory path on one
 /// thread each: callers with such pairs should use align_pair_long.
 ///

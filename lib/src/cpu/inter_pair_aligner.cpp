@@ -17,8 +17,10 @@ namespace {
 
 // 16-bit headroom: lane values stay inside +-32,000 by these bounds.
 constexpr std::int64_t lane_limit = 32000;
-// A group's direction bit planes above this many bytes go scalar.
-constexpr std::uint64_t max_group_dir_bytes = std::uint64_t{128} << 20;
+// A group's direction bit planes above this many bytes go scalar (memory
+// per thread: each OpenMP thread keeps one group's planes; pacbio_ecoli's
+// largest group needs 29 MB).
+constexpr std::uint64_t max_group_dir_bytes = std::uint64_t{64} << 20;
 
 /// True when the pair's every real cell fits a 16-bit lane (global mode:
 /// a static bound on |H|, E and F; local mode: the lower side statically,
