@@ -5,7 +5,6 @@
 #include "gpualign/batch_aligner.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <omp.h>
 
 #include "core/traceback_walk.hpp"
@@ -113,8 +112,8 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
         w.ref_len[l] = static_cast<std::int32_t>(p.ref.size());
     }
     if (traceback) w.dir.resize(rows * cols * cell_bytes);
-    const cpu::LaneGroup g{L,           rows,           cols, w.query.data(), w.ref.data(), w.query_len.data(),
-                           w.ref_len.data(), shared ? pairs[members[0]].query.data() : nullptr};
+    const cpu::LaneGroup g{L, rows, cols, w.query.data(), w.ref.data(), w.query_len.data(), w.ref_len.data(),
+                           shared ? pairs[members[0]].query.data() : nullptr};
     const cpu::LaneResults r{w.score.data(), w.query_end.data(), w.ref_end.data(), w.overflow.data(),
                              traceback ? w.dir.data() : nullptr};
     const cpu::KernelKind kind = traceback ? cpu::KernelKind::traceback : cpu::KernelKind::score;
