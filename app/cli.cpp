@@ -68,7 +68,10 @@ cxxopts::Options make_options() {
                            str(Defaults::search_max_hits) + ")", cxxopts::value<std::size_t>())
         ("min-score", "search: report hits with score >= this only", cxxopts::value<int>())
         ("evalue", "search: report hits with E-value <= this only (needs published Karlin-Altschul parameters)",
-         cxxopts::value<double>());
+         cxxopts::value<double>())
+        ("db-size", "search: the DB size in letters for the E-values and --evalue, as BLAST's -dbsize "
+                    "(default: the letters of DB; give the whole DB's size when searching one shard of it)",
+         cxxopts::value<std::uint64_t>());
     o.add_options("Execution")
         ("threads", "CPU threads, 0 = all cores", cxxopts::value<int>()->default_value("0"))
         ("backend", "auto|cpu|gpu (auto uses a GPU when one is visible)", cxxopts::value<std::string>()->default_value("auto"))
@@ -127,9 +130,13 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
         if (r.count("max-hits")) so.max_hits = r["max-hits"].as<std::size_t>();
         if (r.count("min-score")) so.min_score = r["min-score"].as<int>();
         if (r.count("evalue")) so.max_evalue = r["evalue"].as<double>();
+        if (r.count("db-size")) {
+            so.db_size = r["db-size"].as<std::uint64_t>();
+            if (*so.db_size == 0) throw UsageError("--db-size must be positive");
+        }
         c.search = so;
     } else {
-        const char* search_only[] = {"mode", "max-hits", "min-score", "evalue"};
+        const char* search_only[] = {"mode", "max-hits", "min-score", "evalue", "db-size"};
         for (const char* opt : search_only)
             if (r.count(opt)) throw UsageError(std::string("--") + opt + " applies to `gpualign search` only");
         if (pos[0] != "sw" && pos[0] != "nw")

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,50 @@ TEST_F(SearchCli, Blast6OnGlobinsHitsAreTheirOwnSwAlignments) {
         EXPECT_EQ(f[15], b[10]);
         EXPECT_EQ(f[16], b[11]);
     }
+}
+
+TEST_F(SearchCli, DbSizeGivesAShardTheWholeDbsEValues) {
+    // --db-size (BLAST's -dbsize): a search of one shard of the DB, given
+    // the whole DB's letters, reports the whole DB's E-values and bit scores.
+    if (!fs::exists(families())) GTEST_SKIP() << "shared data not found";
+    const fs::path q = families() / "globins4.fa", db = families() / "globins45.fa";
+    std::string shard_text;
+    std::uint64_t letters = 0;
+    int records = 0;
+    for (const std::string& l : lines(slurp(db))) {
+        if (!l.empty() && l[0] == '>') ++records;
+        else letters += l.size();
+        if (records <= 20) shard_text += l + '\n';
+    }
+    const fs::path shard = write("shard.fa", shard_text);
+    const std::string base = "search " + q.string() + " ";
+    const auto whole = run(base + db.string() + " --backend cpu -k 100 -o " + (dir_ / "whole.m8").string());
+    const auto same = run(base + db.string() + " --backend cpu -k 100 --db-size " + std::to_string(letters) + " -o " +
+                          (dir_ / "same.m8").string());
+    const auto part = run(base + shard.string() + " --backend cpu -k 100 --db-size " + std::to_string(letters) +
+                          " -o " + (dir_ / "part.m8").string());
+    const auto plain = run(base + shard.string() + " --backend cpu -k 100 -o " + (dir_ / "plain.m8").string());
+    for (const auto* r : {&whole, &same, &part, &plain}) ASSERT_EQ(r->exit_code, 0) << r->err;
+    EXPECT_EQ(slurp(dir_ / "whole.m8"), slurp(dir_ / "same.m8"));  // the DB's own size changes nothing
+    std::map<std::string, std::string> whole_hits;
+    for (const auto& f : rows(slurp(dir_ / "whole.m8"))) whole_hits[f[0] + " " + f[1]] = f[10] + " " + f[11];
+    const auto part_rows = rows(slurp(dir_ / "part.m8")), plain_rows = rows(slurp(dir_ / "plain.m8"));
+    ASSERT_FALSE(part_rows.empty());
+    ASSERT_EQ(part_rows.size(), plain_rows.size());
+    int smaller = 0;
+    for (std::size_t k = 0; k < part_rows.size(); ++k) {
+        const auto& f = part_rows[k];
+        ASSERT_TRUE(whole_hits.count(f[0] + " " + f[1])) << f[0] << " " << f[1];
+        EXPECT_EQ(f[10] + " " + f[11], whole_hits[f[0] + " " + f[1]]) << f[0] << " " << f[1];
+        smaller += std::stod(plain_rows[k][10]) < std::stod(f[10]);  // the shard alone: a smaller N
+    }
+    EXPECT_GT(smaller, 0);
+    const auto zero = run(base + db.string() + " --db-size 0");
+    EXPECT_EQ(zero.exit_code, 2);
+    EXPECT_NE(zero.err.find("--db-size"), std::string::npos) << zero.err;
+    const auto pairs = run("sw " + q.string() + " " + q.string() + " --db-size 100");
+    EXPECT_EQ(pairs.exit_code, 2);
+    EXPECT_NE(pairs.err.find("--db-size applies to `gpualign search` only"), std::string::npos) << pairs.err;
 }
 
 TEST_F(SearchCli, SamHasAnSqLinePerDbRecordAndARecordPerHit) {

@@ -104,7 +104,7 @@ std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std
     } catch (const PairFailure& f) {
         std::rethrow_exception(f.cause);
     }
-    const std::uint64_t n = letters_of(db);
+    const std::uint64_t n = options.db_size.value_or(letters_of(db));  // N of the E-values
     const std::vector<std::uint32_t> picked = select_hits(scores, mode, options, ka, query.size(), n);
     std::vector<PairView> hit_pairs(picked.size());
     for (std::size_t h = 0; h < picked.size(); ++h) hit_pairs[h] = pairs[picked[h]];
@@ -259,10 +259,11 @@ RunStats run_search(const AlignConfig& c) {
         for (const RecordView& r : queries.views) check_letters(scheme, r, c.query_path);
         for (const RecordView& r : db.views) check_letters(scheme, r, c.ref_path);
     }
-    const std::uint64_t n = letters_of(db.views);
+    const std::uint64_t letters = letters_of(db.views);
+    const std::uint64_t n = o.db_size.value_or(letters);  // N of the E-values (--db-size)
     spdlog::debug("search: {} queries against {} DB records ({} letters), {} alphabet, matrix {}, gap_open {}, "
                   "gap_extend {}, {} mode",
-                  queries.views.size(), db.views.size(), n, to_string(da), scheme.matrix_name, scheme.gap_open,
+                  queries.views.size(), db.views.size(), letters, to_string(da), scheme.matrix_name, scheme.gap_open,
                   scheme.gap_extend, to_string(c.mode));
 
     const std::optional<KarlinAltschul> ka = alignment_statistics(scheme, c.mode);
@@ -295,7 +296,7 @@ RunStats run_search(const AlignConfig& c) {
     std::vector<std::vector<SearchHit>> hits(queries.views.size());
     for (const RecordView& q : queries.views) {
         stats.pairs += db.views.size();
-        stats.cells += static_cast<std::uint64_t>(q.codes.size()) * n;
+        stats.cells += static_cast<std::uint64_t>(q.codes.size()) * letters;
     }
     if (!gpu) {
         for (std::size_t qi = 0; qi < queries.views.size(); ++qi)
