@@ -15,6 +15,18 @@ std::string gcells(double cells, double forward) {
     return fmt::format("{:.{}f}", cells / 1e9, forward < 1e9 ? 3 : 1);
 }
 
+/// Rewrites the line on `out`: '\r', the text, and spaces over the end of a
+/// longer previous line (no terminal escapes: the stream may be a file under
+/// --progress always). stdio, not fmt::print: a failed write to stderr must
+/// not fail the run. Updates `last_width`.
+void rewrite_line(std::FILE* out, const std::string& text, std::size_t& last_width) {
+    const std::size_t pad = last_width > text.size() ? last_width - text.size() : 0;
+    const std::string line = "\r" + text + std::string(pad, ' ');
+    std::fputs(line.c_str(), out);
+    std::fflush(out);
+    last_width = text.size();
+}
+
 }  // namespace
 
 std::string format_progress(const std::string& label, std::uint64_t cells_done, std::uint64_t cells_forward,
@@ -65,12 +77,7 @@ void RunProgress::finish() {
 }
 
 void RunProgress::write(double elapsed) {
-    const std::string text = format_run_progress(pairs_, cells_, elapsed);
-    const std::size_t pad = last_width_ > text.size() ? last_width_ - text.size() : 0;
-    const std::string line = "\r" + text + std::string(pad, ' ');
-    std::fputs(line.c_str(), out_);  // stdio: a failed write to stderr must not fail the run
-    std::fflush(out_);
-    last_width_ = text.size();
+    rewrite_line(out_, format_run_progress(pairs_, cells_, elapsed), last_width_);
     shown_ = true;
 }
 
@@ -109,15 +116,6 @@ void ProgressLine::end(bool succeeded) {
     std::fflush(out_);
 }
 
-void ProgressLine::write_line(const std::string& text) {
-    // Pad over the end of a longer previous line (no terminal escapes: the
-    // stream may be a file under --progress always).
-    const std::size_t pad = last_width_ > text.size() ? last_width_ - text.size() : 0;
-    // stdio, not fmt::print: a failed write to stderr must not fail the pair.
-    const std::string line = "\r" + text + std::string(pad, ' ');
-    std::fputs(line.c_str(), out_);
-    std::fflush(out_);
-    last_width_ = text.size();
-}
+void ProgressLine::write_line(const std::string& text) { rewrite_line(out_, text, last_width_); }
 
 }  // namespace gpualign

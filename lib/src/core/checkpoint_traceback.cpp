@@ -11,13 +11,17 @@
 #include <string>
 
 #include "gpualign/cpu_aligner.hpp"
+#include "traceback_walk.hpp"
 
 namespace gpualign {
 namespace {
 
-// Direction byte layout (docs/scoring.md).
-constexpr std::uint8_t from_zero = 0, from_diag = 1, from_e = 2;
-constexpr std::uint8_t e_extended = 4, f_extended = 8;
+// Direction byte layout (docs/scoring.md), defined once in traceback_walk.hpp.
+using detail::e_extended;
+using detail::f_extended;
+using detail::from_diag;
+using detail::from_e;
+using detail::from_zero;
 
 enum class State : std::uint8_t { h, e, f };
 

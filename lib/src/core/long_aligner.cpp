@@ -29,13 +29,19 @@
 #include <vector>
 
 #include "gpualign/cpu_aligner.hpp"
+#include "traceback_walk.hpp"
 
 namespace gpualign {
 namespace {
 
 constexpr std::int32_t neg_inf = std::numeric_limits<std::int32_t>::min() / 2;
-constexpr std::uint8_t from_zero = 0, from_diag = 1, from_e = 2, from_f = 3;
-constexpr std::uint8_t e_extended = 4, f_extended = 8;
+// Direction byte layout (docs/scoring.md), defined once in traceback_walk.hpp.
+using detail::e_extended;
+using detail::f_extended;
+using detail::from_diag;
+using detail::from_e;
+using detail::from_f;
+using detail::from_zero;
 
 /// Cuts [0, len) at every multiple of `stride` (when > 0) and then into
 /// near-equal pieces of at most `tile`: returns the edges 0 = e_0 < ... = len.
