@@ -37,11 +37,13 @@ cxxopts::Options make_options() {
     cxxopts::Options o("gpualign", "GPU-accelerated pairwise sequence alignment.\n"
                                    "  gpualign sw QUERIES REFS [-o OUT]   local (Smith-Waterman-Gotoh)\n"
                                    "  gpualign nw QUERIES REFS [-o OUT]   global (Needleman-Wunsch-Gotoh)\n"
+                                   "  gpualign sg QUERIES REFS [-o OUT]   semi-global: each query end to end, the ref's end gaps\n"
+                                   "                                      free (a read fitted into a window)\n"
                                    "  gpualign search QUERIES DB [-o OUT] every query against every DB record: the best hits,\n"
                                    "                                      their alignments, E-values and bit scores\n"
-                                   "sw/nw align record i of QUERIES with record i of REFS. FASTA or FASTQ, plain or gzip; '-' reads stdin.");
+                                   "sw/nw/sg align record i of QUERIES with record i of REFS. FASTA or FASTQ, plain or gzip; '-' reads stdin.");
     o.set_width(100);
-    o.custom_help("sw|nw QUERIES REFS [options] | search QUERIES DB [options]");
+    o.custom_help("sw|nw|sg QUERIES REFS [options] | search QUERIES DB [options]");
     o.positional_help("");
     const auto str = [](auto v) { return std::to_string(v); };
     o.add_options("Scoring")
@@ -58,12 +60,13 @@ cxxopts::Options make_options() {
     o.add_options("Input/output")
         ("o,output", "output file; '-' = stdout", cxxopts::value<std::string>()->default_value("-"))
         ("format", "tsv|sam|paf|blast6 (default: from the output file's extension: .sam, .paf, .m8 or .blast6, "
-                   "else tsv; paf with sw/nw only)", cxxopts::value<std::string>())
+                   "else tsv; paf with sw/nw/sg only)", cxxopts::value<std::string>())
         ("score-only", "report score and coordinates only, no CIGAR")
         ("cigar", "SAM CIGAR and PAF cg:Z operations: eqx (= and X) or m (M for both, as BWA and minimap2 write)",
          cxxopts::value<std::string>()->default_value("eqx"));
     o.add_options("Search")
-        ("mode", "search: local|global (default local, Smith-Waterman)", cxxopts::value<std::string>())
+        ("mode", "search: local|global|semi-global (default local, Smith-Waterman; semi-global: the query end "
+                 "to end, the DB record's end gaps free)", cxxopts::value<std::string>())
         ("k,max-hits", "search: hits per query, the best by score, ties in DB order (default " +
                            str(Defaults::search_max_hits) + ")", cxxopts::value<std::size_t>())
         ("min-score", "search: report hits with score >= this only", cxxopts::value<int>())
@@ -104,6 +107,14 @@ cxxopts::Options make_options() {
     return o;
 }
 
+/// The pair subcommands and their modes.
+AlignMode parse_command(const std::string& word) {
+    if (word == "sw") return AlignMode::local;
+    if (word == "nw") return AlignMode::global;
+    if (word == "sg") return AlignMode::semi_global;
+    throw UsageError("the command must be one of sw|nw|sg|search, got '" + word + "'");
+}
+
 template <typename Enum>
 Enum parse_choice(const std::string& option, const std::string& value,
                   std::initializer_list<std::pair<const char*, Enum>> choices) {
@@ -118,7 +129,7 @@ Enum parse_choice(const std::string& option, const std::string& value,
 AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line,
                       Verbosity verbosity) {
     if (pos.size() != 3)
-        throw UsageError("expected 3 arguments (sw|nw QUERIES REFS, or search QUERIES DB), got " +
+        throw UsageError("expected 3 arguments (sw|nw|sg QUERIES REFS, or search QUERIES DB), got " +
                          std::to_string(pos.size()));
     AlignConfig c;
     if (pos[0] == "search") {
@@ -126,7 +137,9 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
         c.mode = AlignMode::local;
         if (r.count("mode"))
             c.mode = parse_choice<AlignMode>("mode", r["mode"].as<std::string>(),
-                                             {{"local", AlignMode::local}, {"global", AlignMode::global}});
+                                             {{"local", AlignMode::local},
+                                              {"global", AlignMode::global},
+                                              {"semi-global", AlignMode::semi_global}});
         if (r.count("max-hits")) so.max_hits = r["max-hits"].as<std::size_t>();
         if (r.count("min-score")) so.min_score = r["min-score"].as<int>();
         if (r.count("evalue")) so.max_evalue = r["evalue"].as<double>();
@@ -139,9 +152,7 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
         const char* search_only[] = {"mode", "max-hits", "min-score", "evalue", "db-size"};
         for (const char* opt : search_only)
             if (r.count(opt)) throw UsageError(std::string("--") + opt + " applies to `gpualign search` only");
-        if (pos[0] != "sw" && pos[0] != "nw")
-            throw UsageError("the command must be one of sw|nw|search, got '" + pos[0] + "'");
-        c.mode = pos[0] == "sw" ? AlignMode::local : AlignMode::global;
+        c.mode = parse_command(pos[0]);
     }
     c.query_path = pos[1];
     c.ref_path = pos[2];

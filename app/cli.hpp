@@ -39,7 +39,7 @@ struct Command {
     std::string text;                        ///< for help/version: the text to print on stdout
 };
 
-/// Parses `gpualign sw|nw QUERIES REFS [options]`.
+/// Parses `gpualign sw|nw|sg QUERIES REFS [options]`.
 ///
 /// @param argc, argv  as given to main (argv[0] is the program name;
 ///                    borrowed for the call only). The whole argv, joined by

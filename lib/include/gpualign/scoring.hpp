@@ -12,10 +12,13 @@
 
 namespace gpualign {
 
-/// Alignment mode.
+/// Alignment mode (recurrences, boundaries and tie rule: docs/scoring.md).
 ///  - local:  Smith-Waterman (1981) with Gotoh's (1982) affine gaps.
 ///  - global: Needleman-Wunsch (1970) with Gotoh's (1982) affine gaps.
-enum class AlignMode : std::uint8_t { local, global };
+///  - semi_global: the query end to end, the ref's leading and trailing gaps
+///    free (a "fitting" alignment of a read in a window; parasail's sg_dx,
+///    GASAL2's semi-global with free target ends), with Gotoh's gaps.
+enum class AlignMode : std::uint8_t { local, global, semi_global };
 
 /// Residue alphabet of an encoded sequence.
 ///  - dna:     5 letters, codes follow seqan3::dna5 ranks: A=0 C=1 G=2 N=3 T=4.
@@ -30,7 +33,7 @@ int alphabet_size(Alphabet a) noexcept;
 
 /// Printable name ("dna" or "protein").
 const char* to_string(Alphabet a) noexcept;
-/// Printable name ("local" or "global").
+/// Printable name ("local", "global" or "semi-global").
 const char* to_string(AlignMode m) noexcept;
 
 /// A substitution matrix plus affine gap penalties.

@@ -34,8 +34,9 @@ struct KarlinAltschul {
 std::optional<KarlinAltschul> karlin_altschul(const ScoringScheme& s) noexcept;
 
 /// The statistics of scores of alignments in `mode` under `s`:
-/// karlin_altschul(s) for local alignments, none for global ones (E-values
-/// of global scores are not defined). Pure; does not throw.
+/// karlin_altschul(s) for local alignments, none for global and
+/// semi-global ones (Karlin-Altschul statistics describe local scores only).
+/// Pure; does not throw.
 std::optional<KarlinAltschul> alignment_statistics(const ScoringScheme& s, AlignMode mode) noexcept;
 
 /// The one-line warning for output whose E-values and bit scores are NA

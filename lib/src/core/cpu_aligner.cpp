@@ -27,6 +27,16 @@ using detail::from_zero;
 std::int32_t global_border(const ScoringScheme& s, std::int64_t k) {
     return k == 0 ? 0 : static_cast<std::int32_t>(-(s.gap_open + k * s.gap_extend));
 }
+// H(0,j): 0 in local and semi-global mode (a free leading ref gap), the
+// global border otherwise.
+std::int32_t top_border(const ScoringScheme& s, AlignMode mode, std::int64_t j) {
+    return mode == AlignMode::global ? global_border(s, j) : 0;
+}
+// H(i,0): 0 in local mode, the global border otherwise (semi-global charges
+// the query's leading gap).
+std::int32_t left_border(const ScoringScheme& s, AlignMode mode, std::int64_t i) {
+    return mode == AlignMode::local ? 0 : global_border(s, i);
+}
 
 struct Cell { std::int32_t i, j; };
 
@@ -39,13 +49,13 @@ AlignmentResult align_with_traceback(std::span<const std::uint8_t> q, std::span<
 
     std::vector<std::uint8_t> dir(static_cast<std::size_t>(m * n));
     std::vector<std::int32_t> h_prev(n + 1), h_cur(n + 1), f(n + 1, neg_inf);
-    for (std::int64_t j = 0; j <= n; ++j) h_prev[j] = local ? 0 : global_border(s, j);
+    for (std::int64_t j = 0; j <= n; ++j) h_prev[j] = top_border(s, mode, j);
 
     std::int32_t best = 0;
     Cell best_cell{0, 0};
     const std::int32_t h_floor = local ? 0 : neg_inf;
     for (std::int64_t i = 1; i <= m; ++i) {
-        h_cur[0] = local ? 0 : global_border(s, i);
+        h_cur[0] = left_border(s, mode, i);
         std::int32_t e = neg_inf;
         std::int32_t h_left = h_cur[0];
         std::int32_t row_best = 0, row_best_j = 0;
@@ -90,6 +100,11 @@ AlignmentResult align_with_traceback(std::span<const std::uint8_t> q, std::span<
     if (local) {
         if (best == 0) return res;  // unaligned
         res.score = best;
+    } else if (mode == AlignMode::semi_global) {
+        // Best cell of the last row, ties to the smallest j (h_prev is row m).
+        const auto it = std::max_element(h_prev.begin(), h_prev.end());
+        res.score = *it;
+        best_cell = {static_cast<std::int32_t>(m), static_cast<std::int32_t>(it - h_prev.begin())};
     } else {
         res.score = h_prev[n];
         best_cell = {static_cast<std::int32_t>(m), static_cast<std::int32_t>(n)};
@@ -99,7 +114,7 @@ AlignmentResult align_with_traceback(std::span<const std::uint8_t> q, std::span<
 
     // Traceback, state machine of docs/scoring.md.
     detail::traceback_walk([&](std::int64_t i, std::int64_t j) { return dir[static_cast<std::size_t>((i - 1) * n + (j - 1))]; },
-                           q.data(), r.data(), s.alphabet, local, true, res);
+                           q.data(), r.data(), s.alphabet, mode, true, res);
     return res;
 }
 
@@ -132,7 +147,8 @@ AlignmentResult align_global_score_only(std::span<const std::uint8_t> q, std::sp
     return res;
 }
 
-// Local score-only: linear memory; the begin cell is carried with each state.
+// Local and semi-global score-only: linear memory; the begin cell is carried
+// with each state.
 AlignmentResult align_score_only(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r,
                                  const ScoringScheme& s, AlignMode mode) {
     const std::int64_t m = static_cast<std::int64_t>(q.size());
@@ -145,7 +161,7 @@ AlignmentResult align_score_only(std::span<const std::uint8_t> q, std::span<cons
     std::vector<std::uint64_t> hb_prev(n + 1), hb_cur(n + 1), fb(n + 1);
     auto pack = [](std::int64_t i, std::int64_t j) { return static_cast<std::uint64_t>(i) << 32 | static_cast<std::uint64_t>(j); };
     for (std::int64_t j = 0; j <= n; ++j) {
-        h_prev[j] = local ? 0 : global_border(s, j);
+        h_prev[j] = top_border(s, mode, j);
         hb_prev[j] = pack(0, j);
     }
     std::int32_t best = 0;
@@ -153,8 +169,8 @@ AlignmentResult align_score_only(std::span<const std::uint8_t> q, std::span<cons
     std::uint64_t best_begin = 0;
     const std::int32_t h_floor = local ? 0 : neg_inf;
     for (std::int64_t i = 1; i <= m; ++i) {
-        h_cur[0] = local ? 0 : global_border(s, i);
-        hb_cur[0] = pack(i, 0);
+        h_cur[0] = left_border(s, mode, i);
+        hb_cur[0] = pack(local ? i : 0, 0);  // the query's leading gap begins at (0,0)
         std::int32_t e = neg_inf;
         std::uint64_t eb = 0;
         const std::int32_t* row_scores = &s.matrix[static_cast<std::size_t>(q[i - 1]) * s.size];
@@ -207,10 +223,13 @@ AlignmentResult align_score_only(std::span<const std::uint8_t> q, std::span<cons
         res.ref_begin = static_cast<std::int32_t>(best_begin & 0xFFFFFFFFu);
         res.query_end = best_cell.i;
         res.ref_end = best_cell.j;
-    } else {
-        res.score = h_prev[n];
+    } else {  // semi-global: the best cell of the last row, ties to the smallest j
+        const auto it = std::max_element(h_prev.begin(), h_prev.end());
+        const std::size_t j = static_cast<std::size_t>(it - h_prev.begin());
+        res.score = *it;
+        res.ref_begin = static_cast<std::int32_t>(hb_prev[j] & 0xFFFFFFFFu);
         res.query_end = static_cast<std::int32_t>(m);
-        res.ref_end = static_cast<std::int32_t>(n);
+        res.ref_end = static_cast<std::int32_t>(j);
     }
     return res;
 }

@@ -9,7 +9,14 @@ namespace gpualign {
 
 int alphabet_size(Alphabet a) noexcept { return a == Alphabet::dna ? 5 : 27; }
 const char* to_string(Alphabet a) noexcept { return a == Alphabet::dna ? "dna" : "protein"; }
-const char* to_string(AlignMode m) noexcept { return m == AlignMode::local ? "local" : "global"; }
+const char* to_string(AlignMode m) noexcept {
+    switch (m) {
+        case AlignMode::local: return "local";
+        case AlignMode::global: return "global";
+        case AlignMode::semi_global: return "semi-global";
+    }
+    return "?";
+}
 
 std::int32_t ScoringScheme::max_abs_score() const noexcept {
     std::int32_t best = 0;

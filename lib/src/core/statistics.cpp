@@ -125,7 +125,7 @@ std::optional<KarlinAltschul> alignment_statistics(const ScoringScheme& s, Align
 
 std::string missing_statistics_warning(const ScoringScheme& s, AlignMode mode) {
     return "no published Karlin-Altschul parameters for " +
-           std::string(mode == AlignMode::local ? "this scheme" : "global alignment") + " (" + s.matrix_name + " " +
+           (mode == AlignMode::local ? std::string("this scheme") : to_string(mode) + std::string(" alignment")) + " (" + s.matrix_name + " " +
            std::to_string(s.gap_open) + "/" + std::to_string(s.gap_extend) + "): E-values and bit scores are NA";
 }
 

@@ -32,15 +32,19 @@ inline void append_run(std::vector<std::uint32_t>& rev_cigar, CigarOp op) {
 /// @param dir_at  callable (i, j) -> the direction byte of cell (i, j),
 ///                1 <= i <= query_len, 1 <= j <= ref_len.
 /// @param q, r    the codes (host memory, borrowed), to tell '=' from 'X'.
-/// @param local   local mode: stop at a cell whose H source is zero, or on
-///                row/column 0; global: finish with the border gaps.
+/// @param mode    local: stop at a cell whose H source is zero, or on
+///                row/column 0; global: finish with the border gaps;
+///                semi-global: stop on row 0 (a free leading ref gap), finish
+///                column 0 with its I's.
 template <class DirAt>
-void traceback_walk(DirAt&& dir_at, const std::uint8_t* q, const std::uint8_t* r, Alphabet alphabet, bool local,
+void traceback_walk(DirAt&& dir_at, const std::uint8_t* q, const std::uint8_t* r, Alphabet alphabet, AlignMode mode,
                     bool with_cigar, AlignmentResult& res) {
     std::vector<std::uint32_t> rev;
     std::int64_t i = res.query_end, j = res.ref_end;
+    const bool local = mode == AlignMode::local;
     enum class State { h, e, f } state = State::h;
     while (true) {
+        if (mode == AlignMode::semi_global && i == 0) break;
         if (!local && (i == 0 || j == 0)) {
             if (with_cigar) {
                 for (; j > 0; --j) append_run(rev, CigarOp::del);

@@ -21,9 +21,11 @@ constexpr std::int64_t lane_limit = 32000;
 // largest group needs 29 MB).
 constexpr std::uint64_t max_group_dir_bytes = std::uint64_t{64} << 20;
 
-/// True when the pair's every real cell fits a 16-bit lane (global mode:
-/// a static bound on |H|, E and F; local mode: the lower side statically,
-/// the upper side by the kernel's overflow flag).
+/// True when the pair's every real cell fits a 16-bit lane (global and
+/// semi-global mode: a static bound on |H|, E and F, which holds for
+/// semi-global since its borders are never below the global ones; local
+/// mode: the lower side statically, the upper side by the kernel's overflow
+/// flag).
 bool simd_eligible(std::size_t m, std::size_t n, const ScoringScheme& s, AlignMode mode) {
     if (m == 0 || n == 0 || m > static_cast<std::size_t>(lane_limit) || n > static_cast<std::size_t>(lane_limit))
         return false;
@@ -31,7 +33,7 @@ bool simd_eligible(std::size_t m, std::size_t n, const ScoringScheme& s, AlignMo
     const std::int64_t go = s.gap_open, ge = s.gap_extend, top = s.max_abs_score();
     if (go + ge > lane_limit / 2 || top > lane_limit / 4) return false;
     if (mode == AlignMode::local) return true;
-    // Global: H >= -(2 go + (i + j) ge) (the all-gap path), E/F one opening
+    // (Semi-)global: H >= -(2 go + (i + j) ge) (the all-gap path), E/F one opening
     // and one extension below that, a diagonal step `top` below;
     // H <= top * min(i, j).
     const std::int64_t low = 2 * go + static_cast<std::int64_t>(m + n) * ge + (go + ge) + ge + top;
@@ -42,7 +44,7 @@ bool simd_eligible(std::size_t m, std::size_t n, const ScoringScheme& s, AlignMo
 cpu::KernelScheme kernel_scheme(const ScoringScheme& s, AlignMode mode) {
     cpu::KernelScheme k;
     k.alphabet_size = s.size;
-    k.local = mode == AlignMode::local;
+    k.mode = mode;
     k.matrix = s.matrix.data();
     k.gap_open = static_cast<std::int16_t>(s.gap_open);
     k.gap_extend = static_cast<std::int16_t>(s.gap_extend);
@@ -66,7 +68,8 @@ struct Workspace {
     std::vector<std::uint8_t> overflow, dir;
 };
 
-/// What a call computes: the CIGAR, the score with the (local) begin cell,
+/// What a call computes: the CIGAR, the score with the (local or
+/// semi-global) begin cell,
 /// or the score and end cell only (score_pairs_cpu).
 enum class Output : std::uint8_t { cigar, score_begin, score };
 
@@ -80,11 +83,11 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
         rows = std::max(rows, pairs[k].query.size());
         cols = std::max(cols, pairs[k].ref.size());
     }
-    // Local score-only walks the direction bits for the begin cell only:
+    // Local and semi-global score-only walk the direction bits for the begin cell only:
     // measured cheaper than carrying begin cells in the lanes (pacbio_ecoli,
     // AVX-512: 0.37 s against 0.42 s; docs/benchmarks.md).
     const bool local = mode == AlignMode::local;
-    const bool traceback = what == Output::cigar || (local && what == Output::score_begin);
+    const bool traceback = what == Output::cigar || (mode != AlignMode::global && what == Output::score_begin);
     const std::size_t plane_bytes = cpu::dir_plane_bytes(L), cell_bytes = cpu::kDirPlanes * plane_bytes;
     if (traceback && static_cast<std::uint64_t>(rows) * cols * cell_bytes > max_group_dir_bytes) {
         for (const std::size_t k : members) out[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, score_only);
@@ -142,7 +145,7 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
                     return cpu::dir_byte(dir + ((static_cast<std::size_t>(i) - 1) * cols + (j - 1)) * plane_bytes,
                                          rows * cols * plane_bytes, l, local);
                 },
-                p.query.data(), p.ref.data(), s.alphabet, local, !score_only, res);
+                p.query.data(), p.ref.data(), s.alphabet, mode, !score_only, res);
         }
         out[k] = std::move(res);
     }

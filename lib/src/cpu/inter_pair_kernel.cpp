@@ -8,12 +8,16 @@
 //   Fcell(i,j) = max(Fcell(i-1,j) - E, H(i-1,j) - O)      opening wins ties
 //   H(i,j)     = max(H(i-1,j-1) + s(q_i, r_j), Ecell, Fcell [, 0 if local])
 //                preference diagonal > E > F, zero first in local mode
+//   borders: H(0,j) = 0 (local, semi-global) or -(go + j ge) (global);
+//            H(i,0) = 0 (local) or -(go + i ge) (global, semi-global)
 // Rows i (query) outer, columns j (ref) inner, as the scalar loop; the local
 // end cell is the first row-major maximum (a strictly better row maximum of
-// a later row wins). Padding cells (i > query_len or j > ref_len of a lane)
-// never feed a real cell and are masked out of the maxima.
+// a later row wins); the semi-global one the first maximum of the lane's
+// last row, j = 0 included; the global one (query_len, ref_len). Padding
+// cells (i > query_len or j > ref_len of a lane) never feed a real cell and
+// are masked out of the maxima.
 // Arithmetic saturates: a local lane whose best reaches 32767 reports
-// overflow; global lanes are admitted only under a static bound
+// overflow; global and semi-global lanes are admitted only under a static bound
 // (inter_pair_aligner.cpp), so their real cells never saturate.
 
 #undef HWY_TARGET_INCLUDE
@@ -58,8 +62,10 @@ inline std::int16_t border(const KernelScheme& s, std::size_t k) {
 // one after another, passing H(i-1,j) and F(i-1,j) down in registers, so only
 // the strip's last row goes to memory (one load and one store of H and F per
 // strip and column instead of per cell).
-template <bool kLocal, KernelKind kKind, ScoreLookup kLookup, std::size_t kRows>
+template <AlignMode kMode, KernelKind kKind, ScoreLookup kLookup, std::size_t kRows>
 HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResults& out) {
+    constexpr bool kLocal = kMode == AlignMode::local;
+    constexpr bool kRowEnd = kMode == AlignMode::semi_global;  // end cell: the best of the last row
     const hn::ScalableTag<std::int16_t> d;
     const hn::RebindToUnsigned<decltype(d)> du;
     const hn::Repartition<std::uint8_t, decltype(d)> d8;
@@ -101,7 +107,7 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
     const V n_plus1 = hn::Add(v_n, k1);
 
     for (std::size_t j = 0; j <= N; ++j) {
-        hn::Store(hn::Set(d, kLocal ? std::int16_t{0} : border(ks, j)), d, hrow.get() + j * L);
+        hn::Store(hn::Set(d, kMode == AlignMode::global ? border(ks, j) : std::int16_t{0}), d, hrow.get() + j * L);
         hn::Store(v_neg, d, frow.get() + j * L);
     }
 
@@ -134,7 +140,7 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
             h_left[r] = hn::Set(d, kLocal ? std::int16_t{0} : border(ks, i));
             e[r] = v_neg;
             diag[r] = r == 0 ? hn::Load(d, hrow.get()) : h_left[r - 1];
-            row_best[r] = v_zero;
+            row_best[r] = kRowEnd ? h_left[r] : v_zero;  // semi-global: H(i,0) competes too
             row_j[r] = v_zero;
             cap[r] = v_zero;
         }
@@ -188,7 +194,7 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
                     hn::StoreMaskBits(d, e_is_ext, cell_dir + 3 * plane_stride);
                     hn::StoreMaskBits(d, f_is_ext, cell_dir + 4 * plane_stride);
                 }
-                if constexpr (kLocal) {
+                if constexpr (kLocal || kRowEnd) {
                     auto better = hn::Gt(h, row_best[r]);
                     if constexpr (kMasked) better = hn::And(better, in_row);
                     row_best[r] = hn::IfThenElse(better, h, row_best[r]);
@@ -206,7 +212,7 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
         };
         // Global lanes capture H(i, ref_len) in the masked part, which holds
         // every ref_len (>= n_full); start it one column early for j == n_full.
-        const std::size_t split = kLocal ? n_full : n_full - 1;
+        const std::size_t split = kMode == AlignMode::global ? n_full - 1 : n_full;
         for (std::size_t j = 1; j <= split; ++j) column(j, std::false_type{});
         for (std::size_t j = split + 1; j <= N; ++j) column(j, std::true_type{});
 
@@ -217,13 +223,17 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
                 best_i = hn::IfThenElse(better, v_i[r], best_i);
                 best_j = hn::IfThenElse(better, row_j[r], best_j);
             } else {
+                // The lanes whose last row this is: H(m, n) (global) or the
+                // last row's first maximum (semi-global).
                 std::int16_t* c = lane_buf.get() + 2 * L;
-                hn::Store(cap[r], d, c);
+                std::int16_t* cj = c + L;
+                hn::Store(kRowEnd ? row_best[r] : cap[r], d, c);
+                if constexpr (kRowEnd) hn::Store(row_j[r], d, cj);
                 for (std::size_t l = 0; l < L; ++l)
                     if (static_cast<std::size_t>(g.query_len[l]) == i0 + r && g.ref_len[l] > 0) {
                         out.score[l] = c[l];
                         out.query_end[l] = g.query_len[l];
-                        out.ref_end[l] = g.ref_len[l];
+                        out.ref_end[l] = kRowEnd ? cj[l] : g.ref_len[l];
                         out.overflow[l] = 0;
                     }
             }
@@ -253,18 +263,25 @@ void AlignGroup(const LaneGroup& g, const KernelScheme& s, KernelKind kind, Scor
     // One instantiation per (mode, kind, score lookup): a table, not a ladder.
     using Fn = void (*)(const LaneGroup&, const KernelScheme&, const LaneResults&);
     using L = ScoreLookup;
-    static constexpr Fn table[2][2][3] = {
-        {{&Run<false, KernelKind::traceback, L::gather, 4>, &Run<false, KernelKind::traceback, L::pair_table, 4>,
-          &Run<false, KernelKind::traceback, L::row_table, 4>},
-         {&Run<false, KernelKind::score, L::gather, 4>, &Run<false, KernelKind::score, L::pair_table, 4>,
-          &Run<false, KernelKind::score, L::row_table, 4>}},
-        {{&Run<true, KernelKind::traceback, L::gather, 4>, &Run<true, KernelKind::traceback, L::pair_table, 4>,
-          &Run<true, KernelKind::traceback, L::row_table, 4>},
-         {&Run<true, KernelKind::score, L::gather, 4>, &Run<true, KernelKind::score, L::pair_table, 4>,
-          &Run<true, KernelKind::score, L::row_table, 4>}},
+    using K = KernelKind;
+    using M = AlignMode;
+    static constexpr Fn table[3][2][3] = {
+        {{&Run<M::local, K::traceback, L::gather, 4>, &Run<M::local, K::traceback, L::pair_table, 4>,
+          &Run<M::local, K::traceback, L::row_table, 4>},
+         {&Run<M::local, K::score, L::gather, 4>, &Run<M::local, K::score, L::pair_table, 4>,
+          &Run<M::local, K::score, L::row_table, 4>}},
+        {{&Run<M::global, K::traceback, L::gather, 4>, &Run<M::global, K::traceback, L::pair_table, 4>,
+          &Run<M::global, K::traceback, L::row_table, 4>},
+         {&Run<M::global, K::score, L::gather, 4>, &Run<M::global, K::score, L::pair_table, 4>,
+          &Run<M::global, K::score, L::row_table, 4>}},
+        {{&Run<M::semi_global, K::traceback, L::gather, 4>, &Run<M::semi_global, K::traceback, L::pair_table, 4>,
+          &Run<M::semi_global, K::traceback, L::row_table, 4>},
+         {&Run<M::semi_global, K::score, L::gather, 4>, &Run<M::semi_global, K::score, L::pair_table, 4>,
+          &Run<M::semi_global, K::score, L::row_table, 4>}},
     };
-    table[s.local ? 1 : 0][static_cast<int>(kind)][static_cast<int>(lookup)](g, s, out);
+    table[static_cast<int>(s.mode)][static_cast<int>(kind)][static_cast<int>(lookup)](g, s, out);
 }
+
 #endif  // HWY_TARGET == HWY_SCALAR
 
 }  // namespace HWY_NAMESPACE

@@ -10,13 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "gpualign/scoring.hpp"
+
 namespace gpualign::cpu {
 
 /// What the kernel computes for each lane.
 ///  - traceback: score, end cell, and the direction bits of every cell (dir),
-///               from which the host walks the CIGAR or, for local
-///               score-only, just the begin cell.
-///  - score:     score and end cell (global score-only).
+///               from which the host walks the CIGAR or, for local and
+///               semi-global score-only, just the begin cell.
+///  - score:     score and end cell (global score-only, search scores).
 enum class KernelKind : std::uint8_t { traceback, score };
 
 /// How the kernel finds s(q, r) for a lane (inter_pair_aligner.cpp picks):
@@ -47,7 +49,7 @@ struct LaneGroup {
 /// The scoring scheme as the kernel reads it, prepared once per scheme.
 struct KernelScheme {
     int alphabet_size = 5;
-    bool local = true;
+    AlignMode mode = AlignMode::local;
     /// Scores looked up with byte shuffles (alphabet_size^2 <= 32 and every
     /// |score| <= 127): lo[k] / hi[k] = score of index k / k + 16 plus 128,
     /// index = query code * alphabet_size + ref code.
@@ -79,7 +81,7 @@ struct LaneResults {
     /// plane (lane l: bit l % 8 of byte l / 8), at
     /// [p * stride + ((i-1) * cols + (j-1)) * dir_plane_bytes(lanes)]:
     /// E wins (Ecell > diagonal), F wins (Fcell > max(diagonal, Ecell)),
-    /// positive (local H > 0; unwritten in global mode), E extended,
+    /// positive (local H > 0; unwritten in other modes), E extended,
     /// F extended. dir_byte() turns them into docs/scoring.md's byte.
     std::uint8_t* dir = nullptr;
 };
