@@ -56,6 +56,10 @@ cxxopts::Options make_options() {
         ("matrix", std::string("substitution matrix: BLOSUM30|45|62|80 or an NCBI-format file (default protein ") +
                        Defaults::protein_matrix + ")", cxxopts::value<std::string>())
         ("n-score", "DNA: score of N against any base, N included (default -mismatch)", cxxopts::value<int>())
+        ("strand", "DNA: plus|both: align the query as read, or also its reverse complement, keeping the better "
+                   "alignment of each pair (search: of each query and DB record; ties go to plus); coordinates stay "
+                   "on each sequence's forward strand, as PAF and SAM (FLAG 16) report them",
+         cxxopts::value<std::string>()->default_value("plus"))
         ("alphabet", "auto|dna|protein (auto decides per file from its content)", cxxopts::value<std::string>()->default_value("auto"));
     o.add_options("Input/output")
         ("o,output", "output file; '-' = stdout", cxxopts::value<std::string>()->default_value("-"))
@@ -167,6 +171,8 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     if (r.count("matrix")) c.matrix = r["matrix"].as<std::string>();
     if (r.count("n-score")) c.n_score = r["n-score"].as<int>();
     c.score_only = r.count("score-only") > 0;
+    c.strand = parse_choice<StrandChoice>("strand", r["strand"].as<std::string>(),
+                                          {{"plus", StrandChoice::plus}, {"both", StrandChoice::both}});
     c.sam_cigar_m = parse_choice<bool>("cigar", r["cigar"].as<std::string>(), {{"eqx", false}, {"m", true}});
     c.threads = r["threads"].as<int>();
     c.backend = parse_choice<BackendChoice>("backend", r["backend"].as<std::string>(),

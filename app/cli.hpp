@@ -13,7 +13,7 @@ namespace gpualign::cli {
 /// Process exit codes of `gpualign`.
 inline constexpr int exit_ok = 0;     ///< success, --help, --version
 inline constexpr int exit_error = 1;  ///< bad input, I/O or device failure during the run
-inline constexpr int exit_usage = 2;  ///< bad command line (UsageError)
+inline constexpr int exit_usage = 2;  ///< bad command line (UsageError), or an option the input does not allow (OptionError)
 
 /// Longest accepted argument, in bytes (a path can be at most PATH_MAX = 4096).
 inline constexpr std::size_t max_argument_length = 4096;

@@ -68,6 +68,10 @@ int main(int argc, char** argv) {
                      stats.gcups(), stats.backend,
                      stats.long_pairs ? "; " + std::to_string(stats.long_pairs) + " long pairs on the long-pair path"
                                       : std::string());
+    } catch (const gpualign::OptionError& e) {  // an option the input does not allow: a command-line error
+        spdlog::error("{}", e.what());
+        std::cerr << "Try 'gpualign --help'.\n";
+        return cli::exit_usage;
     } catch (const std::exception& e) {
         spdlog::error("{}", e.what());
         return cli::exit_error;

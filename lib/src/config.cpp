@@ -76,6 +76,7 @@ void AlignConfig::validate() const {
     require_non_negative(gap_extend, "--gap-extend");
     if (alphabet == AlphabetChoice::protein)
         require(!match && !mismatch && !n_score, "--match, --mismatch and --n-score apply to DNA only; use --matrix for protein");
+    require(!(strand == StrandChoice::both && alphabet == AlphabetChoice::protein), protein_strand_error);
     if (matrix) require(!matrix->empty(), "--matrix must name a matrix or a file");
     if (matrix) require(!match && !mismatch, "--matrix conflicts with --match/--mismatch");
     if (matrix) require(!n_score, "--matrix conflicts with --n-score (the matrix gives the scores of N)");

@@ -4,10 +4,27 @@
 #include <limits>
 #include <stdexcept>
 
+#include "gpualign/strand.hpp"
+
 namespace gpualign {
 
 RecordView view_of(const SequenceRecord& r) noexcept {
     return RecordView{r.name, r.description, r.sequence, r.quality, r.codes, r.number};
+}
+
+std::vector<RecordView> reverse_strand_views(std::span<const RecordView> records, std::vector<std::uint8_t>& storage) {
+    std::size_t letters = 0;
+    for (const RecordView& r : records) letters += r.codes.size();
+    storage.resize(letters);
+    std::vector<RecordView> out(records.begin(), records.end());
+    std::size_t at = 0;
+    for (RecordView& v : out) {
+        const std::span<std::uint8_t> rc(storage.data() + at, v.codes.size());
+        reverse_complement(v.codes, rc);
+        at += rc.size();
+        v.codes = rc;
+    }
+    return out;
 }
 
 std::size_t RecordBlock::capacity_bytes() const noexcept {

@@ -389,7 +389,7 @@ TEST_F(BadInput, PairReachingThe32BitScoreBoundIsRefusedClearly) {
     const RunResult ok = run(args);
     ASSERT_EQ(ok.exit_code, 0) << ok.err;
     const std::string out = slurp(dir_ / "out.tsv");
-    EXPECT_NE(out.find("\nchr_big\t1060000\t0\t100\tshort\t100\t0\t100\t200\t100\t0\t0\t100\t1.0000\t100=\n"),
+    EXPECT_NE(out.find("\nchr_big\t1060000\t0\t100\tshort\t100\t0\t100\t200\t100\t0\t0\t100\t1.0000\t100=\t+\n"),
               std::string::npos)
         << out;
 }
@@ -413,7 +413,7 @@ TEST_F(BadInput, PipeClosedEarlyExitsQuietly) {
                                  out.string() + "'");
     const RunResult r = wait_for(pid, out, err);
     EXPECT_EQ(r.out, "query\tquery_len\tquery_begin\tquery_end\tref\tref_len\tref_begin\tref_end\tscore\tmatches\t"
-                     "mismatches\tgap_opens\talignment_len\tidentity\tcigar\n");
+                     "mismatches\tgap_opens\talignment_len\tidentity\tcigar\tstrand\n");
     // Killed by SIGPIPE (bash reports 128 + 13), like cat; nothing on stderr.
     EXPECT_EQ(r.exit_code, 128 + SIGPIPE) << r.err;
     EXPECT_EQ(r.err, "");

@@ -218,7 +218,7 @@ TEST_F(Cli, LocalTsvOnBundledExample) {
     std::getline(in, line);
     EXPECT_EQ(line,
               "query\tquery_len\tquery_begin\tquery_end\tref\tref_len\tref_begin\tref_end\tscore\tmatches\tmismatches\t"
-              "gap_opens\talignment_len\tidentity\tcigar");
+              "gap_opens\talignment_len\tidentity\tcigar\tstrand");
     int rows = 0;
     while (std::getline(in, line)) ++rows;
     EXPECT_EQ(rows, 200);

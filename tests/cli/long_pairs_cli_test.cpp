@@ -47,7 +47,7 @@ std::string expected_columns(const AlignmentResult& r) {
 
 std::string got_columns(const std::string& row) {
     const std::vector<std::string> f = split(row, '\t');
-    if (f.size() != 15) return "bad row: " + row;
+    if (f.size() != 16 || f[15] != "+") return "bad row: " + row;  // the 15 alignment columns and strand (plus)
     return f[2] + '\t' + f[3] + '\t' + f[6] + '\t' + f[7] + '\t' + f[8] + '\t' + f[9] + '\t' + f[10] + '\t' + f[11] +
            '\t' + f[12] + '\t' + f[14];
 }
@@ -143,7 +143,7 @@ TEST_F(LongPairsCli, ScoreOnlyLongPairMatchesTheReference) {
     const AlignmentResult want = gpualign::align_pair_full_matrix(
         gpualign::test::dna(q), gpualign::test::dna(r), gpualign::test::dna_scheme(5, 2), AlignMode::local, true);
     const std::vector<std::string> f = split(got[0], '\t');
-    ASSERT_EQ(f.size(), 15u);
+    ASSERT_EQ(f.size(), 16u);  // the 15 alignment columns and strand
     EXPECT_EQ(f[2] + ' ' + f[3] + ' ' + f[6] + ' ' + f[7] + ' ' + f[8] + ' ' + f[14],
               std::to_string(want.query_begin) + ' ' + std::to_string(want.query_end) + ' ' +
                   std::to_string(want.ref_begin) + ' ' + std::to_string(want.ref_end) + ' ' +
@@ -165,7 +165,7 @@ TEST_F(LongPairsCli, MitochondrialGenomesGlobalScore) {
     const std::vector<std::string> got = rows(slurp(out));
     ASSERT_EQ(got.size(), 1u);
     const std::vector<std::string> f = split(got[0], '\t');
-    ASSERT_EQ(f.size(), 15u);
+    ASSERT_EQ(f.size(), 16u);  // the 15 alignment columns and strand
     EXPECT_EQ(f[1] + " " + f[5] + " " + f[8], "16569 16499 18184") << got[0];
     EXPECT_FALSE(f[14].empty());
 }

@@ -73,7 +73,8 @@ protected:
         int failures = 0;
         for (std::size_t k = 0; k < rows.size(); ++k) {
             const auto& c = rows[k].cols;
-            ASSERT_EQ(c.size(), 15u) << "row " << k;
+            ASSERT_EQ(c.size(), 16u) << "row " << k;
+            EXPECT_EQ(c[15], "+") << "row " << k;  // --strand plus, the default
             const bool ok = rows[k].score() == theirs[k].score &&
                             (rows[k].score() == 0 || (std::stoi(c[3]) == theirs[k].query_end &&
                                                       std::stoi(c[7]) == theirs[k].ref_end)) &&

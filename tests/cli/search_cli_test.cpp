@@ -50,14 +50,15 @@ TEST_F(SearchCli, Blast6OnGlobinsHitsAreTheirOwnSwAlignments) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::vector<std::string> rows = lines(slurp(tsv));
     ASSERT_EQ(rows.size(), 13u);
-    EXPECT_EQ(split(rows[0], '\t').size(), 17u);
-    EXPECT_EQ(rows[0].substr(rows[0].size() - 16), "\tevalue\tbitscore");
+    EXPECT_EQ(split(rows[0], '\t').size(), 18u);
+    EXPECT_EQ(rows[0].substr(rows[0].size() - 23), "\tevalue\tbitscore\tstrand");
     // Every hit equals `gpualign sw QUERY HIT` on that pair, byte for byte
     // (the 15 pairs columns), and the statistics agree with the blast6 file.
     const std::vector<std::string> names{"HBB_HUMAN", "HBA_HUMAN", "MYG_PHYCA", "GLB5_PETMA"};
     for (std::size_t h = 1; h < rows.size(); ++h) {
         const std::vector<std::string> f = split(rows[h], '\t');
-        ASSERT_EQ(f.size(), 17u);
+        ASSERT_EQ(f.size(), 18u);
+        EXPECT_EQ(f[17], "+");  // protein: the plus strand only
         const fs::path one_q = dir_ / "q1.fa", one_r = dir_ / "r1.fa", one = dir_ / "one.tsv";
         std::ofstream(one_q) << fasta_record(q, f[0]);
         std::ofstream(one_r) << fasta_record(db, f[4]);
@@ -65,7 +66,9 @@ TEST_F(SearchCli, Blast6OnGlobinsHitsAreTheirOwnSwAlignments) {
         ASSERT_EQ(r.exit_code, 0) << r.err;
         const std::vector<std::string> sw = lines(slurp(one));
         ASSERT_EQ(sw.size(), 2u);
-        EXPECT_EQ(rows[h].substr(0, rows[h].rfind('\t', rows[h].rfind('\t') - 1)), sw[1]) << "hit " << h;
+        // The 15 alignment columns, then evalue bitscore strand; sw's line ends in strand.
+        const std::string search_columns = rows[h].substr(0, rows[h].rfind('\t', rows[h].rfind('\t', rows[h].rfind('\t') - 1) - 1));
+        EXPECT_EQ(search_columns + "\t" + f[17], sw[1]) << "hit " << h;
         const std::vector<std::string> b = split(m8_lines[h - 1], '\t');
         EXPECT_EQ(f[15], b[10]);
         EXPECT_EQ(f[16], b[11]);

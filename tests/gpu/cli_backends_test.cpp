@@ -1,5 +1,6 @@
 // The GPU backend through the CLI: byte-identical TSV and SAM against the CPU
-// backend on real data. Skips where no CUDA device is visible.
+// backend on real data, and every format with --strand both. Skips where no
+// CUDA device is visible.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -60,6 +61,68 @@ TEST_P(CliBackends, GpuOutputIsByteIdenticalToCpu) {
             }
         }
     }
+    fs::remove_all(dir);
+}
+
+/// The bundled reads (data/reads.fa) with every other one reverse-complemented
+/// (A/C/G/T letters), so that --strand both keeps both strands.
+std::string mixed_strand_reads() {
+    std::istringstream in(slurp(std::string(GPUALIGN_TEST_DATA) + "/../../data/reads.fa"));
+    std::string out, seq;
+    int record = 0;
+    const auto flush = [&] {
+        if (record % 2 == 0) {
+            std::string rc(seq.rbegin(), seq.rend());
+            for (char& c : rc) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+            seq = rc;
+        }
+        out += seq + '\n';
+        seq.clear();
+    };
+    for (std::string line; std::getline(in, line);) {
+        if (!line.empty() && line[0] == '>') {
+            if (record++ > 0) flush();
+            out += line + '\n';
+        } else {
+            seq += line;
+        }
+    }
+    if (record > 0) flush();
+    return out;
+}
+
+// Issue 14, --strand both: the GPU backend aligns both strands of every pair
+// (and search scans both strands of every query) and writes the CPU's bytes,
+// in every format.
+TEST(CliBackendsStrands, BothStrandsGpuOutputIsByteIdenticalToCpu) {
+    if (gpualign::gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    const fs::path dir = fs::temp_directory_path() / "gpualign_backends_strands";
+    fs::create_directories(dir);
+    const fs::path q = dir / "reads.fa";
+    std::ofstream(q) << mixed_strand_reads();
+    const std::string t = std::string(GPUALIGN_TEST_DATA) + "/../../data/ref_windows.fa";
+    auto body = [](std::string s) {  // @PG holds the command line, which differs in the backend option
+        const auto pg = s.find("@PG");
+        if (pg != std::string::npos) s.erase(pg, s.find('\n', pg) - pg + 1);
+        return s;
+    };
+    int compared = 0;
+    for (const std::string command : {"sw", "nw", "search"})
+        for (const std::string ext : {"tsv", "sam", "paf", "m8"}) {
+            if (command == "search" && ext == "paf") continue;  // PAF is written by sw/nw
+            const fs::path cpu = dir / ("cpu." + ext), gpu = dir / ("gpu." + ext);
+            const std::string common = binary() + " " + command + " " + q.string() + " " + t + " -q --strand both" +
+                                       (command == "search" ? " -k 2" : "") + " -o ";
+            ASSERT_EQ(std::system((common + cpu.string() + " --backend cpu").c_str()), 0) << common;
+            ASSERT_EQ(std::system((common + gpu.string() + " --backend gpu").c_str()), 0) << common;
+            const std::string a = body(slurp(cpu)), b = body(slurp(gpu));
+            if (ext != "m8")  // blast6 has no strand column
+                EXPECT_NE(a.find(ext == "sam" ? "\t16\t" : "\t-"), std::string::npos)
+                    << command << " " << ext << ": no minus-strand line";
+            EXPECT_TRUE(a == b) << command << " " << ext << ": outputs differ";
+            ++compared;
+        }
+    EXPECT_EQ(compared, 11);
     fs::remove_all(dir);
 }
 

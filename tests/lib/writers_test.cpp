@@ -230,8 +230,8 @@ TEST(Writers, TsvScoreOnlyStarsCigarColumns) {
     const auto lines = lines_of(slurp(path));
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_EQ(lines[0], tsv_header);
-    EXPECT_EQ(lines[1], "q1\t10\t2\t9\tr1\t13\t2\t10\t7\t*\t*\t*\t*\t*\t*");
-    EXPECT_EQ(lines[2], "q2\t4\t0\t0\tr1\t13\t0\t0\t0\t*\t*\t*\t*\t*\t*");
+    EXPECT_EQ(lines[1], "q1\t10\t2\t9\tr1\t13\t2\t10\t7\t*\t*\t*\t*\t*\t*\t+");
+    EXPECT_EQ(lines[2], "q2\t4\t0\t0\tr1\t13\t0\t0\t0\t*\t*\t*\t*\t*\t*\t+");
 }
 
 TEST(Writers, CoordinatesOutsideSequencesAreALogicError) {
@@ -292,6 +292,61 @@ TEST(Writers, SamScoreOnlyHasStarCigarAndIsAccepted) {
     if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
     // htslib reads a FLAG-0 record without a CIGAR as unmapped, and says so.
     EXPECT_EQ(samtools_accepts(path.string(), "mapped query must have a CIGAR"), 3u);
+}
+
+// Issue 14, --strand both: a minus-strand result (the alignment of the
+// reverse-complemented query, whose coordinates and CIGAR are those of the
+// reverse complement) in every format. m1 is the reverse complement of q1
+// (lower case, and an IUPAC R where q1 has its last letter's complement
+// place), so its minus-strand alignment with r1 is the fixture's a1: SAM
+// writes q1's letters with FLAG 16, TSV and PAF mirror the query
+// coordinates onto m1's forward strand, blast6 has sstart > send.
+TEST(Writers, MinusStrandInEveryFormat) {
+    TempDir dir;
+    Fixture fx;
+    const SequenceRecord m1 = record("m1", "gtacgtacgR", Alphabet::dna, "ABCDEFGHIJ");
+    AlignmentResult minus = fx.a1;
+    minus.strand = Strand::minus;
+    const auto write_one = [&](OutputFormat f) {
+        const auto path = dir.path / "minus.out";
+        AlignmentWriter w(path.string(), {f});
+        w.write(m1, fx.r1, minus);
+        w.write(fx.q2, fx.r1, fx.a2);  // unaligned: plus
+        w.commit();
+        return lines_of(slurp(path));
+    };
+    const auto tsv = write_one(OutputFormat::tsv);
+    ASSERT_EQ(tsv.size(), 3u);
+    EXPECT_EQ(tsv[1], "m1\t10\t1\t8\tr1\t13\t2\t10\t7\t6\t1\t1\t8\t0.7500\t3=1D2=1X1=\t-");
+    EXPECT_EQ(tsv[2], "q2\t4\t0\t0\tr1\t13\t0\t0\t0\t0\t0\t0\t0\t0.0000\t*\t+");
+    EXPECT_EQ(tsv_line(view_of(m1), view_of(fx.r1), minus),
+              "m1\t10\t1\t8\tr1\t13\t2\t10\t7\t6\t1\t1\t8\t0.7500\t3=1D2=1X1=");
+    const auto paf = write_one(OutputFormat::paf);
+    ASSERT_EQ(paf.size(), 1u);  // the unaligned pair is left out
+    EXPECT_EQ(paf[0], "m1\t10\t1\t8\t-\tr1\t13\t2\t10\t6\t8\t255\tNM:i:2\tAS:i:7\tcg:Z:3=1D2=1X1=");
+    const auto m8 = write_one(OutputFormat::blast6);
+    ASSERT_EQ(m8.size(), 1u);
+    EXPECT_EQ(m8[0], "m1\tr1\t75.000\t8\t1\t1\t2\t8\t10\t3\tNA\tNA");
+    EXPECT_EQ(blast6_line(view_of(m1), view_of(fx.r1), minus, 1e-5, 20.5), "m1\tr1\t75.000\t8\t1\t1\t2\t8\t10\t3\t1e-05\t20.5");
+    // The plus strand of the same pair, for contrast: sstart < send.
+    EXPECT_EQ(blast6_line(view_of(fx.q1), view_of(fx.r1), fx.a1, std::nullopt, std::nullopt),
+              "q1\tr1\t75.000\t8\t1\t1\t3\t9\t3\t10\tNA\tNA");
+    const auto sam = write_one(OutputFormat::sam);
+    ASSERT_EQ(sam.size(), 5u);
+    // SEQ: rc("gtacgtacgR") upper-cased = YCGTACGTAC; QUAL reversed; CIGAR, clips and MD as aligned.
+    EXPECT_EQ(sam[3], "m1\t16\tr1\t3\t255\t2S3=1D2=1X1=1S\t*\t0\t0\tYCGTACGTAC\tJIHGFEDCBA\tAS:i:7\tNM:i:2\tMD:Z:3^T2C1");
+    EXPECT_EQ(sam[4], "q2\t4\t*\t0\t255\t*\t*\t0\t0\tAAAA\t*\tAS:i:0");
+    if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
+    const auto path = dir.path / "minus.sam";
+    {
+        AlignmentWriter w(path.string(), {OutputFormat::sam});
+        w.write(m1, fx.r1, minus);
+        w.commit();
+    }
+    EXPECT_EQ(samtools_accepts(path.string()), 1u);
+    const auto [rc, out] = run("samtools view -f 16 -c '" + path.string() + "'");
+    EXPECT_EQ(rc, 0);
+    EXPECT_EQ(std::stoul(out), 1u) << "samtools reads FLAG 16 as the reverse strand";
 }
 
 TEST(Writers, SamRepeatedReferenceListedOnceOrRejected) {
@@ -413,9 +468,14 @@ TEST(Writers, WriteBatchOfViewsEqualsWritePerPair) {
     ASSERT_EQ(qblock.size(), qs.size());
     for (const bool score_only : {false, true}) {
         std::vector<AlignmentResult> results;
-        for (std::size_t k = 0; k < qs.size(); ++k)
-            results.push_back(align_pair(qs[k].codes, rs[k].codes, s, AlignMode::local, score_only));
-        for (const OutputFormat f : {OutputFormat::tsv, OutputFormat::sam}) {
+        for (std::size_t k = 0; k < qs.size(); ++k) {
+            const bool minus = k % 3 == 0;  // every third on the minus strand
+            results.push_back(align_pair(minus ? reverse_complement(qs[k].codes) : qs[k].codes, rs[k].codes, s,
+                                         AlignMode::local, score_only));
+            if (minus) results.back().strand = Strand::minus;
+        }
+        for (const OutputFormat f : {OutputFormat::tsv, OutputFormat::sam, OutputFormat::paf, OutputFormat::blast6}) {
+            if (score_only && f != OutputFormat::tsv && f != OutputFormat::sam) continue;  // PAF and blast6 need CIGARs
             const auto one = dir.path / "one.out";
             {
                 AlignmentWriter w(one.string(), {f, score_only});

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpualign/scoring.hpp"
+#include "gpualign/strand.hpp"
 
 namespace gpualign {
 
@@ -42,6 +43,15 @@ constexpr char cigar_char(CigarOp op) noexcept {
 /// start of the alignment to its end, in the order query/ref are read. 'I'
 /// consumes the query only (an insertion relative to the ref), 'D' consumes
 /// the ref only. Empty in score-only mode. Owned by value, host memory.
+///
+/// `strand` says which strand of the query was aligned (strand.hpp). The
+/// backends always align the sequences they are given and return
+/// Strand::plus; `--strand both` marks the alignments it kept for the
+/// reverse-complemented query Strand::minus. For a minus result the query
+/// coordinates and the CIGAR refer to the reverse complement of the query
+/// (the sequence that was aligned, read along the forward reference, as SAM
+/// and PAF's cg:Z write it); the writers convert the query coordinates to
+/// the forward strand where a format asks for them (forward_interval).
 struct AlignmentResult {
     std::int32_t score = 0;
     std::int32_t query_begin = 0;
@@ -50,6 +60,7 @@ struct AlignmentResult {
     std::int32_t ref_end = 0;
     bool has_cigar = false;               ///< false in score-only mode
     std::vector<std::uint32_t> cigar;     ///< packed runs; see cigar_pack
+    Strand strand = Strand::plus;         ///< the query strand aligned (see above)
 
     bool operator==(const AlignmentResult&) const = default;
 };

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "gpualign/batch_aligner.hpp"
@@ -20,6 +21,24 @@ enum class AlphabetChoice : std::uint8_t { automatic, dna, protein };
 enum class BackendChoice : std::uint8_t { automatic, cpu, gpu };
 /// --progress: auto = when stderr is a terminal (and not -q), always, never.
 enum class ProgressChoice : std::uint8_t { automatic, always, never };
+/// --strand (DNA only): plus = align the query as read (the default);
+/// both = also align its reverse complement and keep the better alignment,
+/// ties to plus (strand.hpp, docs/scoring.md "Strands").
+enum class StrandChoice : std::uint8_t { plus, both };
+
+/// A command-line option that the input turns out not to allow, found once
+/// the input is read (e.g. `--strand both` on sequences detected as
+/// protein). A command-line error, as std::invalid_argument from
+/// AlignConfig::validate is: the CLI exits 2. what() names the option and why.
+class OptionError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/// The message of OptionError and of AlignConfig::validate for `--strand
+/// both` on protein.
+inline constexpr const char* protein_strand_error =
+    "--strand both applies to DNA only: protein sequences have no reverse complement";
 
 /// Defaults, printed by `--help` from here.
 struct Defaults {
@@ -102,6 +121,10 @@ struct AlignConfig {
     std::optional<std::int32_t> n_score;    ///< DNA: score of N against any base (default -mismatch)
     bool score_only = false;
     bool sam_cigar_m = false;                ///< --cigar m: SAM CIGARs with M for = and X (WriterOptions::sam_cigar_m)
+    /// --strand: which query strands are aligned (DNA only). With both, every
+    /// pair (search: every query and DB record) is aligned on both strands and
+    /// the better alignment kept; the batches then hold twice the pairs.
+    StrandChoice strand = StrandChoice::plus;
     int threads = 0;                        ///< 0 = all cores
     BackendChoice backend = BackendChoice::automatic;
     /// CPU kernel of the CPU backend (and of the pairs a GPU run aligns on
@@ -142,7 +165,9 @@ struct AlignConfig {
     /// --alphabet protein, --matrix with --match/--mismatch/--n-score,
     /// --score-only with SAM, PAF or BLAST tabular output, search options
     /// outside `search`, --max-hits 0,
-    /// --evalue <= 0, the same path as input and output,
+    /// --evalue <= 0, --strand both with --alphabet protein (the input's
+    /// alphabet, when detected, is checked by the pipelines: OptionError),
+    /// the same path as input and output,
     /// a non-zero gpu_memory under Defaults::gpu_memory_min, gpu_streams
     /// outside 0..Defaults::gpu_streams_max, and (without `format`) an
     /// out_path extension of a format not written: .bam, .cram, .gz, .bgz,

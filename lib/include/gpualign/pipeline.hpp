@@ -29,6 +29,13 @@ struct RunStats {
 /// matrix file).
 ScoringScheme resolve_scoring(const AlignConfig& config, Alphabet alphabet);
 
+/// Checks that `strand` can be used with the scheme resolved for the input
+/// (resolve_scoring): --strand both needs DNA, and a DNA matrix file that
+/// scores every letter whose complement it scores (the reverse complement
+/// of a query holds the complements). Nothing for StrandChoice::plus.
+/// @throws OptionError naming the option and why (a command-line error).
+void check_strand_choice(StrandChoice strand, const ScoringScheme& s);
+
 /// Runs the whole job described by a validated `config`.
 ///
 /// Streams record i of QUERIES with record i of REFS in batches of at most
@@ -49,6 +56,14 @@ ScoringScheme resolve_scoring(const AlignConfig& config, Alphabet alphabet);
 /// Long pairs show a progress line on stderr per config.progress (auto:
 /// when stderr is a terminal, once a pair has run Defaults::progress_delay_s).
 ///
+/// Strands: with config.strand == both (DNA only), the reader thread appends
+/// to each batch its pairs with the queries reverse-complemented
+/// (reverse_complement, host memory: the batch's query letters once more);
+/// the backend aligns all of them as above, and each pair keeps the better
+/// strand (better_strand: ties to plus; AlignmentResult::strand). So every
+/// backend writes the same bytes for both strands too. RunStats::cells then
+/// counts the cells of both strands.
+///
 /// Threads: a reader thread parses up to two batches ahead (both FASTA files
 /// on one OpenMP team of config.threads, ParallelSequenceReader) into
 /// contiguous RecordBlocks; a batch is a list of RecordViews into them, so
@@ -63,7 +78,8 @@ ScoringScheme resolve_scoring(const AlignConfig& config, Alphabet alphabet);
 /// leaves no partial output.
 ///
 /// @throws InputError for bad input (file, record and position named),
-///         std::invalid_argument for bad options, std::runtime_error for
+///         std::invalid_argument for bad options (OptionError: --strand both
+///         on protein, check_strand_choice), std::runtime_error for
 ///         device or I/O failures (output path named).
 RunStats run_alignment(const AlignConfig& config);
 

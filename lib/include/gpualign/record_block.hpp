@@ -35,6 +35,18 @@ struct RecordView {
 /// The view of a record (borrowed: `r` must outlive it).
 RecordView view_of(const SequenceRecord& r) noexcept;
 
+/// Views of DNA records with their codes reverse-complemented (the minus
+/// strand, strand.hpp): view k is records[k] with `codes` replaced by the
+/// reverse complement of records[k].codes; name, letters and the other
+/// fields stay the record's as read (writers reverse-complement letters
+/// themselves). The codes are written into `storage` (resized to the
+/// records' total length, owned by the caller): the views borrow it and the
+/// records' memory, so `storage` must not be resized or destroyed while
+/// they are in use (moving the vector keeps them valid).
+/// @throws std::invalid_argument (reverse_complement) for a code that is
+///         not a dna5 rank; std::bad_alloc.
+std::vector<RecordView> reverse_strand_views(std::span<const RecordView> records, std::vector<std::uint8_t>& storage);
+
 /// Consecutive records of one file stored in three arrays: the header,
 /// letter and quality characters of all records in one string, their codes
 /// in one byte array, and one offset entry per record. Owning, host memory;

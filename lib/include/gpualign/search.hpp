@@ -50,13 +50,20 @@ std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, Ali
 /// (score_pairs_cpu, `threads` OpenMP threads), selects the hits
 /// (select_hits), aligns the hits (align_pairs_cpu) with a CIGAR (unless `score_only`) and
 /// fills its statistics (local mode with `ka` only).
+/// With `strand` both (DNA codes only), every record is also scored against
+/// the reverse complement of the query and keeps the better of its two
+/// scores (better_strand: ties to plus); the hits are selected on those
+/// scores and each is aligned on its strand (SearchHit::result.strand; a
+/// minus hit's query coordinates and CIGAR are the reverse complement's).
 /// @param query, db  codes, host memory, borrowed for the call.
 /// @throws std::length_error for a pair beyond the 32-bit score bound;
-///         std::invalid_argument as select_hits.
+///         std::invalid_argument as select_hits, or for a query code that
+///         is not DNA with `strand` both.
 std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std::span<const RecordView> db,
                                         const ScoringScheme& s, AlignMode mode, bool score_only,
                                         const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
-                                        int threads, CpuKernel kernel = CpuKernel::simd);
+                                        int threads, CpuKernel kernel = CpuKernel::simd,
+                                        StrandChoice strand = StrandChoice::plus);
 
 /// Runs `gpualign search QUERIES DB` as described by a validated `config`
 /// (config.search set; config.ref_path is the DB).
@@ -66,18 +73,24 @@ std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std
 /// (search_query_cpu's path), or a GPU, where the batch engine (gpu::Engine)
 /// scores every pair it accepts in score-only mode and then aligns the hits
 /// with CIGAR; pairs it does not accept go through align_pair on the CPU.
+/// With config.strand both (DNA only), each query is searched on both
+/// strands: every (query, DB record) keeps its better strand (ties to plus)
+/// before the hits are selected, on every backend (search_query_cpu).
 /// Output (docs/search.md), queries in input order, hits in canonical order:
 ///  - blast6: qseqid sseqid pident length mismatch gapopen qstart qend
 ///    sstart send evalue bitscore (1-based inclusive; "NA" statistics
-///    without published λ/K);
-///  - tsv: the pairs TSV columns (writers.hpp) plus evalue and bitscore;
-///  - sam: one record per hit, an @SQ line per DB record.
+///    without published λ/K; sstart > send for a minus-strand hit);
+///  - tsv: the pairs TSV columns up to cigar (writers.hpp) plus evalue,
+///    bitscore and strand;
+///  - sam: one record per hit (FLAG 16 on the minus strand), an @SQ line per
+///    DB record.
 /// Written to a temporary file renamed on success: a failed run leaves no
 /// partial output.
 /// @return pairs = queries x DB records, cells = sum of their products.
 /// @throws InputError (file, record, position named) for bad input, e.g. a
 ///         record with a letter outside the alphabet or an empty sequence;
 ///         std::invalid_argument for --evalue with a scheme without λ/K;
+///         OptionError for --strand both on protein (check_strand_choice);
 ///         OutputError; std::runtime_error for device errors.
 RunStats run_search(const AlignConfig& config);
 

@@ -12,24 +12,23 @@
 
 namespace gpualign {
 
-/// The TSV header of search output: tsv_header plus "evalue" and "bitscore".
+/// The TSV header of search output: the pairs columns up to cigar, then
+/// "evalue", "bitscore" and "strand" (last, as in tsv_header).
 inline constexpr std::string_view search_tsv_header =
     "query\tquery_len\tquery_begin\tquery_end\tref\tref_len\tref_begin\tref_end\tscore\tmatches\tmismatches\t"
-    "gap_opens\talignment_len\tidentity\tcigar\tevalue\tbitscore";
+    "gap_opens\talignment_len\tidentity\tcigar\tevalue\tbitscore\tstrand";
 
 /// Writes the hits of a search, one per call, in call order; the output
 /// appears only on commit() (OutputFile). Not thread-safe.
 ///
-///  - blast6 (BLAST+ -outfmt 6): qseqid sseqid pident length mismatch
-///    gapopen qstart qend sstart send evalue bitscore, tab-separated, no
-///    header. pident = 100 * matches / alignment columns (gaps included)
-///    with 3 decimals; length = alignment columns; gapopen = gap runs;
-///    coordinates 1-based inclusive; evalue and bitscore formatted as BLAST+
-///    does (format_evalue, format_bit_score), "NA" when the hit has none.
-///  - tsv: search_tsv_header, then the pairs TSV line (tsv_line) plus the
-///    E-value and bit score (same formatting, "NA" when absent).
-///  - sam: as AlignmentWriter writes pairs, with an @SQ line for every DB
-///    record in DB order.
+///  - blast6 (BLAST+ -outfmt 6): blast6_line, no header (a minus-strand
+///    hit has sstart > send, as blastn writes it).
+///  - tsv: search_tsv_header, then the pairs TSV columns up to cigar
+///    (tsv_line) plus the E-value and bit score (formatted as BLAST+ does,
+///    "NA" when absent) and the strand ('+' or '-').
+///  - sam: as AlignmentWriter writes pairs (FLAG 16 and the
+///    reverse-complemented read for a minus-strand hit), with an @SQ line
+///    for every DB record in DB order.
 class SearchWriter {
 public:
     /// @param db  the DB records (borrowed for the call; SAM @SQ lines).

@@ -1,4 +1,5 @@
-// gpualign — output: an atomic output file, and the TSV and SAM writers.
+// gpualign — output: an atomic output file, and the TSV, SAM, PAF and BLAST
+// tabular writers.
 //
 // How the pipeline uses a writer (one thread at a time, pairs in output order):
 //
@@ -113,25 +114,42 @@ struct BatchWriteTimes {
 /// score is 0 (docs/scoring.md); a global alignment of non-empty sequences
 /// never is. Not thread-safe: call from one thread at a time.
 ///
+/// Strands (AlignmentResult::strand, strand.hpp): every format reports the
+/// query's coordinates on its forward strand and the reference's on its
+/// forward strand; a CIGAR always reads along the forward reference, i.e.
+/// for a minus-strand result it aligns the reverse-complemented query (as
+/// SAM and minimap2's cg:Z do).
+///
 /// TSV: a header row (tsv_header), then per pair the tab-separated columns
 ///   query query_len query_begin query_end ref ref_len ref_begin ref_end score
-///   matches mismatches gap_opens alignment_len identity cigar
+///   matches mismatches gap_opens alignment_len identity cigar strand
 /// coordinates 0-based half-open; identity = matches / alignment_len with 4
-/// decimals (0.0000 when alignment_len is 0); cigar with = X I D (empty for
-/// an unaligned pair). Score-only: the six CIGAR-derived columns are '*'.
+/// decimals (0.0000 when alignment_len is 0); cigar with = X I D ('*' for
+/// an unaligned pair); strand '+' or '-'. Score-only: the six CIGAR-derived
+/// columns are '*'.
+///
+/// PAF (minimap2's PAF.md): qname qlen qstart qend strand tname tlen tstart
+/// tend matches block_len 255, then NM:i, AS:i and cg:Z (M runs with
+/// sam_cigar_m); 0-based half-open; unaligned pairs are left out.
+///
+/// BLAST tabular: blast6_line per aligned pair (unaligned pairs are left
+/// out), with the E-value and bit score of WriterOptions::statistics.
 ///
 /// SAM (SAM v1.6, samtools.github.io/hts-specs/SAMv1.pdf):
 ///  - header (§1.3): "@HD VN:1.6 SO:unsorted"; one "@SQ SN:name LN:len" per
 ///    distinct reference, in first-seen order; "@PG ID:gpualign
 ///    PN:gpualign VN:<version> CL:<command line>"; in score-only mode an @CO
 ///    line saying that CIGARs are '*'.
-///  - records (§1.4): QNAME = query name; FLAG 0, or 4 when unaligned (then
-///    RNAME '*', POS 0, CIGAR '*'); RNAME = ref name; POS = ref_begin + 1;
+///  - records (§1.4): QNAME = query name; FLAG 0, 16 for a minus-strand
+///    alignment, or 4 when unaligned (then RNAME '*', POS 0, CIGAR '*');
+///    RNAME = ref name; POS = ref_begin + 1;
 ///    MAPQ 255 (unavailable); CIGAR with = X I D, plus S for the query ends
-///    outside a local alignment (query_begin and query_len - query_end);
+///    outside a local alignment (query_begin and query_len - query_end, of
+///    the strand aligned);
 ///    RNEXT '*', PNEXT 0, TLEN 0; SEQ = the query letters as read, upper
-///    case ('*' when they hold a character SAM does not allow in SEQ, such as
-///    a protein stop '*'); QUAL = the FASTQ qualities, else '*'; tags
+///    case, reverse-complemented under FLAG 16 ('*' when they hold a
+///    character SAM does not allow in SEQ, such as a protein stop '*');
+///    QUAL = the FASTQ qualities (reversed under FLAG 16), else '*'; tags
 ///    AS:i:score and, when a CIGAR is present and the pair aligned,
 ///    NM:i:(mismatches + inserted + deleted).
 ///  - score-only mode: CIGAR is '*' on FLAG-0 records (the spec's
@@ -191,15 +209,32 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-/// The TSV line of one pair, as AlignmentWriter writes it, without the
-/// trailing newline (search output appends columns to it).
+/// The columns query .. cigar of one pair's TSV line, as AlignmentWriter
+/// writes them, without the `strand` column and the trailing newline: the
+/// part the pairs TSV (which appends strand) and the search TSV (which
+/// appends evalue, bitscore and strand) share. Query coordinates on the
+/// query's forward strand.
 /// @throws std::logic_error when the result's coordinates lie outside the
 ///         sequences.
 std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result);
 
-/// The TSV column names, in order, for the header row.
+/// The BLAST tabular (BLAST+ -outfmt 6) line of one aligned pair or hit,
+/// without the trailing newline: qseqid sseqid pident length mismatch
+/// gapopen qstart qend sstart send evalue bitscore. Coordinates 1-based
+/// inclusive; pident = 100 x matches / alignment columns (gaps included),
+/// 3 decimals; length = alignment columns; gapopen = gap runs. A
+/// minus-strand result is written as blastn writes a minus-strand hit: qstart
+/// < qend on the forward query, sstart > send. `evalue` and `bits` are
+/// formatted by format_evalue and format_bit_score, "NA" when empty.
+/// @throws std::logic_error when the result's coordinates lie outside the
+///         sequences.
+std::string blast6_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result,
+                        std::optional<double> evalue, std::optional<double> bits);
+
+/// The TSV column names, in order, for the header row (`strand` last, so
+/// that the columns before it keep the positions they had before it came).
 inline constexpr std::string_view tsv_header =
     "query\tquery_len\tquery_begin\tquery_end\tref\tref_len\tref_begin\tref_end\tscore\tmatches\tmismatches\t"
-    "gap_opens\talignment_len\tidentity\tcigar";
+    "gap_opens\talignment_len\tidentity\tcigar\tstrand";
 
 }  // namespace gpualign

@@ -1,8 +1,6 @@
 // The output of `gpualign search` (search_writer.hpp).
 #include "gpualign/search_writer.hpp"
 
-#include <fmt/format.h>
-
 #include "gpualign/alignment.hpp"
 #include "gpualign/statistics.hpp"
 
@@ -35,19 +33,14 @@ void SearchWriter::write(const RecordView& query, const RecordView& target, cons
         sam_->write(query, target, hit.result);
         return;
     }
-    const AlignmentResult& r = hit.result;
     std::string line;
     if (format_ == OutputFormat::tsv) {
-        line = tsv_line(query, target, r);
-        line += '\t' + evalue_text(hit) + '\t' + bits_text(hit) + '\n';
+        line = tsv_line(query, target, hit.result);
+        line += '\t' + evalue_text(hit) + '\t' + bits_text(hit) + '\t' + strand_char(hit.result.strand);
     } else {
-        const CigarStats st = cigar_stats(r.cigar);
-        const std::uint64_t len = st.alignment_len();
-        const double pident = len == 0 ? 0.0 : 100.0 * static_cast<double>(st.matches) / static_cast<double>(len);
-        line = fmt::format("{}\t{}\t{:.3f}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", query.name, target.name, pident, len,
-                           st.mismatches, st.gap_opens, r.query_begin + 1, r.query_end, r.ref_begin + 1, r.ref_end,
-                           evalue_text(hit), bits_text(hit));
+        line = blast6_line(query, target, hit.result, hit.evalue, hit.bits);
     }
+    line += '\n';
     text_->write(line);
 }
 

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
@@ -251,13 +252,22 @@ namespace {
 
 // ---- TSV and PAF: one text line a pair -----------------------------------------
 
-/// Appends the TSV line of one pair (with its '\n') to `line_`.
-void format_tsv_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions&,
-                     fmt::memory_buffer& line_) {
+/// The query interval of `res` on the query's forward strand (strand.hpp):
+/// the result's own for plus, mirrored for minus.
+Interval forward_query(const RecordView& q, const AlignmentResult& res) noexcept {
+    return forward_interval(res.strand, res.query_begin, res.query_end, static_cast<std::int64_t>(q.sequence.size()));
+}
+
+/// Appends the columns query .. cigar of one pair's TSV line (no strand,
+/// no '\n') to `line_`: the part the pairs and search TSV share. The query
+/// coordinates are on the forward strand of the query.
+void append_tsv_columns(const RecordView& q, const RecordView& r, const AlignmentResult& res,
+                        fmt::memory_buffer& line_) {
     check_coordinates(q, r, res);
     fmt::appender it(line_);
-    fmt::format_to(it, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t", q.name, q.sequence.size(), res.query_begin,
-                   res.query_end, r.name, r.sequence.size(), res.ref_begin, res.ref_end, res.score);
+    const Interval qi = forward_query(q, res);
+    fmt::format_to(it, "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t", q.name, q.sequence.size(), qi.begin, qi.end, r.name,
+                   r.sequence.size(), res.ref_begin, res.ref_end, res.score);
     if (res.has_cigar) {
         const CigarStats st = cigar_stats(res.cigar);
         const std::uint64_t len = st.alignment_len();
@@ -267,24 +277,34 @@ void format_tsv_line(const RecordView& q, const RecordView& r, const AlignmentRe
             line_.push_back('*');  // unaligned: '*', as SAM writes an absent CIGAR, never an empty field
         else
             append_cigar(res.cigar, line_);
-        line_.push_back('\n');
     } else {
-        fmt::format_to(it, "*\t*\t*\t*\t*\t*\n");
+        fmt::format_to(it, "*\t*\t*\t*\t*\t*");
     }
 }
 
+/// Appends the TSV line of one pair (with the strand column and its '\n') to `line_`.
+void format_tsv_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions&,
+                     fmt::memory_buffer& line_) {
+    append_tsv_columns(q, r, res, line_);
+    line_.push_back('\t');
+    line_.push_back(strand_char(res.strand));
+    line_.push_back('\n');
+}
+
 /// Appends the PAF line of one pair (minimap2's PAF: 12 columns, 0-based
-/// half-open coordinates, strand '+', MAPQ 255 = not available, then NM:i,
-/// AS:i and cg:Z) to `line_`; nothing for an unaligned pair (as minimap2
-/// leaves out unmapped queries by default).
+/// half-open coordinates, the query's on its forward strand, strand '+' or
+/// '-', MAPQ 255 = not available, then NM:i, AS:i and cg:Z, the CIGAR along
+/// the forward reference as minimap2 writes it) to `line_`; nothing for an
+/// unaligned pair (as minimap2 leaves out unmapped queries by default).
 void format_paf_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions& o,
                      fmt::memory_buffer& line_) {
     check_coordinates(q, r, res);
     if (is_unaligned(res)) return;
     const CigarStats st = cigar_stats(res.cigar);
-    fmt::format_to(fmt::appender(line_), "{}\t{}\t{}\t{}\t+\t{}\t{}\t{}\t{}\t{}\t{}\t255\tNM:i:{}\tAS:i:{}\tcg:Z:", q.name,
-                   q.sequence.size(), res.query_begin, res.query_end, r.name, r.sequence.size(), res.ref_begin,
-                   res.ref_end, st.matches, st.alignment_len(), st.edit_distance(), res.score);
+    const Interval qi = forward_query(q, res);
+    fmt::format_to(fmt::appender(line_), "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t255\tNM:i:{}\tAS:i:{}\tcg:Z:", q.name,
+                   q.sequence.size(), qi.begin, qi.end, strand_char(res.strand), r.name, r.sequence.size(),
+                   res.ref_begin, res.ref_end, st.matches, st.alignment_len(), st.edit_distance(), res.score);
     if (o.sam_cigar_m)
         append_cigar_m(res.cigar, line_);
     else
@@ -292,27 +312,37 @@ void format_paf_line(const RecordView& q, const RecordView& r, const AlignmentRe
     line_.push_back('\n');
 }
 
-/// Appends the BLAST tabular line of one pair (BLAST+ -outfmt 6: qseqid
-/// sseqid pident length mismatch gapopen qstart qend sstart send evalue
-/// bitscore, 1-based inclusive coordinates, pident = 100 x matches /
-/// alignment columns) to `line_`; nothing for an unaligned pair (BLAST
-/// reports no hit). E-value and bit score from o.statistics with m, n the
-/// two lengths, else NA.
+/// Appends the BLAST tabular line of one hit (blast6_line) and its '\n' to `out`.
+void append_blast6_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result,
+                        std::optional<double> evalue, std::optional<double> bits, fmt::memory_buffer& out) {
+    check_coordinates(query, ref, result);
+    const CigarStats st = cigar_stats(result.cigar);
+    const std::uint64_t len = st.alignment_len();
+    const double pident = len == 0 ? 0.0 : 100.0 * static_cast<double>(st.matches) / static_cast<double>(len);
+    const Interval qi = forward_query(query, result);
+    // blastn's minus-strand hits: the query forward (qstart < qend), the subject reversed (sstart > send).
+    const bool minus = result.strand == Strand::minus;
+    const std::int64_t sstart = minus ? result.ref_end : result.ref_begin + 1;
+    const std::int64_t send = minus ? result.ref_begin + 1 : result.ref_end;
+    fmt::format_to(fmt::appender(out), "{}\t{}\t{:.3f}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", query.name, ref.name, pident,
+                   len, st.mismatches, st.gap_opens, qi.begin + 1, qi.end, sstart, send,
+                   evalue ? format_evalue(*evalue) : std::string("NA"),
+                   bits ? format_bit_score(*bits) : std::string("NA"));
+}
+
+/// Appends the BLAST tabular line of one pair (blast6_line) to `line_`;
+/// nothing for an unaligned pair (BLAST reports no hit). E-value and bit
+/// score from o.statistics with m, n the two lengths, else NA.
 void format_blast6_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions& o,
                         fmt::memory_buffer& line_) {
     check_coordinates(q, r, res);
     if (is_unaligned(res)) return;
-    const CigarStats st = cigar_stats(res.cigar);
-    const std::uint64_t len = st.alignment_len();
-    const double pident = len == 0 ? 0.0 : 100.0 * static_cast<double>(st.matches) / static_cast<double>(len);
-    std::string e = "NA", bits = "NA";
+    std::optional<double> e, bits;
     if (o.statistics) {
-        e = format_evalue(evalue(*o.statistics, res.score, q.sequence.size(), r.sequence.size()));
-        bits = format_bit_score(bit_score(*o.statistics, res.score));
+        e = evalue(*o.statistics, res.score, q.sequence.size(), r.sequence.size());
+        bits = bit_score(*o.statistics, res.score);
     }
-    fmt::format_to(fmt::appender(line_), "{}\t{}\t{:.3f}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", q.name, r.name, pident, len,
-                   st.mismatches, st.gap_opens, res.query_begin + 1, res.query_end, res.ref_begin + 1, res.ref_end, e,
-                   bits);
+    append_blast6_line(q, r, res, e, bits, line_);
 }
 
 /// A writer of one text line a pair (TSV, PAF): an optional header line,
@@ -447,11 +477,15 @@ public:
                                           "[!-?A-~]{{1,254}} (SAM v1.6 §1.4)",
                                           shown_output(out_.path()), q.name, q.number));
         const bool unaligned = is_unaligned(res);
+        // A minus-strand record holds the reverse-complemented read (FLAG 16,
+        // SAM v1.6 §1.4.10): SEQ, QUAL and the clips are those of the
+        // sequence that was aligned. An unaligned read keeps its strand as read.
+        const bool reverse = !unaligned && res.strand == Strand::minus;
         fmt::appender it(line_);
         if (unaligned) {
             fmt::format_to(it, "{}\t4\t*\t0\t255\t*\t*\t0\t0\t", q.name);
         } else {
-            fmt::format_to(it, "{}\t0\t{}\t{}\t255\t", q.name, r.name, res.ref_begin + 1);
+            fmt::format_to(it, "{}\t{}\t{}\t{}\t255\t", q.name, reverse ? 16 : 0, r.name, res.ref_begin + 1);
             if (res.has_cigar) {
                 if (res.query_begin > 0) fmt::format_to(it, "{}S", res.query_begin);
                 if (meta_.sam_cigar_m)
@@ -465,7 +499,7 @@ public:
             }
             fmt::format_to(it, "\t*\t0\t0\t");
         }
-        append_seq_qual(q, line_);
+        append_seq_qual(q, reverse, line_);
         fmt::format_to(it, "\tAS:i:{}", res.score);
         if (!unaligned && res.has_cigar) {
             fmt::format_to(it, "\tNM:i:{}", cigar_stats(res.cigar).edit_distance());
@@ -490,7 +524,10 @@ public:
     }
 
 private:
-    static void append_seq_qual(const RecordView& q, fmt::memory_buffer& line_) {
+    /// Appends SEQ (upper case) and QUAL: as read, or with `reverse` the
+    /// reverse complement of the letters (complement_letter) and the
+    /// qualities reversed.
+    static void append_seq_qual(const RecordView& q, bool reverse, fmt::memory_buffer& line_) {
         bool ok = !q.sequence.empty();
         for (char c : q.sequence) {
             const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '=' || c == '.';
@@ -503,12 +540,18 @@ private:
             line_.append(std::string_view("*\t*"));
             return;
         }
-        for (char c : q.sequence) line_.push_back((c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c);
-        line_.push_back('\t');
-        if (q.quality.size() == q.sequence.size())
-            line_.append(q.quality.data(), q.quality.data() + q.quality.size());
+        const auto upper = [](char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; };
+        if (reverse)
+            for (auto c = q.sequence.rbegin(); c != q.sequence.rend(); ++c) line_.push_back(upper(complement_letter(*c)));
         else
+            for (char c : q.sequence) line_.push_back(upper(c));
+        line_.push_back('\t');
+        if (q.quality.size() != q.sequence.size())
             line_.push_back('*');
+        else if (reverse)
+            for (auto c = q.quality.rbegin(); c != q.quality.rend(); ++c) line_.push_back(*c);
+        else
+            line_.append(q.quality.data(), q.quality.data() + q.quality.size());
     }
 
     OutputFile out_;
@@ -615,9 +658,17 @@ void OutputFile::commit() {
 
 std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result) {
     fmt::memory_buffer b;
-    format_tsv_line(query, ref, result, WriterOptions{}, b);
+    append_tsv_columns(query, ref, result, b);
+    return fmt::to_string(b);
+}
+
+std::string blast6_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result,
+                        std::optional<double> evalue, std::optional<double> bits) {
+    fmt::memory_buffer b;
+    append_blast6_line(query, ref, result, evalue, bits, b);
     return std::string(b.data(), b.size() - 1);  // without the '\n'
 }
+
 
 AlignmentWriter::AlignmentWriter(const std::string& path, const WriterOptions& options) {
     if (options.format == OutputFormat::blast6)

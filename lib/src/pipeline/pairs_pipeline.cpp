@@ -19,6 +19,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -35,6 +36,7 @@
 #include "gpualign/progress.hpp"
 #include "gpualign/sequence_io.hpp"
 #include "gpualign/statistics.hpp"
+#include "gpualign/strand.hpp"
 #include "gpualign/writers.hpp"
 
 namespace gpualign {
@@ -44,13 +46,53 @@ namespace {
 /// index of the batch's first pair in the input. The views point into
 /// `blocks`, which the batch shares with the batches next to it (a block's
 /// memory returns to its reader when the last batch using it is destroyed).
+///
+/// With both strands (add_reverse_strand), the batch holds each input pair
+/// twice: pairs [0, input_pairs()) as read, and pair input_pairs() + k is
+/// pair k with its query reverse-complemented; the codes of those queries
+/// are in `reverse_codes`, their other fields are the query's as read.
 struct Batch {
     std::uint64_t first = 0;
     std::vector<RecordView> queries;
     std::vector<RecordView> refs;
     std::vector<std::shared_ptr<const RecordBlock>> blocks;
+    std::vector<std::uint8_t> reverse_codes;  ///< the reverse-complemented queries, one after the other
+    bool both_strands = false;
     std::size_t size() const noexcept { return queries.size(); }
+    /// The pairs of the input in the batch.
+    std::size_t input_pairs() const noexcept { return both_strands ? size() / 2 : size(); }
+    /// True when pair k aligns the reverse-complemented query.
+    bool minus(std::size_t k) const noexcept { return k >= input_pairs(); }
+    /// The 1-based number in the input of the pair that pair k aligns (a strand of).
+    std::uint64_t number(std::size_t k) const noexcept { return first + (minus(k) ? k - input_pairs() : k) + 1; }
 };
+
+/// Makes `b` a batch of both strands (see Batch): appends, for each of its
+/// pairs, the pair with the reverse complement of the query (dna5 codes).
+void add_reverse_strand(Batch& b) {
+    const std::size_t n = b.size();
+    const std::vector<RecordView> minus = reverse_strand_views(b.queries, b.reverse_codes);
+    b.queries.insert(b.queries.end(), minus.begin(), minus.end());
+    b.refs.reserve(2 * n);
+    for (std::size_t k = 0; k < n; ++k) b.refs.push_back(b.refs[k]);
+    b.both_strands = true;
+}
+
+/// Reduces the results of a batch of both strands (one per pair of `b`) to
+/// one per input pair: the better strand's (better_strand; ties to plus),
+/// marked Strand::minus when it is the reverse-complemented query's.
+void keep_better_strands(const Batch& b, std::vector<AlignmentResult>& results) {
+    if (!b.both_strands) return;
+    const std::size_t n = b.input_pairs();
+    for (std::size_t k = 0; k < n; ++k) {
+        AlignmentResult& minus = results[n + k];
+        if (better_strand(results[k].score, minus.score) == Strand::minus) {
+            results[k] = std::move(minus);
+            results[k].strand = Strand::minus;
+        }
+    }
+    results.resize(n);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -211,15 +253,18 @@ private:
     std::uint64_t pairs_read_ = 0;
 };
 
+/// " (minus strand)" for a pair that aligns the reverse-complemented query, else "".
+const char* strand_note(const Batch& b, std::size_t k) { return b.minus(k) ? " (minus strand)" : ""; }
+
 std::string pair_context(const Batch& b, std::size_t k) {
-    return "pair " + std::to_string(b.first + k + 1) + " (query " + std::string(b.queries[k].name) + ", ref " +
-           std::string(b.refs[k].name) + ")";
+    return "pair " + std::to_string(b.number(k)) + " (query " + std::string(b.queries[k].name) + ", ref " +
+           std::string(b.refs[k].name) + ")" + strand_note(b, k);
 }
 
 /// The pair as the progress line names it: "pair N (QNAME x RNAME)".
 std::string progress_label(const Batch& b, std::size_t k) {
-    return "pair " + std::to_string(b.first + k + 1) + " (" + std::string(b.queries[k].name) + " x " +
-           std::string(b.refs[k].name) + ")";
+    return "pair " + std::to_string(b.number(k)) + " (" + std::string(b.queries[k].name) + " x " +
+           std::string(b.refs[k].name) + ")" + strand_note(b, k);
 }
 
 std::uint64_t pair_cells(const Batch& b, std::size_t k) {
@@ -446,8 +491,13 @@ private:
             cells += pair_cells(b, k);
             pairs.push_back({b.queries[k].codes, b.refs[k].codes});
         }
-        progress_.begin(std::to_string(ks.size()) + " long pairs (pairs " + std::to_string(b.first + ks.front() + 1) +
-                            " to " + std::to_string(b.first + ks.back() + 1) + ")",
+        std::uint64_t lowest = b.number(ks.front()), highest = lowest;
+        for (const std::size_t k : ks) {
+            lowest = std::min(lowest, b.number(k));
+            highest = std::max(highest, b.number(k));
+        }
+        progress_.begin(std::to_string(ks.size()) + " long pairs (pairs " + std::to_string(lowest) + " to " +
+                            std::to_string(highest) + ")",
                         cells);
         std::vector<std::exception_ptr> errors;
         std::vector<AlignmentResult> got;
@@ -684,6 +734,19 @@ ScoringScheme resolve_scoring(const AlignConfig& c, Alphabet alphabet) {
     return make_dna_scheme(c.match.value_or(Defaults::dna_match), mismatch, go, ge, c.n_score.value_or(-mismatch));
 }
 
+void check_strand_choice(StrandChoice strand, const ScoringScheme& s) {
+    if (strand == StrandChoice::plus) return;
+    if (s.alphabet != Alphabet::dna) throw OptionError(protein_strand_error);
+    constexpr std::string_view letters = "ACGNT";  // dna5 ranks
+    for (std::uint8_t code = 0; code < letters.size(); ++code) {
+        const std::uint8_t other = complement_code(code);
+        if (!(s.undefined_codes >> code & 1) && (s.undefined_codes >> other & 1))
+            throw OptionError(std::string("--strand both: matrix ") + s.matrix_name + " scores " + letters[code] +
+                              " but not its complement " + letters[other] +
+                              ", which the reverse complement of a query holds");
+    }
+}
+
 RunStats run_alignment(const AlignConfig& c) {
     const auto start = Clock::now();
     StageTimes t;
@@ -692,6 +755,7 @@ RunStats run_alignment(const AlignConfig& c) {
     PairReader reader(c, split.read);
     const Alphabet alphabet = reader.alphabet();
     const ScoringScheme scheme = resolve_scoring(c, alphabet);
+    check_strand_choice(c.strand, scheme);
     t.open = seconds_since(start);
     spdlog::debug("{} alignment, {} alphabet, matrix {}, gap_open {}, gap_extend {}", to_string(c.mode),
                   to_string(alphabet), scheme.matrix_name, scheme.gap_open, scheme.gap_extend);
@@ -735,6 +799,7 @@ RunStats run_alignment(const AlignConfig& c) {
                             check_letters(scheme, item.batch.queries[k], c.query_path);
                             check_letters(scheme, item.batch.refs[k], c.ref_path);
                         }
+                    if (c.strand == StrandChoice::both) add_reverse_strand(item.batch);
                     t.read += seconds_since(t0);
                     const bool end = item.batch.size() == 0;
                     if (!to_align.push(std::move(item)) || end) return;
@@ -746,7 +811,10 @@ RunStats run_alignment(const AlignConfig& c) {
         std::jthread writing([&] {
             try {
                 while (std::optional<WriteItem> item = to_write.pop()) {
-                    const BatchWriteTimes wt = writer.write_batch(item->batch->queries, item->batch->refs, item->results,
+                    // The results are the input pairs' (keep_better_strands), the batch's first pairs.
+                    const std::size_t n = item->results.size();
+                    const BatchWriteTimes wt = writer.write_batch(std::span(item->batch->queries).first(n),
+                                                                  std::span(item->batch->refs).first(n), item->results,
                                                                   split.write);
                     t.format += wt.format_seconds;
                     t.write += wt.write_seconds;
@@ -777,9 +845,10 @@ RunStats run_alignment(const AlignConfig& c) {
                 const auto a0 = Clock::now();
                 WriteItem out;
                 out.results = aligner->collect(*in_flight);
+                keep_better_strands(*in_flight->batch, out.results);
                 out.batch = std::move(in_flight->batch);
                 in_flight.reset();
-                pairs_done += out.batch->size();
+                pairs_done += out.batch->input_pairs();
                 for (std::size_t k = 0; k < out.batch->size(); ++k) cells_done += pair_cells(*out.batch, k);
                 progress.update(pairs_done, cells_done);
                 t.align += seconds_since(a0);
@@ -800,7 +869,7 @@ RunStats run_alignment(const AlignConfig& c) {
                 auto batch = std::make_shared<const Batch>(std::move(item->batch));
                 for (std::size_t k = 0; k < batch->size(); ++k)
                     stats.cells += static_cast<std::uint64_t>(batch->queries[k].codes.size()) * batch->refs[k].codes.size();
-                stats.pairs += batch->size();
+                stats.pairs += batch->input_pairs();  // cells (above) count both strands' DP cells
                 const auto a0 = Clock::now();
                 Aligner::Pending submitted = aligner->submit(std::move(batch));
                 t.align += seconds_since(a0);

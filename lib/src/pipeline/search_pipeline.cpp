@@ -28,6 +28,7 @@
 #include "gpualign/parallel_reader.hpp"
 #include "gpualign/search_writer.hpp"
 #include "gpualign/statistics.hpp"
+#include "gpualign/strand.hpp"
 
 namespace gpualign {
 
@@ -71,6 +72,19 @@ void add_statistics(SearchHit& hit, AlignMode mode, const std::optional<KarlinAl
     hit.bits = bit_score(*ka, hit.result.score);
 }
 
+/// With both strands: keeps in `scores` (the plus strand's, one per DB
+/// record) the better of each record's two scores (better_strand, ties to
+/// plus), and returns the strand of each.
+std::vector<Strand> keep_better_strand_scores(std::span<std::int32_t> scores, std::span<const std::int32_t> minus) {
+    std::vector<Strand> strands(scores.size(), Strand::plus);
+    for (std::size_t t = 0; t < scores.size(); ++t)
+        if (better_strand(scores[t], minus[t]) == Strand::minus) {
+            scores[t] = minus[t];
+            strands[t] = Strand::minus;
+        }
+    return strands;
+}
+
 /// Every record of one file, in file order, parsed on `threads` threads.
 struct AllRecords {
     std::vector<std::shared_ptr<const RecordBlock>> blocks;
@@ -93,21 +107,32 @@ AllRecords read_all(ParallelSequenceReader& reader) {
 std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std::span<const RecordView> db,
                                         const ScoringScheme& s, AlignMode mode, bool score_only,
                                         const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
-                                        int threads, CpuKernel kernel) {
-    // Scores of every record (the SIMD lanes share the query), then the
-    // hits aligned together: with a CIGAR, or score-only with the begin.
-    std::vector<PairView> pairs(db.size());
-    for (std::size_t t = 0; t < db.size(); ++t) pairs[t] = {query, db[t].codes};
-    std::vector<std::int32_t> scores;
-    try {
-        scores = score_pairs_cpu(pairs, s, mode, kernel, threads);
-    } catch (const PairFailure& f) {
-        std::rethrow_exception(f.cause);
+                                        int threads, CpuKernel kernel, StrandChoice strand) {
+    // Scores of every record (the SIMD lanes share the query), on each
+    // strand asked for, then the hits aligned together on their strand:
+    // with a CIGAR, or score-only with the begin.
+    const auto score_all = [&](std::span<const std::uint8_t> q) {
+        std::vector<PairView> pairs(db.size());
+        for (std::size_t t = 0; t < db.size(); ++t) pairs[t] = {q, db[t].codes};
+        try {
+            return score_pairs_cpu(pairs, s, mode, kernel, threads);
+        } catch (const PairFailure& f) {
+            std::rethrow_exception(f.cause);
+        }
+    };
+    std::vector<std::int32_t> scores = score_all(query);
+    std::vector<std::uint8_t> minus_query;
+    std::vector<Strand> strands(db.size(), Strand::plus);
+    if (strand == StrandChoice::both) {
+        minus_query = reverse_complement(query);
+        strands = keep_better_strand_scores(scores, score_all(minus_query));
     }
     const std::uint64_t n = options.db_size.value_or(letters_of(db));  // N of the E-values
     const std::vector<std::uint32_t> picked = select_hits(scores, mode, options, ka, query.size(), n);
     std::vector<PairView> hit_pairs(picked.size());
-    for (std::size_t h = 0; h < picked.size(); ++h) hit_pairs[h] = pairs[picked[h]];
+    for (std::size_t h = 0; h < picked.size(); ++h)
+        hit_pairs[h] = {strands[picked[h]] == Strand::minus ? std::span<const std::uint8_t>(minus_query) : query,
+                        db[picked[h]].codes};
     std::vector<AlignmentResult> aligned(picked.size());
     try {
         align_pairs_cpu(hit_pairs, s, mode, score_only, kernel, threads, aligned);
@@ -118,6 +143,7 @@ std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std
     for (std::size_t h = 0; h < picked.size(); ++h) {
         hits[h].target = picked[h];
         hits[h].result = std::move(aligned[h]);
+        hits[h].result.strand = strands[picked[h]];
         add_statistics(hits[h], mode, ka, query.size(), n);
     }
     return hits;
@@ -253,12 +279,18 @@ RunStats run_search(const AlignConfig& c) {
                          display_path(c.ref_path) + " looks like " + to_string(da) +
                          "; choose one with --alphabet dna|protein");
     const ScoringScheme scheme = resolve_scoring(c, da);
+    check_strand_choice(c.strand, scheme);
+    const bool both = c.strand == StrandChoice::both;
     const AllRecords db = read_all(dbreader);
     const AllRecords queries = read_all(qreader);
     if (scheme.undefined_codes) {  // a matrix file without some letters: only their use is an error
         for (const RecordView& r : queries.views) check_letters(scheme, r, c.query_path);
         for (const RecordView& r : db.views) check_letters(scheme, r, c.ref_path);
     }
+    // With both strands: the queries reverse-complemented (minus_views[qi] is query qi's minus strand).
+    std::vector<std::uint8_t> minus_codes;
+    const std::vector<RecordView> minus_views =
+        both ? reverse_strand_views(queries.views, minus_codes) : std::vector<RecordView>{};
     const std::uint64_t letters = letters_of(db.views);
     const std::uint64_t n = o.db_size.value_or(letters);  // N of the E-values (--db-size)
     spdlog::debug("search: {} queries against {} DB records ({} letters), {} alphabet, matrix {}, gap_open {}, "
@@ -296,12 +328,12 @@ RunStats run_search(const AlignConfig& c) {
     std::vector<std::vector<SearchHit>> hits(queries.views.size());
     for (const RecordView& q : queries.views) {
         stats.pairs += db.views.size();
-        stats.cells += static_cast<std::uint64_t>(q.codes.size()) * letters;
+        stats.cells += static_cast<std::uint64_t>(q.codes.size()) * letters * (both ? 2 : 1);  // DP cells of both strands
     }
     if (!gpu) {
         for (std::size_t qi = 0; qi < queries.views.size(); ++qi)
             hits[qi] = search_query_cpu(queries.views[qi].codes, db.views, scheme, c.mode, c.score_only, o, ka, threads,
-                                        c.cpu_kernel);
+                                        c.cpu_kernel, c.strand);
     } else {
         // The DB goes to the GPU in chunks of at most search_chunk_letters
         // letters (a quarter of --gpu-memory when set); each query keeps the
@@ -324,18 +356,27 @@ RunStats run_search(const AlignConfig& c) {
             // the better the scan kernels fill the GPU.
             const std::size_t scan_pairs =
                 c.gpu_memory ? std::max<std::size_t>(1, c.gpu_memory / 32) : std::size_t{1} << 25;
-            const std::size_t group = std::max<std::size_t>(1, scan_pairs / chunk.size());
+            // With both strands a call scans the group's queries and then their
+            // reverse complements, so a group has half the queries.
+            const std::size_t group = std::max<std::size_t>(1, scan_pairs / chunk.size() / (both ? 2 : 1));
             for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
                 const std::size_t q1 = std::min(queries.views.size(), q0 + group);
-                const std::vector<std::int32_t> scan = gpu->scan(std::span(queries.views).subspan(q0, q1 - q0), chunk);
+                std::vector<RecordView> scanned(queries.views.begin() + q0, queries.views.begin() + q1);
+                if (both) scanned.insert(scanned.end(), minus_views.begin() + q0, minus_views.begin() + q1);
+                std::vector<std::int32_t> scan = gpu->scan(scanned, chunk);
                 for (std::size_t qi = q0; qi < q1; ++qi) {
                     const RecordView& q = queries.views[qi];
-                    const std::span<const std::int32_t> scores(scan.data() + (qi - q0) * chunk.size(), chunk.size());
+                    const std::span<std::int32_t> scores(scan.data() + (qi - q0) * chunk.size(), chunk.size());
+                    std::vector<Strand> strands(chunk.size(), Strand::plus);
+                    if (both)
+                        strands = keep_better_strand_scores(
+                            scores, std::span(scan.data() + (q1 - q0 + qi - q0) * chunk.size(), chunk.size()));
                     std::vector<SearchHit>& kept = hits[qi];
                     for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
                         SearchHit h;
                         h.target = static_cast<std::uint32_t>(b + t);
                         h.result.score = scores[t];  // the alignment (below) has this score and the coordinates
+                        h.result.strand = strands[t];
                         add_statistics(h, c.mode, ka, q.codes.size(), n);
                         kept.push_back(std::move(h));
                     }
@@ -352,11 +393,17 @@ RunStats run_search(const AlignConfig& c) {
     if (gpu) {
         std::vector<gpu::PairView> pairs;
         for (std::size_t qi = 0; qi < hits.size(); ++qi)
-            for (const SearchHit& h : hits[qi]) pairs.push_back({queries.views[qi].codes, db.views[h.target].codes});
+            for (const SearchHit& h : hits[qi])
+                pairs.push_back({(h.result.strand == Strand::minus ? minus_views : queries.views)[qi].codes,
+                                 db.views[h.target].codes});
         std::vector<AlignmentResult> aligned = gpu->align(pairs, c.score_only);
         std::size_t k = 0;
         for (auto& per_query : hits)
-            for (SearchHit& h : per_query) h.result = std::move(aligned[k++]);
+            for (SearchHit& h : per_query) {
+                const Strand strand = h.result.strand;
+                h.result = std::move(aligned[k++]);
+                h.result.strand = strand;
+            }
     }
     std::uint64_t hits_written = 0;
     for (std::size_t qi = 0; qi < hits.size(); ++qi)
