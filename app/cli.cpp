@@ -117,6 +117,10 @@ Enum parse_choice(const std::string& option, const std::string& value,
 
 AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line,
                       Verbosity verbosity) {
+    // The command word first, so that an unknown one is named before any
+    // option or argument count is judged against it.
+    if (!pos.empty() && pos[0] != "sw" && pos[0] != "nw" && pos[0] != "search")
+        throw UsageError("the command must be one of sw|nw|search, got '" + pos[0] + "'");
     if (pos.size() != 3)
         throw UsageError("expected 3 arguments (sw|nw QUERIES REFS, or search QUERIES DB), got " +
                          std::to_string(pos.size()));
@@ -139,8 +143,6 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
         const char* search_only[] = {"mode", "max-hits", "min-score", "evalue", "db-size"};
         for (const char* opt : search_only)
             if (r.count(opt)) throw UsageError(std::string("--") + opt + " applies to `gpualign search` only");
-        if (pos[0] != "sw" && pos[0] != "nw")
-            throw UsageError("the command must be one of sw|nw|search, got '" + pos[0] + "'");
         c.mode = pos[0] == "sw" ? AlignMode::local : AlignMode::global;
     }
     c.query_path = pos[1];

@@ -140,6 +140,12 @@ public:
         return q;
     }
 
+    /// Encodes DNA of both files with `codes` (before the first next()).
+    void set_dna_codes(DnaCodes codes) {
+        queries_.reader.set_dna_codes(codes);
+        refs_.reader.set_dna_codes(codes);
+    }
+
     /// The next batch: at most batch_pairs pairs, and no more pairs once
     /// batch_bases letters are reached (a batch always holds at least one
     /// pair). Empty at the end of both files.
@@ -692,6 +698,7 @@ RunStats run_alignment(const AlignConfig& c) {
     PairReader reader(c, split.read);
     const Alphabet alphabet = reader.alphabet();
     const ScoringScheme scheme = resolve_scoring(c, alphabet);
+    reader.set_dna_codes(scheme.dna_codes);
     t.open = seconds_since(start);
     spdlog::debug("{} alignment, {} alphabet, matrix {}, gap_open {}, gap_extend {}", to_string(c.mode),
                   to_string(alphabet), scheme.matrix_name, scheme.gap_open, scheme.gap_extend);

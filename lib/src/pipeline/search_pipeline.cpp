@@ -253,6 +253,8 @@ RunStats run_search(const AlignConfig& c) {
                          display_path(c.ref_path) + " looks like " + to_string(da) +
                          "; choose one with --alphabet dna|protein");
     const ScoringScheme scheme = resolve_scoring(c, da);
+    qreader.set_dna_codes(scheme.dna_codes);
+    dbreader.set_dna_codes(scheme.dna_codes);
     const AllRecords db = read_all(dbreader);
     const AllRecords queries = read_all(qreader);
     if (scheme.undefined_codes) {  // a matrix file without some letters: only their use is an error
