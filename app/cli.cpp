@@ -132,6 +132,9 @@ Enum parse_choice(const std::string& option, const std::string& value,
 
 AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line,
                       Verbosity verbosity) {
+    // The command word first, so that an unknown one is named before any
+    // option or argument count is judged against it.
+    if (!pos.empty() && pos[0] != "search") parse_command(pos[0]);
     if (pos.size() != 3)
         throw UsageError("expected 3 arguments (sw|nw|sg QUERIES REFS, or search QUERIES DB), got " +
                          std::to_string(pos.size()));

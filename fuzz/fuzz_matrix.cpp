@@ -3,7 +3,8 @@
 // Input layout: byte 0 chooses the alphabet (bit 0: protein, else dna) and
 // the gap penalties (bits 1-7); the rest is the matrix text. Contract
 // checked: parse_matrix throws InputError or std::invalid_argument and
-// nothing else, and a returned scheme is valid and square in the alphabet.
+// nothing else, and a returned scheme is valid and square in the alphabet
+// and its DNA coding.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -23,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         const ScoringScheme s = parse_matrix(in, "fuzz.mat", alphabet, gap_open, gap_extend);
         FUZZ_CHECK(s.alphabet == alphabet);
-        FUZZ_CHECK(s.size == alphabet_size(alphabet));
+        FUZZ_CHECK(alphabet == Alphabet::dna || s.dna_codes == DnaCodes::dna5);
+        FUZZ_CHECK(s.size == alphabet_size(alphabet, s.dna_codes));
         FUZZ_CHECK(s.matrix.size() == static_cast<std::size_t>(s.size) * static_cast<std::size_t>(s.size));
         FUZZ_CHECK(s.gap_open == gap_open && s.gap_extend == gap_extend);
         s.validate();

@@ -30,7 +30,7 @@ kernels::BatchParams to_params(const LaunchArgs& a) {
     p.size = a.size;
     p.gap_open = a.gap_open;
     p.gap_extend = a.gap_extend;
-    p.dna = a.dna;
+    p.identical_codes = a.identical_codes;
     return p;
 }
 

@@ -24,7 +24,8 @@ struct LaunchArgs {
     void* scratch;  ///< int4 boundary rows
     std::uint32_t count;
     std::int32_t size, gap_open, gap_extend;
-    bool dna, local, traceback;
+    std::uint32_t identical_codes;  ///< gpualign::identical_codes(alphabet): bit c set when c-c writes '='
+    bool local, traceback;
     bool inject_fault = false;  ///< test hook: launch kernels::fault_kernel first (docs/gpu.md)
 };
 

@@ -522,7 +522,7 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     a.size = scheme.size;
     a.gap_open = scheme.gap_open;
     a.gap_extend = scheme.gap_extend;
-    a.dna = scheme.alphabet == Alphabet::dna;
+    a.identical_codes = identical_codes(scheme.alphabet);
     a.local = mode == AlignMode::local;
     a.traceback = !score_only;
     a.inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;

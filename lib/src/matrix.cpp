@@ -16,7 +16,6 @@
 #include <fmt/ranges.h>
 #include <seqan3/alignment/scoring/aminoacid_scoring_scheme.hpp>
 #include <seqan3/alphabet/aminoacid/aa27.hpp>
-#include <seqan3/alphabet/nucleotide/dna5.hpp>
 
 namespace gpualign {
 namespace {
@@ -47,21 +46,24 @@ const Builtin* find_builtin(std::string_view name) noexcept {
     return nullptr;
 }
 
-/// The letters of our alphabet in code order (aa27 or dna5 ranks).
-std::string alphabet_letters(Alphabet a) {
+/// The letters of our codes in code order (aa27 ranks, or dna_code_letters).
+std::string alphabet_letters(Alphabet a, DnaCodes codes) {
     std::string out;
     if (a == Alphabet::protein) {
         for (std::size_t r = 0; r < seqan3::aa27::alphabet_size; ++r) out += seqan3::aa27{}.assign_rank(r).to_char();
     } else {
-        for (std::size_t r = 0; r < seqan3::dna5::alphabet_size; ++r) out += seqan3::dna5{}.assign_rank(r).to_char();
+        out = dna_code_letters.substr(0, static_cast<std::size_t>(alphabet_size(a, codes)));
     }
     return out;
 }
 
+/// The IUPAC ambiguity letters that DnaCodes::iupac codes (all but N).
+constexpr std::string_view iupac_ambiguity_letters = dna_code_letters.substr(5);
+
 /// Whether a (capitalised) matrix-file letter is meaningful for the alphabet.
 bool known_letter(Alphabet a, char c) noexcept {
     if (a == Alphabet::protein) return (c >= 'A' && c <= 'Z') || c == '*';
-    return std::string_view("ACGTUNRYKMSWBDHV").find(c) != std::string_view::npos;
+    return c == 'U' || dna_code_letters.find(c) != std::string_view::npos;
 }
 
 std::vector<std::string_view> split_blanks(std::string_view line) {
@@ -188,8 +190,14 @@ ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet
                                   header_letters.size(), rows.size(), missing));
     }
 
+    // A DNA file with a row for an IUPAC ambiguity letter keeps them: its
+    // sequences are coded with DnaCodes::iupac.
+    const DnaCodes codes =
+        alphabet == Alphabet::dna && header_letters.find_first_of(iupac_ambiguity_letters) != std::string::npos
+            ? DnaCodes::iupac
+            : DnaCodes::dna5;
     // Which file letter supplies each of our codes; 0: none (undefined).
-    const std::string ours = alphabet_letters(alphabet);
+    const std::string ours = alphabet_letters(alphabet, codes);
     const char fallback = alphabet == Alphabet::protein ? 'X' : 'N';
     std::string source_letter;
     for (char c : ours) {
@@ -205,7 +213,8 @@ ScoringScheme parse_matrix(std::istream& in, const std::string& source, Alphabet
 
     ScoringScheme s;
     s.alphabet = alphabet;
-    s.size = alphabet_size(alphabet);
+    s.dna_codes = codes;
+    s.size = alphabet_size(alphabet, codes);
     s.matrix.resize(static_cast<std::size_t>(s.size) * static_cast<std::size_t>(s.size));
     std::int32_t lowest = 0;
     for (const auto& [letter, row] : rows)

@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -188,6 +189,7 @@ struct ParallelSequenceReader::Impl {
     std::optional<SequenceReader> probe;  // the serial reader; in parallel mode it only opens and detects
     bool parallel = false;
     Alphabet alphabet = Alphabet::dna;
+    DnaCodes dna_codes = DnaCodes::dna5;
     bool started = false;
 
     // text source: a memory map (plain file) or zlib (gzip)
@@ -297,12 +299,20 @@ struct ParallelSequenceReader::Impl {
         return true;
     }
 
+    /// Parses block `b` into its RecordBlock, numbering its records from
+    /// `first_number`. @throws InputError as SequenceReader.
+    void parse_block(Block& b, std::uint64_t first_number) const {
+        SequenceReader r = SequenceReader::from_text(b.text(), path, SequenceFormat::fasta, alphabet, first_number,
+                                                     b.failure);
+        r.set_dna_codes(dna_codes);
+        while (r.next_into(*b.records)) {}
+    }
+
     /// Parses one block with SeqAn3 into its RecordBlock; marks it failed on any error.
     void parse(Block& b) noexcept {
         if (b.error) return;
         try {
-            SequenceReader r = SequenceReader::from_text(b.text(), path, SequenceFormat::fasta, alphabet, 1, b.failure);
-            while (r.next_into(*b.records)) {}
+            parse_block(b, 1);
         } catch (...) {
             b.failed = true;
         }
@@ -332,9 +342,7 @@ struct ParallelSequenceReader::Impl {
             if (b.failed) {  // again, in order, so that the message holds the true record number
                 b.records->clear();
                 try {
-                    SequenceReader r = SequenceReader::from_text(b.text(), path, SequenceFormat::fasta, alphabet,
-                                                                 records_before + 1, b.failure);
-                    while (r.next_into(*b.records)) {}
+                    parse_block(b, records_before + 1);
                 } catch (...) {
                     b.error = std::current_exception();
                 }
@@ -497,6 +505,15 @@ bool ParallelSequenceReader::exhausted() const noexcept { return impl_->stopped 
 Alphabet ParallelSequenceReader::alphabet() {
     if (impl_->started) return impl_->alphabet;
     return impl_->probe->alphabet();
+}
+void ParallelSequenceReader::set_dna_codes(DnaCodes codes) {
+    Impl& im = *impl_;
+    if (codes == im.dna_codes) return;
+    if (im.handed_out > 0 || !im.ready.empty())
+        throw std::logic_error("ParallelSequenceReader::set_dna_codes: " + im.shown +
+                               " already parsed records in the other DNA coding");
+    im.dna_codes = codes;
+    if (im.probe) im.probe->set_dna_codes(codes);
 }
 const std::string& ParallelSequenceReader::path() const noexcept { return impl_->path; }
 std::uint64_t ParallelSequenceReader::records_read() const noexcept { return impl_->handed_out; }

@@ -71,10 +71,10 @@ void RecordBlock::append(const SequenceRecord& r) {
 
 std::optional<std::size_t> RecordBlock::append_encoded(std::string_view name, std::string_view description,
                                                        std::string_view sequence, std::string_view quality,
-                                                       Alphabet alphabet) {
+                                                       Alphabet alphabet, DnaCodes codes) {
     const Entry e = entry_for(name, description, sequence, quality);
     codes_.resize(e.codes + sequence.size());
-    if (const auto bad = encode_sequence(alphabet, sequence, codes_.data() + e.codes)) {
+    if (const auto bad = encode_sequence(alphabet, sequence, codes_.data() + e.codes, codes)) {
         codes_.resize(e.codes);
         return bad;
     }

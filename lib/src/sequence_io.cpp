@@ -15,6 +15,7 @@
 #include <deque>
 #include <filesystem>
 #include <istream>
+#include <stdexcept>
 #include <streambuf>
 #include <system_error>
 #include <utility>
@@ -33,15 +34,20 @@ namespace {
 constexpr std::string_view dna_letters = "ACGTUNRYKMSWBDHV";
 
 struct EncodeTables {
-    std::array<std::int8_t, 256> dna{};
+    std::array<std::int8_t, 256> dna{};        // DnaCodes::dna5
+    std::array<std::int8_t, 256> dna_iupac{};  // DnaCodes::iupac
     std::array<std::int8_t, 256> protein{};
     EncodeTables() {
         dna.fill(-1);
+        dna_iupac.fill(-1);
         protein.fill(-1);
         for (char upper : dna_letters) {
+            const auto wide = dna_code_letters.find(upper);
             for (char c : {upper, static_cast<char>(upper - 'A' + 'a')}) {
-                dna[static_cast<unsigned char>(c)] =
-                    static_cast<std::int8_t>(seqan3::dna5{}.assign_char(c).to_rank());
+                const auto u = static_cast<unsigned char>(c);
+                dna[u] = static_cast<std::int8_t>(seqan3::dna5{}.assign_char(c).to_rank());
+                // U has no code of its own: it reads as T, as in dna5.
+                dna_iupac[u] = wide == std::string_view::npos ? dna[u] : static_cast<std::int8_t>(wide);
             }
         }
         for (char upper = 'A'; upper <= 'Z'; ++upper) {
@@ -57,6 +63,11 @@ struct EncodeTables {
 const EncodeTables& tables() {
     static const EncodeTables t;
     return t;
+}
+
+const std::array<std::int8_t, 256>& table(Alphabet alphabet, DnaCodes codes) {
+    if (alphabet == Alphabet::protein) return tables().protein;
+    return codes == DnaCodes::iupac ? tables().dna_iupac : tables().dna;
 }
 
 std::string printable(int c) {
@@ -194,13 +205,13 @@ std::pair<std::string_view, std::string_view> split_header(std::string_view head
 
 const char* to_string(SequenceFormat f) noexcept { return f == SequenceFormat::fasta ? "FASTA" : "FASTQ"; }
 
-int encode_char(Alphabet alphabet, char c) noexcept {
-    const auto& t = alphabet == Alphabet::dna ? tables().dna : tables().protein;
-    return t[static_cast<unsigned char>(c)];
+int encode_char(Alphabet alphabet, char c, DnaCodes codes) noexcept {
+    return table(alphabet, codes)[static_cast<unsigned char>(c)];
 }
 
-std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters, std::uint8_t* out) noexcept {
-    const auto& t = alphabet == Alphabet::dna ? tables().dna : tables().protein;
+std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters, std::uint8_t* out,
+                                           DnaCodes codes) noexcept {
+    const auto& t = table(alphabet, codes);
     // Branch-free over the whole sequence (rejected characters have code -1,
     // so their sign bit shows in `bad`), eight letters per step with
     // independent accumulators; the first rejected one is looked up only
@@ -229,9 +240,9 @@ std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view l
 }
 
 std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters,
-                                           std::vector<std::uint8_t>& codes) {
+                                           std::vector<std::uint8_t>& codes, DnaCodes dna_codes) {
     codes.resize(letters.size());
-    return encode_sequence(alphabet, letters, codes.data());
+    return encode_sequence(alphabet, letters, codes.data(), dna_codes);
 }
 
 Alphabet guess_alphabet(std::span<const std::string_view> sequences) noexcept {
@@ -255,6 +266,7 @@ struct SequenceReader::Impl {
     std::string path;
     std::string shown;  // display_path(path)
     std::optional<Alphabet> alphabet;
+    DnaCodes dna_codes = DnaCodes::dna5;
     SequenceFormat format = SequenceFormat::fasta;
     bool compressed = false;
     std::unique_ptr<GzStreamBuf> buf;
@@ -395,7 +407,7 @@ struct SequenceReader::Impl {
         const auto [name, description] = split_header(rec.id());
         const std::string_view letters(rec.sequence());
         check_fields(number, name, letters);
-        if (const auto bad = block.append_encoded(name, description, letters, {}, *alphabet))
+        if (const auto bad = block.append_encoded(name, description, letters, {}, *alphabet, dna_codes))
             fail_bad_letter(number, name, letters, *bad);
         return true;
     }
@@ -417,7 +429,7 @@ struct SequenceReader::Impl {
     }
 
     void encode(SequenceRecord& rec) const {
-        if (const auto bad = encode_sequence(*alphabet, rec.sequence, rec.codes))
+        if (const auto bad = encode_sequence(*alphabet, rec.sequence, rec.codes, dna_codes))
             fail_bad_letter(rec.number, rec.name, rec.sequence, *bad);
     }
 
@@ -499,6 +511,13 @@ bool SequenceReader::next_into(RecordBlock& block) {
 }
 
 Alphabet SequenceReader::alphabet() { return impl_->detect(); }
+
+void SequenceReader::set_dna_codes(DnaCodes codes) {
+    if (impl_->handed_out > 0 && codes != impl_->dna_codes)
+        throw std::logic_error("SequenceReader::set_dna_codes: " + impl_->shown +
+                               " already handed out records in the other DNA coding");
+    impl_->dna_codes = codes;
+}
 SequenceFormat SequenceReader::format() const noexcept { return impl_->format; }
 bool SequenceReader::compressed() const noexcept { return impl_->compressed; }
 const std::string& SequenceReader::path() const noexcept { return impl_->path; }

@@ -2,6 +2,7 @@
 // files, and the error paths of the foundation issue.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -83,6 +84,69 @@ TEST_F(Cli, OutputExtensionOfAFormatNotWrittenIsAnError) {
     EXPECT_EQ(forced.exit_code, 0) << forced.err;
     EXPECT_EQ(slurp(dir_ / "out.bam").rfind("query\tquery_len", 0), 0u);
     expect_no_stray_files({"out.bam"});
+}
+
+// Issue 14, trial bug 1: a nucleotide matrix file with IUPAC rows (EMBOSS's
+// EDNAFULL) scores R against A or G +1 from its R row, end to end: 44 as
+// needle gives, not N's 32; sw, nw and search agree, the scalar and SIMD
+// kernels write the same bytes, SAM SEQ keeps the letters, and the default
+// match/mismatch scheme still reads the ambiguity codes as N (2 x 8 - 3 x 4).
+TEST_F(Cli, NucleotideMatrixFileScoresIupacCodesFromItsRows) {
+    const std::string ednafull = std::string(GPUALIGN_TEST_DATA) + "/io/ednafull.mat";
+    const fs::path q = write("q.fa", ">q1\nACGTRRRRACGT\n>q2\nacgtyyyyacgt\n");
+    const fs::path r = write("r.fa", ">r1\nACGTAAGGACGT\n>r2\nACGTCCTTACGT\n");
+    const std::string files = q.string() + " " + r.string() + " --backend cpu --threads 4 ";
+    const std::string with_matrix = files + "--matrix " + ednafull + " --gap-open 10 --gap-extend 1 ";
+    for (const std::string mode : {"nw", "sw"}) {
+        const auto simd = run(mode + " " + with_matrix + "-o " + (dir_ / "simd.tsv").string());
+        ASSERT_EQ(simd.exit_code, 0) << simd.err;
+        const auto rows = gpualign::test::rows(slurp(dir_ / "simd.tsv"));
+        ASSERT_EQ(rows.size(), 3u);
+        for (std::size_t k = 1; k < rows.size(); ++k) {
+            EXPECT_EQ(rows[k][8], "44") << mode << " row " << k;
+            EXPECT_EQ(rows[k].back(), "4=4X4=") << mode << " row " << k;
+        }
+        const auto scalar = run(mode + " " + with_matrix + "--cpu-kernel scalar -o " + (dir_ / "scalar.tsv").string());
+        ASSERT_EQ(scalar.exit_code, 0) << scalar.err;
+        EXPECT_EQ(slurp(dir_ / "scalar.tsv"), slurp(dir_ / "simd.tsv")) << mode;
+    }
+    const auto sam = run("nw " + with_matrix + "-o " + (dir_ / "out.sam").string());
+    ASSERT_EQ(sam.exit_code, 0) << sam.err;
+    std::vector<std::string> seqs;
+    for (const auto& row : gpualign::test::rows(slurp(dir_ / "out.sam")))
+        if (!row.empty() && row[0][0] != '@') seqs.push_back(row[9]);
+    EXPECT_EQ(seqs, (std::vector<std::string>{"ACGTRRRRACGT", "ACGTYYYYACGT"}));
+
+    const auto hits = run("search " + with_matrix + "-o " + (dir_ / "hits.tsv").string());
+    ASSERT_EQ(hits.exit_code, 0) << hits.err;
+    const auto hit_rows = gpualign::test::rows(slurp(dir_ / "hits.tsv"));
+    ASSERT_GE(hit_rows.size(), 2u);
+    const auto score_col = std::find(hit_rows[0].begin(), hit_rows[0].end(), "score") - hit_rows[0].begin();
+    ASSERT_LT(static_cast<std::size_t>(score_col), hit_rows[0].size());
+    EXPECT_EQ(hit_rows[1][0], "q1");
+    EXPECT_EQ(hit_rows[1][4], "r1");
+    EXPECT_EQ(hit_rows[1][static_cast<std::size_t>(score_col)], "44");
+
+    const auto plain = run("nw " + files + "-o " + (dir_ / "default.tsv").string());
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    const auto plain_rows = gpualign::test::rows(slurp(dir_ / "default.tsv"));
+    ASSERT_EQ(plain_rows.size(), 3u);
+    EXPECT_EQ(plain_rows[1][8], "4");
+    EXPECT_EQ(plain_rows[2][8], "4");
+}
+
+// Issue 14, trial bug 5: an unknown command word is named, with the
+// commands, before any option is judged against it (the trial's `--mode`
+// message) and before the argument count.
+TEST_F(Cli, UnknownSubcommandIsNamedWithTheSubcommands) {
+    const fs::path q = write("q.fa", ">q\nACGT\n");
+    for (const std::string args : {"align " + q.string() + " " + q.string() + " --mode global",
+                                   "align " + q.string() + " " + q.string(), "align " + q.string()}) {
+        const auto r = run(args);
+        EXPECT_EQ(r.exit_code, 2) << args;
+        EXPECT_NE(r.err.find("the command must be one of sw|nw|search, got 'align'"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("--mode"), std::string::npos) << r.err;
+    }
 }
 
 // Issue 14, trial bug 2: a 20 x 20 protein matrix file (BLOSUM62's core,

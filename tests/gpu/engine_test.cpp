@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "test_matrices.hpp"
 
 namespace gpualign::test {
 namespace {
@@ -139,6 +140,25 @@ std::vector<Config> all_configs() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engine, RandomPairs, testing::ValuesIn(all_configs()), config_name);
+
+// Issue 14: a DnaCodes::iupac scheme (EDNAFULL, 15 codes: the kernel's
+// shared-matrix path, not the DNA profile) on the same workload with about
+// one letter in five an IUPAC ambiguity code or N.
+TEST(Engine, EdnafullIupacCodesIdenticalToCpuReference) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    make_pairs(Alphabet::dna, 1400, 5000, q, r);
+    Generator g(Alphabet::dna, 1401);
+    for (auto* side : {&q, &r})
+        for (Seq& s : *side)
+            for (auto& c : s)
+                if (g.rng()() % 5 == 0) c = static_cast<std::uint8_t>(g.rng()() % dna_code_letters.size());
+    for (const auto& [go, ge] : {std::pair{10, 1}, std::pair{0, 2}}) {
+        const ScoringScheme s = ednafull_scheme(go, ge);
+        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+            for (bool score_only : {false, true}) expect_identical(q, r, s, mode, score_only);
+    }
+}
 
 TEST(Engine, DeviceCountAndDescription) {
     const int n = gpu::device_count();  // never throws

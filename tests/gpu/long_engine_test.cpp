@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "test_matrices.hpp"
 #include "gpualign/gpu/long_engine.hpp"
 #include "gpualign/long_aligner.hpp"
 
@@ -115,6 +116,32 @@ TEST(LongEngine, ByteIdenticalToReferenceOverModesGapsAlphabets) {
             }
         }
     }
+}
+
+// Issue 14: a DnaCodes::iupac scheme (EDNAFULL, 15 codes: more than the
+// packed profile's 8) on random and related pairs with about one letter in
+// five an IUPAC ambiguity code or N.
+TEST(LongEngine, EdnafullIupacCodesByteIdenticalToReference) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 13);
+    std::vector<Seq> q, r;
+    for (const std::size_t lq : {1, 33, 513, 1025, 3000}) {
+        q.push_back(gen.random(lq));
+        r.push_back(gen.rng()() % 2 ? gen.mutate(q.back(), 0.15) : gen.random(1 + gen.rng()() % 3000));
+        if (r.back().empty()) r.back() = gen.random(1);
+    }
+    for (auto* side : {&q, &r})
+        for (Seq& s : *side)
+            for (auto& c : s)
+                if (gen.rng()() % 5 == 0) c = static_cast<std::uint8_t>(gen.rng()() % dna_code_letters.size());
+    const ScoringScheme s = ednafull_scheme(10, 1);
+    for (AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (bool score_only : {false, true}) {
+            gpu::LongEngine engine(s, mode, score_only, {});
+            expect_align_and_align_many(engine, q, r, reference(q, r, s, mode, score_only), s,
+                                        std::string("EDNAFULL ") + to_string(mode) +
+                                            (score_only ? " score-only" : " cigar") + " pair ");
+        }
 }
 
 // Pairs of 20-60 kb (well beyond one stripe and one ring), default plan and

@@ -18,6 +18,7 @@
 #include "gpualign/gpu/scan_engine.hpp"
 #include "gpualign/matrix.hpp"
 #include "lib/test_util.hpp"
+#include "test_matrices.hpp"
 
 namespace gpualign::test {
 namespace {
@@ -75,6 +76,37 @@ TEST(ScanEngine, ScoresEqualTheCpuReference) {
             }
         }
     EXPECT_EQ(compared, 2 * 3 * 3 * 7);
+}
+
+// Issue 14: a DnaCodes::iupac scheme (EDNAFULL, 15 codes plus the pad
+// letter) over random DNA with every code, thread and warp kernels.
+TEST(ScanEngine, EdnafullIupacScoresEqualTheCpuReference) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(2026112314);
+    const int letters = static_cast<int>(dna_code_letters.size());
+    std::vector<Codes> db(200);
+    for (std::size_t t = 0; t < db.size(); ++t) {
+        db[t].resize(t % 50 == 0 ? 1500 + rng() % 1000 : 1 + rng() % 200);  // a few for the warp kernel
+        for (auto& c : db[t]) c = static_cast<std::uint8_t>(rng() % letters);
+    }
+    for (const auto& [go, ge] : {std::pair{10, 1}, std::pair{16, 4}}) {
+        const ScoringScheme s = ednafull_scheme(go, ge);
+        for (const auto& [mode, s16] : {std::pair{AlignMode::local, true}, std::pair{AlignMode::local, false},
+                                        std::pair{AlignMode::global, false}}) {
+            gpu::ScanOptions o;
+            o.use_s16 = s16;
+            ASSERT_TRUE(gpu::ScanEngine::supports(s));
+            gpu::ScanEngine e(s, mode, spans(db), o);
+            for (const std::size_t m : {std::size_t{1}, std::size_t{33}, std::size_t{200}}) {
+                Codes q(m);
+                for (auto& c : q) c = static_cast<std::uint8_t>(rng() % letters);
+                if (m >= 64) std::copy(db[1].begin(), db[1].begin() + std::min(db[1].size(), m / 2), q.begin());
+                expect_scores(e, q, db, s, mode,
+                              "EDNAFULL " + std::to_string(go) + "/" + std::to_string(ge) + " " + to_string(mode) +
+                                  (s16 ? " s16" : " s32"));
+            }
+        }
+    }
 }
 
 // Many records of widely spread lengths against a small boundary budget:

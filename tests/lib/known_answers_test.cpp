@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "lib/test_util.hpp"
+#include "test_matrices.hpp"
 
 namespace gpualign::test {
 namespace {
@@ -98,6 +99,29 @@ TEST(KnownAnswers, DnaNIsAlwaysAMismatch) {
     expect_answer(dna("ANA"), dna("ANA"), dna_scheme(5, 2), local, {2, 0, 1, 0, 1, "1="});
     expect_answer(dna("ANA"), dna("ANA"), dna_scheme(0, 2), local, {2, 0, 1, 0, 1, "1="});
     expect_answer(dna("ANGT"), dna("ANGT"), dna_scheme(5, 2), local, {4, 2, 4, 2, 4, "2="});
+}
+
+// Issue 14, trial bug 1: with EMBOSS's EDNAFULL, R against A or G scores
+// +1 from the file's R row (needle: 44), not N's -2 (32). Our gaps (10 + L),
+// not needle's (10 + 0.5 (L-1)), but no gap pays here: two would cost 22.
+// IUPAC codes are never written '=' (docs/scoring.md rule 4), R/R included.
+TEST(KnownAnswers, EdnafullScoresIupacCodesFromTheFile) {
+    const ScoringScheme s = ednafull_scheme(10, 1);
+    ASSERT_EQ(s.dna_codes, DnaCodes::iupac);
+    EXPECT_EQ(s.score(dna_iupac("R")[0], dna_iupac("A")[0]), 1);
+    EXPECT_EQ(s.score(dna_iupac("R")[0], dna_iupac("G")[0]), 1);
+    // ACGT (4 x 5) + RRRR/AAGG (4 x +1) + ACGT (4 x 5) = 44.
+    expect_answer(dna_iupac("ACGTRRRRACGT"), dna_iupac("ACGTAAGGACGT"), s, global, {44, 0, 12, 0, 12, "4=4X4="});
+    // The same letters coded dna5 (R read as N, the trial's 32): 20 - 8 + 20.
+    expect_answer(dna("ACGTRRRRACGT"), dna("ACGTAAGGACGT"), s, global, {32, 0, 12, 0, 12, "4=4X4="});
+    // Local: T/G and T/C flanks (-4) are left out; the IUPAC run holds the middle.
+    expect_answer(dna_iupac("TTTTTACGTRRRRACGTTTTTT"), dna_iupac("GGGGGACGTAAGGACGTCCCCC"), s, local,
+                  {44, 5, 17, 5, 17, "4=4X4="});
+    // Equal IUPAC codes: R/R -1, Y/Y -1 from the file, written 'X'; ACGT 20.
+    expect_answer(dna_iupac("ACGTRY"), dna_iupac("ACGTRY"), s, global, {18, 0, 6, 0, 6, "4=2X"});
+    // Local: a positive IUPAC pair (W/A +1) extends the path, a lone one (S/G +1) starts one.
+    expect_answer(dna_iupac("ACGTW"), dna_iupac("ACGTA"), s, local, {21, 0, 5, 0, 5, "4=1X"});
+    expect_answer(dna_iupac("S"), dna_iupac("G"), s, local, {1, 0, 1, 0, 1, "1X"});
 }
 
 // ---- gap models --------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <seqan3/alphabet/aminoacid/aa27.hpp>
 
 #include "gpualign/matrix.hpp"
+#include "gpualign/sequence_io.hpp"
 
 namespace gpualign {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 const std::string data_dir = std::string(GPUALIGN_TEST_DATA) + "/io/";
 
 int aa(char c) { return static_cast<int>(seqan3::aa27{}.assign_char(c).to_rank()); }
-int nt(char c) { return std::string_view("ACGNT").find(c); }
+int nt(char c) { return static_cast<int>(dna_code_letters.find(c)); }  // both DnaCodes
 
 /// Writes `text` to a fresh temporary file; removed by the destructor.
 struct TempMatrix {
@@ -116,7 +117,8 @@ TEST(Matrix, NcbiFileMatchesBuiltinAndFillsJOUFromX) {
 TEST(Matrix, NucleotideFileForDna) {
     const ScoringScheme s = make_matrix_scheme(data_dir + "nuc44_layout.mat", Alphabet::dna, 10, 1);
     EXPECT_EQ(s.alphabet, Alphabet::dna);
-    EXPECT_EQ(s.size, 5);
+    EXPECT_EQ(s.dna_codes, DnaCodes::iupac);  // it has IUPAC rows
+    EXPECT_EQ(s.size, 15);
     EXPECT_EQ(s.score(nt('A'), nt('A')), 5);
     EXPECT_EQ(s.score(nt('A'), nt('T')), -4);
     EXPECT_EQ(s.score(nt('G'), nt('C')), -4);
@@ -128,6 +130,8 @@ TEST(Matrix, NucleotideFileForDna) {
 TEST(Matrix, DnaFileWithoutNLeavesNUndefined) {
     TempMatrix file("  A C G T\nA 1 -1 -1 -1\nC -1 1 -1 -1\nG -1 -1 1 -1\nT -1 -1 -1 1\n");
     const ScoringScheme s = make_matrix_scheme(file.path, Alphabet::dna, 5, 2);
+    EXPECT_EQ(s.dna_codes, DnaCodes::dna5);
+    EXPECT_EQ(s.size, 5);
     EXPECT_EQ(s.undefined_codes, std::uint64_t{1} << nt('N'));
     EXPECT_EQ(s.score(nt('A'), nt('A')), 1);
     EXPECT_EQ(s.score(nt('N'), nt('A')), -1);  // the matrix's smallest value: no bound changes
@@ -136,8 +140,85 @@ TEST(Matrix, DnaFileWithoutNLeavesNUndefined) {
 TEST(Matrix, DnaFileWithUForT) {
     TempMatrix file("  A C G U N\nA 2 -1 -1 -1 0\nC -1 2 -1 -1 0\nG -1 -1 2 -1 0\nU -1 -1 -1 3 0\nN 0 0 0 0 0\n");
     const ScoringScheme s = make_matrix_scheme(file.path, Alphabet::dna, 5, 2);
+    EXPECT_EQ(s.dna_codes, DnaCodes::dna5);
     EXPECT_EQ(s.score(nt('T'), nt('T')), 3);
     EXPECT_EQ(s.score(nt('T'), nt('A')), -1);
+}
+
+// Issue 14, trial bug 1: a nucleotide matrix file with IUPAC rows keeps
+// them. EMBOSS's EDNAFULL (tests/data/io/ednafull.mat): every letter of our
+// 15 DNA codes scores its own row and column of the file (U, a copy of T
+// there, is not needed: T has its own row), so R against A is +1, not N's -2.
+TEST(Matrix, EdnafullKeepsItsIupacRows) {
+    const std::string path = data_dir + "ednafull.mat";
+    const ScoringScheme s = make_matrix_scheme(path, Alphabet::dna, 10, 1);
+    EXPECT_EQ(s.dna_codes, DnaCodes::iupac);
+    EXPECT_EQ(s.size, 15);
+    EXPECT_EQ(s.undefined_codes, 0u);
+    EXPECT_EQ(s.score(nt('R'), nt('A')), 1);
+    EXPECT_EQ(s.score(nt('R'), nt('G')), 1);
+    EXPECT_EQ(s.score(nt('N'), nt('A')), -2);
+    EXPECT_EQ(s.score(nt('R'), nt('R')), -1);
+    EXPECT_EQ(s.score(nt('Y'), nt('R')), -4);
+    // The whole file, read here independently, entry by entry.
+    std::ifstream in(path);
+    std::string line, header;
+    std::vector<std::pair<char, std::vector<int>>> rows;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream words(line);
+        if (header.empty()) {
+            for (std::string w; words >> w;) header += w;
+            continue;
+        }
+        char letter = 0;
+        words >> letter;
+        std::vector<int> values;
+        for (int v = 0; words >> v;) values.push_back(v);
+        rows.emplace_back(letter, values);
+    }
+    ASSERT_EQ(header, "ATGCSWRYKMBVHDNU");
+    int checked = 0;
+    for (const auto& [q, values] : rows)
+        for (std::size_t k = 0; k < header.size(); ++k)
+            if (q != 'U' && header[k] != 'U') {
+                EXPECT_EQ(s.score(nt(q), nt(header[k])), values[k]) << q << header[k];
+                ++checked;
+            }
+    EXPECT_EQ(checked, 15 * 15);
+}
+
+// An IUPAC file that lacks some of the letters: a missing one takes the N
+// row; without an N row it is undefined, and only a sequence that uses it
+// is an error (file, record, position, letter).
+TEST(Matrix, IupacFileMissingLettersTakeNOrAreUndefined) {
+    TempMatrix with_n("  A C G T R N\nA 2 -1 -1 -1 1 0\nC -1 2 -1 -1 -1 0\nG -1 -1 2 -1 1 0\n"
+                      "T -1 -1 -1 2 -1 0\nR 1 -1 1 -1 1 0\nN 0 0 0 0 0 -3\n");
+    const ScoringScheme n = make_matrix_scheme(with_n.path, Alphabet::dna, 5, 2);
+    EXPECT_EQ(n.dna_codes, DnaCodes::iupac);
+    EXPECT_EQ(n.undefined_codes, 0u);
+    EXPECT_EQ(n.score(nt('R'), nt('G')), 1);
+    EXPECT_EQ(n.score(nt('Y'), nt('A')), 0);   // Y has no row: N's
+    EXPECT_EQ(n.score(nt('Y'), nt('Y')), -3);
+
+    TempMatrix without_n("  A C G T R\nA 2 -1 -1 -1 1\nC -1 2 -1 -1 -1\nG -1 -1 2 -1 1\n"
+                         "T -1 -1 -1 2 -1\nR 1 -1 1 -1 1\n");
+    const ScoringScheme s = make_matrix_scheme(without_n.path, Alphabet::dna, 5, 2);
+    EXPECT_EQ(s.dna_codes, DnaCodes::iupac);
+    std::uint64_t want = 0;
+    for (char c : std::string("NBDHKMSVWY")) want |= std::uint64_t{1} << nt(c);
+    EXPECT_EQ(s.undefined_codes, want);
+    EXPECT_EQ(s.score(nt('R'), nt('A')), 1);
+
+    std::vector<std::uint8_t> ok_codes, bad_codes;
+    EXPECT_EQ(encode_sequence(Alphabet::dna, "ACGTRRu", ok_codes, DnaCodes::iupac), std::nullopt);
+    EXPECT_EQ(encode_sequence(Alphabet::dna, "ACGTRyA", bad_codes, DnaCodes::iupac), std::nullopt);
+    RecordView ok{"ok", "", "ACGTRRu", "", ok_codes, 2};
+    RecordView bad{"r9", "", "ACGTRyA", "", bad_codes, 9};
+    EXPECT_NO_THROW(check_letters(s, ok, "q.fa"));
+    EXPECT_NO_THROW(check_letters(n, bad, "q.fa"));
+    expect_input_error([&] { check_letters(s, bad, "q.fa"); },
+                       {"q.fa: record 9 'r9': letter 'y' at position 6 is not in matrix " + without_n.path});
 }
 
 TEST(Matrix, ProteinFileLowercaseAndRowOrder) {

@@ -3,9 +3,11 @@
 // message, whatever the block boundaries.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,7 +70,8 @@ protected:
 
     /// Several MiB of multi-line FASTA (many blocks), records of 1..5000
     /// letters, lines of 60 or 61 letters, some headers with descriptions.
-    fs::path make_fasta(std::uint32_t seed, std::size_t records, const std::string& bad_at = "") {
+    fs::path make_fasta(std::uint32_t seed, std::size_t records, const std::string& bad_at = "",
+                        const std::string& letters = "ACGT") {
         std::mt19937 rng(seed);
         const fs::path p = dir_ / ("f" + std::to_string(seed) + ".fa");
         std::ofstream out(p);
@@ -77,7 +80,7 @@ protected:
             const std::size_t len = 1 + rng() % 5000;
             const std::size_t width = 60 + rng() % 2;
             std::string seq;
-            for (std::size_t i = 0; i < len; ++i) seq += "ACGT"[rng() % 4];
+            for (std::size_t i = 0; i < len; ++i) seq += letters[rng() % letters.size()];
             if (std::to_string(k) == bad_at) seq[len / 2] = '!';
             for (std::size_t i = 0; i < len; i += width) out << seq.substr(i, width) << '\n';
         }
@@ -107,6 +110,40 @@ TEST_F(ParallelReader, RealPacbioReadsMatchSerial) {
     const fs::path p = fs::path(GPUALIGN_SHARED_DATA) / "dna" / "pacbio_ecoli" / "reads.fa";
     if (!fs::exists(p)) GTEST_SKIP() << "no " << p;
     expect_same(serial(p, AlphabetChoice::automatic), parallel(p, AlphabetChoice::automatic, 2));
+}
+
+// A matrix file with IUPAC rows (DnaCodes::iupac): set_dna_codes after the
+// alphabet is detected gives every record, parsed in parallel blocks or on
+// the serial fallback (peeked records included), the 15-code coding.
+TEST_F(ParallelReader, SetDnaCodesEncodesEveryRecordWithIupacCodes) {
+    const fs::path p = make_fasta(4, 1500, "", "ACGTACGTACGTNRYKMSWBDHVUacgtry");
+    for (const int threads : {1, 4}) {
+        ParallelSequenceReader r(p.string(), AlphabetChoice::automatic, threads);
+        ASSERT_EQ(r.alphabet(), Alphabet::dna);
+        EXPECT_EQ(r.parallel(), threads > 1);
+        r.set_dna_codes(DnaCodes::iupac);
+        const Outcome got = read_all(r);
+        ASSERT_TRUE(got.error.empty()) << got.error;
+        ASSERT_EQ(got.records.size(), 1500u);
+        std::size_t wide = 0;
+        for (const SequenceRecord& rec : got.records) {
+            std::vector<std::uint8_t> want;
+            ASSERT_EQ(encode_sequence(Alphabet::dna, rec.sequence, want, DnaCodes::iupac), std::nullopt);
+            ASSERT_EQ(rec.codes, want) << rec.name;
+            wide += static_cast<std::size_t>(std::count_if(want.begin(), want.end(), [](std::uint8_t c) { return c >= 5; }));
+        }
+        EXPECT_GT(wide, 0u);
+        EXPECT_THROW(r.set_dna_codes(DnaCodes::dna5), std::logic_error);
+    }
+    SequenceReader serial_reader(p.string(), AlphabetChoice::automatic);
+    ASSERT_EQ(serial_reader.alphabet(), Alphabet::dna);  // peeks records, not yet encoded
+    serial_reader.set_dna_codes(DnaCodes::iupac);
+    SequenceRecord rec;
+    ASSERT_TRUE(serial_reader.next(rec));
+    std::vector<std::uint8_t> want;
+    ASSERT_EQ(encode_sequence(Alphabet::dna, rec.sequence, want, DnaCodes::iupac), std::nullopt);
+    EXPECT_EQ(rec.codes, want);
+    EXPECT_THROW(serial_reader.set_dna_codes(DnaCodes::dna5), std::logic_error);
 }
 
 /// Appends the records of `blocks` to `o` (copies, with their numbers).

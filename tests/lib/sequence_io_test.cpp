@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -105,6 +106,54 @@ TEST(SequenceIo, EncodeCharTables) {
     EXPECT_EQ(encode_sequence(Alphabet::dna, "ACGTXACGT", codes), std::optional<std::size_t>(4));
     EXPECT_EQ(encode_sequence(Alphabet::dna, "acgu", codes), std::nullopt);
     EXPECT_EQ(codes, (std::vector<std::uint8_t>{0, 1, 2, 4}));
+}
+
+// DnaCodes::iupac: A C G N T keep their dna5 codes, U reads as T, and each
+// IUPAC ambiguity letter has its own code, dna_code_letters' order.
+TEST(SequenceIo, EncodeIupacCodes) {
+    for (char c : std::string("ACGTNUacgtnu"))
+        EXPECT_EQ(encode_char(Alphabet::dna, c, DnaCodes::iupac), encode_char(Alphabet::dna, c)) << c;
+    for (std::size_t k = 0; k < dna_code_letters.size(); ++k) {
+        const char c = dna_code_letters[k];
+        EXPECT_EQ(encode_char(Alphabet::dna, c, DnaCodes::iupac), static_cast<int>(k)) << c;
+        EXPECT_EQ(encode_char(Alphabet::dna, static_cast<char>(c - 'A' + 'a'), DnaCodes::iupac), static_cast<int>(k));
+    }
+    EXPECT_EQ(encode_char(Alphabet::dna, 'R', DnaCodes::iupac), 10);
+    EXPECT_EQ(encode_char(Alphabet::protein, 'R', DnaCodes::iupac), encode_char(Alphabet::protein, 'R'));
+    for (char c : std::string("EFILPQXZJO*-.1 ")) EXPECT_EQ(encode_char(Alphabet::dna, c, DnaCodes::iupac), -1) << c;
+    std::vector<std::uint8_t> codes;
+    EXPECT_EQ(encode_sequence(Alphabet::dna, "ACGTRYKMSWBDHVNU", codes, DnaCodes::iupac), std::nullopt);
+    EXPECT_EQ(codes, (std::vector<std::uint8_t>{0, 1, 2, 4, 10, 14, 8, 9, 11, 13, 5, 6, 7, 12, 3, 4}));
+    EXPECT_EQ(encode_sequence(Alphabet::dna, "ACGTRYKMSWBDHVNU", codes), std::nullopt);  // dna5: ambiguity -> N
+    EXPECT_EQ(codes, (std::vector<std::uint8_t>{0, 1, 2, 4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4}));
+    EXPECT_EQ(encode_sequence(Alphabet::dna, "ACGRYE", codes, DnaCodes::iupac), std::optional<std::size_t>(5));
+}
+
+// dna_complement: each code's complement is the code of the letter that
+// stands for the complementary set of bases; an involution on the 15 codes
+// that keeps the 5 dna5 codes among themselves.
+TEST(SequenceIo, DnaComplementTable) {
+    const auto bases = [](char c) -> std::string {
+        switch (c) {
+            case 'A': return "A"; case 'C': return "C"; case 'G': return "G"; case 'T': return "T";
+            case 'R': return "AG"; case 'Y': return "CT"; case 'S': return "CG"; case 'W': return "AT";
+            case 'K': return "GT"; case 'M': return "AC"; case 'B': return "CGT"; case 'D': return "AGT";
+            case 'H': return "ACT"; case 'V': return "ACG"; default: return "ACGT";  // N
+        }
+    };
+    const auto complement_set = [](std::string s) {
+        for (char& c : s) c = c == 'A' ? 'T' : c == 'T' ? 'A' : c == 'C' ? 'G' : 'C';
+        std::sort(s.begin(), s.end());
+        return s;
+    };
+    ASSERT_EQ(dna_complement.size(), dna_code_letters.size());
+    for (std::size_t c = 0; c < dna_complement.size(); ++c) {
+        const std::uint8_t k = dna_complement[c];
+        EXPECT_EQ(dna_complement[k], c) << c;
+        EXPECT_EQ(bases(dna_code_letters[k]), complement_set(bases(dna_code_letters[c]))) << dna_code_letters[c];
+        if (c < 5) EXPECT_LT(k, 5) << c;
+    }
+    EXPECT_EQ(dna_code_letters[dna_complement[encode_char(Alphabet::dna, 'R', DnaCodes::iupac)]], 'Y');
 }
 
 TEST(SequenceIo, ProteinLettersAndStop) {

@@ -48,14 +48,17 @@ TEST(Strand, ReverseComplementIsAnInvolutionOnRandomSequences) {
 }
 
 TEST(Strand, BadCodesAndSizesAreErrors) {
-    const std::vector<std::uint8_t> protein{0, 1, 7};  // 7 is not a dna5 rank
+    const std::vector<std::uint8_t> protein{0, 1, 20};  // 20 is no DNA code (0-14)
     try {
         reverse_complement(protein);
         ADD_FAILURE() << "no std::invalid_argument";
     } catch (const std::invalid_argument& e) {
         EXPECT_NE(std::string(e.what()).find("position 2"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(complement_code(5), std::invalid_argument);
+    EXPECT_THROW(complement_code(15), std::invalid_argument);
+    // Every code, IUPAC ones included (DnaCodes::iupac), complements as its letter does.
+    for (std::uint8_t c = 0; c < dna_code_letters.size(); ++c)
+        EXPECT_EQ(dna_code_letters[complement_code(c)], complement_letter(dna_code_letters[c])) << int(c);
     std::vector<std::uint8_t> small(2);
     EXPECT_THROW(reverse_complement(codes_of("ACG"), small), std::invalid_argument);
 }

@@ -26,6 +26,7 @@
 #include "gpualign/batch_aligner.hpp"
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/scoring.hpp"
+#include "gpualign/sequence_io.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define GPUALIGN_TEST_ASAN 1
@@ -52,6 +53,12 @@ inline Codes dna(std::string_view s) {
     for (char c : s) out.push_back(seqan3::to_rank(seqan3::assign_char_to(c, seqan3::dna5{})));
     return out;
 }
+/// DNA in DnaCodes::iupac (A0 C1 G2 N3 T4, then B D H K M R S V W Y).
+inline Codes dna_iupac(std::string_view s) {
+    Codes out;
+    if (encode_sequence(Alphabet::dna, s, out, DnaCodes::iupac)) throw std::invalid_argument("not DNA: " + std::string(s));
+    return out;
+}
 inline Codes protein(std::string_view s) {
     Codes out;
     for (char c : s) out.push_back(seqan3::to_rank(seqan3::assign_char_to(c, seqan3::aa27{})));
@@ -61,6 +68,7 @@ inline Codes protein(std::string_view s) {
 // ---- schemes -----------------------------------------------------------------
 /// DNA: match 2, mismatch 3, N against anything -3.
 inline ScoringScheme dna_scheme(int go, int ge) { return make_dna_scheme(2, 3, go, ge, -3); }
+
 
 inline const seqan3::aminoacid_scoring_scheme<std::int8_t>& seqan3_blosum62() {
     static const seqan3::aminoacid_scoring_scheme<std::int8_t> s{seqan3::aminoacid_similarity_matrix::blosum62};

@@ -25,10 +25,10 @@ struct BatchParams {
     std::uint8_t* dirs;                  ///< direction bits (traceback only)
     int4* scratch;                       ///< stripe boundary rows (pairs longer than one stripe)
     std::uint32_t count;                 ///< pairs in the batch
-    std::int32_t size;                   ///< alphabet size (5 or 27)
+    std::int32_t size;                   ///< alphabet size (5 or 15 for DNA, 27 for protein)
     std::int32_t gap_open;               ///< go >= 0
     std::int32_t gap_extend;             ///< ge >= 0
-    bool dna;                            ///< DNA: code 3 (N) is never written '='
+    std::uint32_t identical_codes;       ///< bit c set: equal codes c are written '=' (gpualign::identical_codes)
 };
 
 /// H on the global border: H(0,k) = H(k,0) = -(go + k*ge) for k > 0, 0 at k = 0.

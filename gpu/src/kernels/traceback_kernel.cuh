@@ -88,7 +88,7 @@ __global__ void traceback_kernel(BatchParams p) {
             if (src == 0) break;  // local only: H == 0 ends the path here
             if (src == 1) {
                 const std::uint8_t qc = qs[i - 1], rc = rs[j - 1];
-                emit(qc == rc && !(p.dna && qc == 3) ? op_eq : op_diff, 1);
+                emit(qc == rc && (p.identical_codes >> qc & 1u) ? op_eq : op_diff, 1);
                 --i;
                 --j;
                 if (Local && (i == 0 || j == 0)) break;

@@ -65,10 +65,19 @@ struct AlignmentResult {
     bool operator==(const AlignmentResult&) const = default;
 };
 
+/// The codes that are written '=' against themselves (docs/scoring.md rule
+/// 4), bit c for code c: every protein code; for DNA only A, C, G and T
+/// (codes 0 1 2 4 in both DnaCodes), so that N and the IUPAC ambiguity
+/// codes never match, not even themselves (an R may be A against G), and a
+/// CIGAR does not depend on whether the scheme keeps IUPAC codes.
+constexpr std::uint32_t identical_codes(Alphabet a) noexcept {
+    return a == Alphabet::protein ? (std::uint32_t{1} << 27) - 1 : 0b10111u;
+}
+
 /// True when a diagonal column of codes (q, r) is written '=' rather than 'X':
-/// the codes are equal, except that DNA N never matches (not even N).
+/// the codes are equal and in identical_codes(a).
 constexpr bool residues_identical(Alphabet a, std::uint8_t q, std::uint8_t r) noexcept {
-    return q == r && !(a == Alphabet::dna && q == 3 /* dna5 N */);
+    return q == r && q < 32 && (identical_codes(a) >> q & 1u) != 0;
 }
 
 /// Summary counts of a CIGAR, as reported in TSV/SAM.

@@ -54,8 +54,13 @@ ScoringScheme make_matrix_scheme(const std::string& name_or_path, Alphabet alpha
 /// Mapping onto the alphabet's codes:
 ///  - protein: each letter A-Z and '*' goes to its seqan3::aa27 rank;
 ///  - dna: A C G T N go to their seqan3::dna5 ranks; U stands in for a
-///    missing T; the IUPAC codes R Y K M S W B D H V are recognised but not
-///    used (gpualign reads them as N, so the file's N row/column applies).
+///    missing T. When the header has any IUPAC ambiguity letter (B D H K M
+///    R S V W Y), the scheme uses DnaCodes::iupac (15 codes, size 15) and
+///    each of those letters is scored from its own row and column, as
+///    EMBOSS does with EDNAFULL; sequences must then be encoded with
+///    DnaCodes::iupac (SequenceReader::set_dna_codes). Without one, the
+///    scheme uses DnaCodes::dna5 (size 5): gpualign reads the ambiguity
+///    letters as N, so the file's N row and column score them.
 /// A letter of the alphabet that the file lacks takes the file's 'X'
 /// (protein) or 'N' (dna) row and column; without those it is undefined
 /// (ScoringScheme::undefined_codes), and only a sequence that uses it is an

@@ -90,6 +90,10 @@ public:
     bool exhausted() const noexcept;
     /// As SequenceReader::alphabet (decided from the first records).
     Alphabet alphabet();
+    /// As SequenceReader::set_dna_codes: call before the first next() or
+    /// fill(). @throws std::logic_error when records were already parsed in
+    /// another coding.
+    void set_dna_codes(DnaCodes codes);
     /// The path as given ("-" for stdin).
     const std::string& path() const noexcept;
     /// Records handed out by next() so far.

@@ -73,12 +73,14 @@ public:
     /// first_number() + k). @throws std::bad_alloc.
     void append(const SequenceRecord& r);
     /// Appends a record from its fields (borrowed; copied into the block),
-    /// encoding `sequence` in `alphabet` straight into the block's codes
-    /// (encode_sequence). When a letter is not in the alphabet nothing is
-    /// appended and its 0-based position in `sequence` is returned.
+    /// encoding `sequence` in `alphabet` (DNA with `codes`) straight into
+    /// the block's codes (encode_sequence). When a letter is not in the
+    /// alphabet nothing is appended and its 0-based position in `sequence`
+    /// is returned.
     /// @throws std::length_error (a header over 4 GiB), std::bad_alloc.
     std::optional<std::size_t> append_encoded(std::string_view name, std::string_view description,
-                                              std::string_view sequence, std::string_view quality, Alphabet alphabet);
+                                              std::string_view sequence, std::string_view quality, Alphabet alphabet,
+                                              DnaCodes codes = DnaCodes::dna5);
     /// Copies record k into `out`, reusing its buffers. @throws std::bad_alloc.
     void copy_to(std::size_t k, SequenceRecord& out) const;
     /// Removes every record; keeps the capacity.

@@ -53,26 +53,33 @@ struct SequenceRecord {
 
 /// Code of one character in an alphabet, or -1 if the character is not
 /// accepted.
-///  - dna: seqan3::dna5 ranks A0 C1 G2 N3 T4; U reads as T; the IUPAC
-///    ambiguity codes R Y K M S W B D H V read as N; lowercase is accepted.
+///  - dna, DnaCodes::dna5 (default): seqan3::dna5 ranks A0 C1 G2 N3 T4; U
+///    reads as T; the IUPAC ambiguity codes R Y K M S W B D H V read as N;
+///    lowercase is accepted.
+///  - dna, DnaCodes::iupac: the same letters; A C G N T as in dna5, U as T,
+///    and each ambiguity code its own code (dna_code_letters: B5 D6 H7 K8
+///    M9 R10 S11 V12 W13 Y14).
 ///  - protein: seqan3::aa27 ranks (A=0 ... Z=25, '*'=26): every letter A-Z
 ///    (the 20 amino acids plus B J O U X Z) and '*'; lowercase is accepted.
-int encode_char(Alphabet alphabet, char c) noexcept;
+///    `codes` does not apply.
+int encode_char(Alphabet alphabet, char c, DnaCodes codes = DnaCodes::dna5) noexcept;
 
 /// Encodes `letters` into `out[0, letters.size())` (host memory the caller
-/// owns, at least letters.size() bytes). Unrolled, branch-free over the
-/// letters; the first rejected one is looked up only when there is one.
+/// owns, at least letters.size() bytes), with encode_char's codes.
+/// Unrolled, branch-free over the letters; the first rejected one is looked
+/// up only when there is one.
 /// @return the 0-based index of the first character that encode_char
 ///         rejects, or std::nullopt when all are accepted (then `out` is
 ///         complete; otherwise its contents are unspecified).
-std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters, std::uint8_t* out) noexcept;
+std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters, std::uint8_t* out,
+                                           DnaCodes codes = DnaCodes::dna5) noexcept;
 
 /// Encodes `letters` into `codes` (resized to letters.size()).
 /// @return the 0-based index of the first character that encode_char
 ///         rejects, or std::nullopt when all are accepted (then `codes` is
 ///         complete; otherwise its contents are unspecified).
 std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters,
-                                           std::vector<std::uint8_t>& codes);
+                                           std::vector<std::uint8_t>& codes, DnaCodes dna_codes = DnaCodes::dna5);
 
 /// The alphabet that sequences look like, for `--alphabet auto`.
 ///
@@ -168,6 +175,13 @@ public:
     /// next() afterwards) and applies guess_alphabet to them.
     /// @throws InputError as next() while peeking.
     Alphabet alphabet();
+
+    /// Encodes DNA records with `codes` (DnaCodes::dna5 until called): the
+    /// scheme's ScoringScheme::dna_codes, set once it is known, before the
+    /// first next(). Protein records are unaffected.
+    /// @throws std::logic_error when records were already handed out in
+    ///         another coding.
+    void set_dna_codes(DnaCodes codes);
 
     SequenceFormat format() const noexcept;
     /// True when the input was gzip (or BGZF) compressed.

@@ -22,19 +22,20 @@ enum class Strand : std::uint8_t { plus, minus };
 /// '+' or '-', as PAF column 5 and the TSV `strand` column write it.
 constexpr char strand_char(Strand s) noexcept { return s == Strand::plus ? '+' : '-'; }
 
-/// The complement of one DNA code (seqan3::dna5 ranks A=0 C=1 G=2 N=3 T=4,
-/// Alphabet::dna): A<->T, C<->G, N->N.
-/// @throws std::invalid_argument when `code` is not a dna5 rank (> 4).
+/// The complement of one DNA code (Alphabet::dna: seqan3::dna5 ranks A=0 C=1
+/// G=2 N=3 T=4, then the IUPAC codes 5-14 of DnaCodes::iupac; scoring.hpp's
+/// dna_complement): A<->T, C<->G, N->N, B<->V, D<->H, K<->M, R<->Y, S, W.
+/// @throws std::invalid_argument when `code` is not a DNA code (> 14).
 std::uint8_t complement_code(std::uint8_t code);
 
-/// Writes the reverse complement of `codes` (dna5 ranks, host memory,
+/// Writes the reverse complement of `codes` (DNA codes, host memory,
 /// borrowed) into `out`: out[k] = complement_code(codes[n - 1 - k]). `out`
 /// must hold exactly codes.size() bytes and must not overlap `codes`.
 /// @throws std::invalid_argument naming the 0-based position of the first
-///         code that is not a dna5 rank, or when the sizes differ.
+///         code that is not a DNA code, or when the sizes differ.
 void reverse_complement(std::span<const std::uint8_t> codes, std::span<std::uint8_t> out);
 
-/// The reverse complement of `codes` (dna5 ranks) as a new vector (owned by
+/// The reverse complement of `codes` (DNA codes) as a new vector (owned by
 /// the caller). @throws as the overload above.
 std::vector<std::uint8_t> reverse_complement(std::span<const std::uint8_t> codes);
 

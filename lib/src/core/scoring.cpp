@@ -7,7 +7,10 @@
 
 namespace gpualign {
 
-int alphabet_size(Alphabet a) noexcept { return a == Alphabet::dna ? 5 : 27; }
+int alphabet_size(Alphabet a, DnaCodes codes) noexcept {
+    if (a == Alphabet::protein) return 27;
+    return codes == DnaCodes::iupac ? static_cast<int>(dna_code_letters.size()) : 5;
+}
 const char* to_string(Alphabet a) noexcept { return a == Alphabet::dna ? "dna" : "protein"; }
 const char* to_string(AlignMode m) noexcept {
     switch (m) {
@@ -36,10 +39,10 @@ void check_range(const char* what, std::int64_t v, std::int64_t lo) {
 void ScoringScheme::validate() const {
     check_range("gap_open", gap_open, 0);
     check_range("gap_extend", gap_extend, 0);
-    if (size != alphabet_size(alphabet))
+    if (size != alphabet_size(alphabet, dna_codes))
         throw std::invalid_argument("scoring matrix has " + std::to_string(size) + " letters, the " +
                                     to_string(alphabet) + " alphabet needs " +
-                                    std::to_string(alphabet_size(alphabet)));
+                                    std::to_string(alphabet_size(alphabet, dna_codes)));
     if (matrix.size() != static_cast<std::size_t>(size) * static_cast<std::size_t>(size))
         throw std::invalid_argument("scoring matrix has " + std::to_string(matrix.size()) + " entries, expected " +
                                     std::to_string(size * size));
@@ -55,10 +58,9 @@ ScoringScheme make_dna_scheme(std::int32_t match, std::int32_t mismatch, std::in
     s.alphabet = Alphabet::dna;
     s.size = 5;
     s.matrix.resize(25);
-    constexpr int n_code = 3;  // seqan3::dna5: A C G N T
     for (int q = 0; q < 5; ++q)
         for (int r = 0; r < 5; ++r)
-            s.matrix[q * 5 + r] = (q == n_code || r == n_code) ? n_score : (q == r ? match : -mismatch);
+            s.matrix[q * 5 + r] = (q == dna_n_code || r == dna_n_code) ? n_score : (q == r ? match : -mismatch);
     s.gap_open = gap_open;
     s.gap_extend = gap_extend;
     s.matrix_name = "match/mismatch";

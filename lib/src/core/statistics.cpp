@@ -2,6 +2,7 @@
 // gapped parameters (c++/src/algo/blast/core/blast_stat.c): for each gap
 // pair, λ and K as NCBI estimated them by simulation.
 #include "gpualign/statistics.hpp"
+#include "gpualign/alignment.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -40,13 +41,12 @@ std::optional<KarlinAltschul> find(std::span<const Row> rows, const ScoringSchem
 }
 
 /// True when the DNA scheme scores identical bases (A, C, G, T) `match` and
-/// every other pair, N included, -mismatch.
+/// every other pair, N and IUPAC codes included, -mismatch.
 bool is_match_mismatch(const ScoringScheme& s, int match, int mismatch) {
     if (s.alphabet != Alphabet::dna) return false;
-    constexpr std::uint8_t n_code = 3;  // dna5: A0 C1 G2 N3 T4
     for (int a = 0; a < s.size; ++a)
         for (int b = 0; b < s.size; ++b) {
-            const bool same = a == b && a != n_code;
+            const bool same = residues_identical(Alphabet::dna, static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b));
             if (s.score(static_cast<std::uint8_t>(a), static_cast<std::uint8_t>(b)) != (same ? match : -mismatch))
                 return false;
         }

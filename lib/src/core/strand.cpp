@@ -1,22 +1,25 @@
-// The reverse complement of dna5 codes (strand.hpp).
+// The reverse complement of DNA codes (strand.hpp).
 #include "gpualign/strand.hpp"
 
-#include <array>
+#include "gpualign/scoring.hpp"
+
 #include <stdexcept>
 #include <string>
 
 namespace gpualign {
 namespace {
 
-/// dna5 rank -> rank of its complement: A0->T4, C1->G2, G2->C1, N3->N3, T4->A0.
-constexpr std::array<std::uint8_t, 5> complement_of{4, 2, 1, 3, 0};
+/// Code -> code of its complement (scoring.hpp's dna_complement: the dna5
+/// codes first, then the IUPAC codes of DnaCodes::iupac).
+constexpr const auto& complement_of = dna_complement;
+constexpr const char* code_range = "DNA codes 0-14: A C G N T B D H K M R S V W Y";
 
 }  // namespace
 
 std::uint8_t complement_code(std::uint8_t code) {
     if (code >= complement_of.size())
         throw std::invalid_argument("complement_code: " + std::to_string(code) +
-                                    " is not a DNA code (dna5 ranks 0-4: A C G N T)");
+                                    " is not a DNA code (" + code_range + ")");
     return complement_of[code];
 }
 
@@ -29,7 +32,7 @@ void reverse_complement(std::span<const std::uint8_t> codes, std::span<std::uint
         const std::uint8_t c = codes[n - 1 - k];
         if (c >= complement_of.size())
             throw std::invalid_argument("reverse_complement: code " + std::to_string(c) + " at position " +
-                                        std::to_string(n - 1 - k) + " is not a DNA code (dna5 ranks 0-4: A C G N T)");
+                                        std::to_string(n - 1 - k) + " is not a DNA code (" + code_range + ")");
         out[k] = complement_of[c];
     }
 }

@@ -182,6 +182,12 @@ public:
         return q;
     }
 
+    /// Encodes DNA of both files with `codes` (before the first next()).
+    void set_dna_codes(DnaCodes codes) {
+        queries_.reader.set_dna_codes(codes);
+        refs_.reader.set_dna_codes(codes);
+    }
+
     /// The next batch: at most batch_pairs pairs, and no more pairs once
     /// batch_bases letters are reached (a batch always holds at least one
     /// pair). Empty at the end of both files.
@@ -737,8 +743,8 @@ ScoringScheme resolve_scoring(const AlignConfig& c, Alphabet alphabet) {
 void check_strand_choice(StrandChoice strand, const ScoringScheme& s) {
     if (strand == StrandChoice::plus) return;
     if (s.alphabet != Alphabet::dna) throw OptionError(protein_strand_error);
-    constexpr std::string_view letters = "ACGNT";  // dna5 ranks
-    for (std::uint8_t code = 0; code < letters.size(); ++code) {
+    const std::string_view letters = dna_code_letters;
+    for (std::uint8_t code = 0; code < s.size; ++code) {
         const std::uint8_t other = complement_code(code);
         if (!(s.undefined_codes >> code & 1) && (s.undefined_codes >> other & 1))
             throw OptionError(std::string("--strand both: matrix ") + s.matrix_name + " scores " + letters[code] +
@@ -755,6 +761,7 @@ RunStats run_alignment(const AlignConfig& c) {
     PairReader reader(c, split.read);
     const Alphabet alphabet = reader.alphabet();
     const ScoringScheme scheme = resolve_scoring(c, alphabet);
+    reader.set_dna_codes(scheme.dna_codes);
     check_strand_choice(c.strand, scheme);
     t.open = seconds_since(start);
     spdlog::debug("{} alignment, {} alphabet, matrix {}, gap_open {}, gap_extend {}", to_string(c.mode),

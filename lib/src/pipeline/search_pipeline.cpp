@@ -279,6 +279,8 @@ RunStats run_search(const AlignConfig& c) {
                          display_path(c.ref_path) + " looks like " + to_string(da) +
                          "; choose one with --alphabet dna|protein");
     const ScoringScheme scheme = resolve_scoring(c, da);
+    qreader.set_dna_codes(scheme.dna_codes);
+    dbreader.set_dna_codes(scheme.dna_codes);
     check_strand_choice(c.strand, scheme);
     const bool both = c.strand == StrandChoice::both;
     const AllRecords db = read_all(dbreader);
