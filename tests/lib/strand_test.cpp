@@ -12,6 +12,7 @@
 #include "gpualign/record_block.hpp"
 #include "gpualign/sequence_io.hpp"
 #include "gpualign/strand.hpp"
+#include "gpualign/scoring.hpp"
 
 namespace gpualign {
 namespace {
