@@ -34,19 +34,19 @@ kernels::BatchParams to_params(const LaunchArgs& a) {
     return p;
 }
 
-template <bool Local, bool Traceback>
+template <AlignMode Mode, bool Traceback>
 void launch(const kernels::BatchParams& p, cudaStream_t stream) {
-    constexpr int R = rows_per_thread(Local, Traceback);
+    constexpr int R = rows_per_thread(Mode != AlignMode::global, Traceback);
     if (p.size <= max_profile_alphabet) {
         const std::size_t smem = static_cast<std::size_t>(p.size) * R * 32 * 16 / 4;
-        kernels::dp_kernel<R, Local, Traceback, true><<<p.count, 32, smem, stream>>>(p);
+        kernels::dp_kernel<R, Mode, Traceback, true><<<p.count, 32, smem, stream>>>(p);
     } else {
-        kernels::dp_kernel<R, Local, Traceback, false><<<p.count, 32, 0, stream>>>(p);
+        kernels::dp_kernel<R, Mode, Traceback, false><<<p.count, 32, 0, stream>>>(p);
     }
     GPUALIGN_CUDA(cudaGetLastError(), "dp_kernel launch");
     if constexpr (Traceback) {
         const unsigned blocks = (p.count + traceback_block - 1) / traceback_block;
-        kernels::traceback_kernel<R, Local><<<blocks, traceback_block, 0, stream>>>(p);
+        kernels::traceback_kernel<R, Mode><<<blocks, traceback_block, 0, stream>>>(p);
         GPUALIGN_CUDA(cudaGetLastError(), "traceback_kernel launch");
         kernels::cigar_scan_kernel<<<1, kernels::scan_block, 0, stream>>>(p);
         GPUALIGN_CUDA(cudaGetLastError(), "cigar_scan_kernel launch");
@@ -66,10 +66,15 @@ void launch_alignment(const LaunchArgs& args, cudaStream_t stream) {
         GPUALIGN_CUDA(cudaGetLastError(), "fault_kernel launch (GPUALIGN_INJECT_CUDA_FAULT test hook)");
     }
     const kernels::BatchParams p = to_params(args);
-    if (args.local)
-        args.traceback ? launch<true, true>(p, stream) : launch<true, false>(p, stream);
-    else
-        args.traceback ? launch<false, true>(p, stream) : launch<false, false>(p, stream);
+    // One instantiation per (mode, traceback): a table, not a ladder.
+    using Launch = void (*)(const kernels::BatchParams&, cudaStream_t);
+    using M = AlignMode;
+    static constexpr Launch table[3][2] = {
+        {&launch<M::local, false>, &launch<M::local, true>},
+        {&launch<M::global, false>, &launch<M::global, true>},
+        {&launch<M::semi_global, false>, &launch<M::semi_global, true>},
+    };
+    table[static_cast<int>(args.mode)][args.traceback ? 1 : 0](p, stream);
 }
 
 }  // namespace gpualign::gpu::detail

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "batch_layout.hpp"
+#include "gpualign/scoring.hpp"
 
 namespace gpualign::gpu::detail {
 
@@ -25,7 +26,8 @@ struct LaunchArgs {
     std::uint32_t count;
     std::int32_t size, gap_open, gap_extend;
     std::uint32_t identical_codes;  ///< gpualign::identical_codes(alphabet): bit c set when c-c writes '='
-    bool local, traceback;
+    AlignMode mode;
+    bool traceback;
     bool inject_fault = false;  ///< test hook: launch kernels::fault_kernel first (docs/gpu.md)
 };
 

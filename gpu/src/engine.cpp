@@ -136,7 +136,9 @@ void host_alloc(T*& ptr, std::size_t count, const char* what) {
 AlignmentResult trivial_result(std::size_t m, std::size_t n, const ScoringScheme& s, AlignMode mode, bool score_only) {
     AlignmentResult r;
     r.has_cigar = !score_only;
-    if (mode == AlignMode::local) return r;
+    // Local: unaligned. Semi-global with an empty query: the empty
+    // alignment at (0,0) (the ref's gaps are free).
+    if (mode == AlignMode::local || (mode == AlignMode::semi_global && m == 0)) return r;
     const std::int64_t len = static_cast<std::int64_t>(m + n);
     r.score = len == 0 ? 0 : static_cast<std::int32_t>(-(s.gap_open + len * s.gap_extend));
     r.query_end = static_cast<std::int32_t>(m);
@@ -373,7 +375,7 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
 #ifdef _OPENMP
     im.host_threads = options.host_threads > 0 ? options.host_threads : omp_get_num_procs();
 #endif
-    im.rows = detail::rows_per_thread(mode == AlignMode::local, !score_only);
+    im.rows = detail::rows_per_thread(mode != AlignMode::global, !score_only);
     im.fault_batch = injected_fault_batch();
     const std::size_t nstreams = static_cast<std::size_t>(options.streams);
     im.matrix_bytes = rounded(scheme.matrix.size() * sizeof(std::int32_t));
@@ -523,7 +525,7 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     a.gap_open = scheme.gap_open;
     a.gap_extend = scheme.gap_extend;
     a.identical_codes = identical_codes(scheme.alphabet);
-    a.local = mode == AlignMode::local;
+    a.mode = mode;
     a.traceback = !score_only;
     a.inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_start, slot.stream), what);

@@ -16,14 +16,15 @@ namespace gpualign::gpu::detail {
 #endif
 
 /// Rows per lane of every kernel variant that writes direction bits (and of
-/// global score-only).
+/// global score-only, which carries no begin cell).
 constexpr int traceback_rows = 16;
 
 /// Query rows held in registers by each lane of the DP warp (one warp = one
 /// thread block = one pair). 16 rows -> a stripe of 512 query rows; longer
-/// queries are swept stripe by stripe.
-constexpr int rows_per_thread(bool local, bool traceback) noexcept {
-    return (local && !traceback) ? GPUALIGN_TUNE_BEGIN_ROWS : traceback_rows;
+/// queries are swept stripe by stripe. `begin_cells`: the score-only variant
+/// carries begin cells (local and semi-global modes).
+constexpr int rows_per_thread(bool begin_cells, bool traceback) noexcept {
+    return (begin_cells && !traceback) ? GPUALIGN_TUNE_BEGIN_ROWS : traceback_rows;
 }
 
 /// Alphabets of at most this many codes (DNA) use the per-lane query profile

@@ -97,7 +97,7 @@ TEST_F(Cli, NucleotideMatrixFileScoresIupacCodesFromItsRows) {
     const fs::path r = write("r.fa", ">r1\nACGTAAGGACGT\n>r2\nACGTCCTTACGT\n");
     const std::string files = q.string() + " " + r.string() + " --backend cpu --threads 4 ";
     const std::string with_matrix = files + "--matrix " + ednafull + " --gap-open 10 --gap-extend 1 ";
-    for (const std::string mode : {"nw", "sw"}) {
+    for (const std::string mode : {"nw", "sw", "sg"}) {
         const auto simd = run(mode + " " + with_matrix + "-o " + (dir_ / "simd.tsv").string());
         ASSERT_EQ(simd.exit_code, 0) << simd.err;
         const auto rows = gpualign::test::rows(slurp(dir_ / "simd.tsv"));
@@ -249,7 +249,7 @@ TEST_F(Cli, BatchRunProgressLineGoesToStderrOnlyWhenAsked) {
 TEST_F(Cli, CpuKernelsSimdAndScalarWriteTheSameBytes) {
     // Issue 13: --cpu-kernel simd (the default) and scalar, every output
     // format and both modes, with and without CIGAR, on the bundled pairs.
-    for (const std::string mode : {"sw", "nw"})
+    for (const std::string mode : {"sw", "nw", "sg"})
         for (const std::string extra : {"", " --score-only", " --format sam", " --format paf", " --format blast6"}) {
             const std::string base = mode + " " + data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu" + extra;
             const auto simd = run(base + " --cpu-kernel simd -o " + (dir_ / "simd.out").string());
@@ -318,7 +318,7 @@ TEST_F(Cli, SamMdTagsAreWhatSamtoolsCalmdComputes) {
     if (std::system("samtools --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "samtools not installed";
     fs::copy_file(data("ref_windows.fa"), dir_ / "ref.fa");  // calmd writes ref.fa.fai beside it
     const std::string ref = (dir_ / "ref.fa").string();
-    for (const std::string mode : {"sw", "nw"})
+    for (const std::string mode : {"sw", "nw", "sg"})
         for (const std::string cigar : {"eqx", "m"}) {
             const fs::path out = dir_ / (mode + cigar + ".sam"), fixed = dir_ / (mode + cigar + ".calmd.sam");
             const auto r = run(mode + " " + data("reads.fa") + " " + ref + " --backend cpu --cigar " + cigar + " -o " +
@@ -343,12 +343,44 @@ TEST_F(Cli, SamMdTagsAreWhatSamtoolsCalmdComputes) {
     EXPECT_EQ(run("sw " + data("reads.fa") + " " + ref + " --cigar x").exit_code, 2);
 }
 
+// Issue 14: `gpualign sg` fits each read into its window: every SAM record
+// covers the whole read (no soft clip), and no CIGAR starts or ends with D,
+// where nw's do on the same pairs (the trial's GoodCigarReadFilter problem).
+TEST_F(Cli, SgSamRecordsCoverTheReadAndNeverStartOrEndWithD) {
+    auto count = [&](const std::string& mode, int& clipped, int& end_d) {
+        const fs::path out = dir_ / (mode + ".sam");
+        const auto r = run(mode + " " + data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu -o " +
+                           out.string());
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        std::istringstream lines(sam_records(slurp(out)));
+        int records = 0;
+        for (std::string line; std::getline(lines, line);) {
+            const std::vector<std::string> f = gpualign::test::split(line, '\t');
+            ASSERT_GE(f.size(), 11u);
+            ++records;
+            const std::string& cigar = f[5];
+            clipped += cigar.find('S') != std::string::npos;
+            const std::size_t first_op = cigar.find_first_not_of("0123456789");
+            end_d += cigar[first_op] == 'D' || cigar.back() == 'D';
+        }
+        EXPECT_EQ(records, 200) << mode;
+    };
+    int sg_clipped = 0, sg_end_d = 0, nw_clipped = 0, nw_end_d = 0, sw_clipped = 0, sw_end_d = 0;
+    count("sg", sg_clipped, sg_end_d);
+    count("nw", nw_clipped, nw_end_d);
+    count("sw", sw_clipped, sw_end_d);
+    EXPECT_EQ(sg_clipped, 0);
+    EXPECT_EQ(sg_end_d, 0);
+    EXPECT_GT(nw_end_d, 0);     // the windows overhang the reads: nw pays for them as D
+    EXPECT_GT(sw_clipped, 0);   // sw soft-clips read ends
+}
+
 // Issue 14: PAF (.paf or --format paf) has minimap2's 12 columns plus
 // NM:i, AS:i and cg:Z, each consistent with the TSV of the same pairs
 // (0-based coordinates, strand '+', matches and block length from the
 // CIGAR, MAPQ 255), and cg:Z replays to the coordinates and counts.
 TEST_F(Cli, PafColumnsAgreeWithTheTsvAndCigarsReplay) {
-    for (const std::string mode : {"sw", "nw"}) {
+    for (const std::string mode : {"sw", "nw", "sg"}) {
         const fs::path tsv = dir_ / (mode + ".tsv"), paf = dir_ / (mode + ".paf");
         const std::string in = data("reads.fa") + " " + data("ref_windows.fa") + " --backend cpu";
         ASSERT_EQ(run(mode + " " + in + " -o " + tsv.string()).exit_code, 0);

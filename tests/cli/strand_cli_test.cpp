@@ -112,7 +112,7 @@ protected:
 // strand alone the same reads score less.
 TEST_F(StrandCli, TsvOfReverseComplementedReadsIsTheForwardAlignmentOnTheMinusStrand) {
     const ScoringScheme scheme = dna_scheme(5, 2);  // the CLI's DNA defaults
-    for (const std::string mode : {"sw", "nw"}) {
+    for (const std::string mode : {"sw", "nw", "sg"}) {
         const auto fwd = rows(aligned(mode + " " + fwd_ + " " + refs_, mode + "fwd.tsv"));
         const auto both = rows(aligned(mode + " " + rc_ + " " + refs_ + " --strand both", mode + "both.tsv"));
         const auto plus = rows(aligned(mode + " " + rc_ + " " + refs_, mode + "plus.tsv"));
@@ -155,7 +155,7 @@ TEST_F(StrandCli, TsvOfReverseComplementedReadsIsTheForwardAlignmentOnTheMinusSt
 TEST_F(StrandCli, SamOfReverseComplementedReadsHasFlag16AndTheForwardRecord) {
     fs::copy_file(refs_, dir_ / "ref.fa");  // calmd writes ref.fa.fai beside it
     const std::string ref = (dir_ / "ref.fa").string();
-    for (const std::string mode : {"sw", "nw"}) {
+    for (const std::string mode : {"sw", "nw", "sg"}) {
         const auto fwd = sam_records(aligned(mode + " " + fwd_ + " " + ref, mode + "fwd.sam"));
         const std::string both_text = aligned(mode + " " + rc_ + " " + ref + " --strand both", mode + "both.sam");
         const auto both = sam_records(both_text);

@@ -40,7 +40,7 @@ TEST_P(CliBackends, GpuOutputIsByteIdenticalToCpu) {
     if (!fs::exists(q) || !fs::exists(t)) GTEST_SKIP() << "data not found: " << q;
     const fs::path dir = fs::temp_directory_path() / (std::string("gpualign_backends_") + w.name);
     fs::create_directories(dir);
-    for (const char* mode : {"sw", "nw"}) {
+    for (const char* mode : {"sw", "nw", "sg"}) {
         for (const char* ext : {"tsv", "sam"}) {
             for (const char* extra : {"", "--score-only"}) {
                 if (std::string(ext) == "sam" && std::string(extra) == "--score-only") continue;  // refused: SAM needs a CIGAR
@@ -107,7 +107,7 @@ TEST(CliBackendsStrands, BothStrandsGpuOutputIsByteIdenticalToCpu) {
         return s;
     };
     int compared = 0;
-    for (const std::string command : {"sw", "nw", "search"})
+    for (const std::string command : {"sw", "nw", "sg", "search"})
         for (const std::string ext : {"tsv", "sam", "paf", "m8"}) {
             if (command == "search" && ext == "paf") continue;  // PAF is written by sw/nw
             const fs::path cpu = dir / ("cpu." + ext), gpu = dir / ("gpu." + ext);

@@ -133,7 +133,7 @@ TEST_P(RandomPairs, IdenticalToCpuReference) {
 std::vector<Config> all_configs() {
     std::vector<Config> out;
     for (Alphabet a : {Alphabet::dna, Alphabet::protein})
-        for (AlignMode m : {AlignMode::local, AlignMode::global})
+        for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (bool affine : {true, false})
                 for (bool so : {false, true}) out.push_back({a, m, affine, so});
     return out;
@@ -155,7 +155,7 @@ TEST(Engine, EdnafullIupacCodesIdenticalToCpuReference) {
                 if (g.rng()() % 5 == 0) c = static_cast<std::uint8_t>(g.rng()() % dna_code_letters.size());
     for (const auto& [go, ge] : {std::pair{10, 1}, std::pair{0, 2}}) {
         const ScoringScheme s = ednafull_scheme(go, ge);
-        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (bool score_only : {false, true}) expect_identical(q, r, s, mode, score_only);
     }
 }
@@ -181,7 +181,7 @@ TEST(Engine, AcceptsTenThousandSquared) {
 TEST(Engine, EmptySequences) {
     SKIP_WITHOUT_GPU();
     std::vector<Seq> q = {{}, {0, 1, 2}, {}, {4}}, r = {{}, {}, {1, 2}, {4}};
-    for (AlignMode m : {AlignMode::local, AlignMode::global})
+    for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool so : {false, true}) expect_identical(q, r, dna_scheme(true), m, so);
 }
 
@@ -200,7 +200,7 @@ TEST(Engine, LongPairs) {
     r.push_back(g.random(3000));
     q.push_back(g.random(700));
     r.push_back(g.random(9000));
-    for (AlignMode m : {AlignMode::local, AlignMode::global})
+    for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool so : {false, true}) expect_identical(q, r, dna_scheme(true), m, so);
 }
 
@@ -230,7 +230,7 @@ TEST(Engine, CigarBufferOverflowFallsBackToFullCopy) {
         gpu::EngineOptions opt;
         opt.max_batch_bases = 30000;
         opt.cigar_runs_per_base = per_base;
-        for (AlignMode m : {AlignMode::local, AlignMode::global}) {
+        for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
             const gpu::EngineProfile p = expect_identical(q, r, dna_scheme(true), m, false, opt);
             EXPECT_GT(p.cigar_overflows, 0u) << per_base;
             if (per_base < 0.001) EXPECT_EQ(p.cigar_overflows, p.batches);
@@ -261,7 +261,7 @@ TEST(Engine, SmallMixedBatch) {
         q.push_back(g.random(1100));
         r.push_back(g.mutate(q.back(), 0.1));
         const ScoringScheme s = a == Alphabet::dna ? dna_scheme(true) : protein_scheme(true);
-        for (AlignMode m : {AlignMode::local, AlignMode::global})
+        for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (bool so : {false, true}) expect_identical(q, r, s, m, so);
     }
 }
@@ -287,7 +287,7 @@ TEST(RealData, PacbioEcoli) {
         GTEST_SKIP() << "pacbio_ecoli not found under " << shared_data_dir();
     ASSERT_EQ(q.size(), 10000u);
     ASSERT_EQ(r.size(), 10000u);
-    for (AlignMode m : {AlignMode::local, AlignMode::global})
+    for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool so : {false, true}) expect_identical(q, r, dna_scheme(true), m, so);
 }
 
@@ -298,7 +298,7 @@ TEST(RealData, Miseq16S) {
         GTEST_SKIP() << "miseq_16S not found under " << shared_data_dir();
     ASSERT_EQ(q.size(), 5958u);
     ASSERT_EQ(r.size(), 5958u);
-    for (AlignMode m : {AlignMode::local, AlignMode::global})
+    for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool so : {false, true}) expect_identical(q, r, dna_scheme(true), m, so);
 }
 
@@ -309,7 +309,7 @@ TEST(RealData, CowPigOrthologs) {
         GTEST_SKIP() << "orthologs not found under " << shared_data_dir();
     ASSERT_EQ(q.size(), 37u);
     ASSERT_EQ(r.size(), 37u);
-    for (AlignMode m : {AlignMode::local, AlignMode::global})
+    for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool so : {false, true}) expect_identical(q, r, blosum62_scheme(11, 1), m, so);
 }
 

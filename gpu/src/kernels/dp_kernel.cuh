@@ -1,11 +1,14 @@
 // gpualign — the DP kernel: one warp-sized thread block aligns one pair.
 //
 // Recurrence (Gotoh 1982; local = Smith-Waterman 1981, global =
-// Needleman-Wunsch 1970), docs/scoring.md, with O = go + ge, E = ge:
+// Needleman-Wunsch 1970, semi-global = the query end to end with free ref
+// end gaps), docs/scoring.md, with O = go + ge, E = ge:
 //   Ecell(i,j) = max(Ecell(i,j-1) - ge, H(i,j-1) - O)       opening wins ties
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, H(i-1,j) - O)       opening wins ties
 //   H(i,j)     = max(H(i-1,j-1) + s(q_i, r_j), Ecell, Fcell [, 0 if local])
 //                preference zero (local) > diagonal > E > F
+//   borders: H(0,j) = 0 (local, semi-global) or -(go + j ge) (global);
+//            H(i,0) = 0 (local) or -(go + i ge) (global, semi-global)
 //
 // Registers hold T = H - O rather than H: T is both the gap-opening term of
 // Ecell one column on and of Fcell one row down, so it is computed once per
@@ -20,7 +23,8 @@
 //
 // Parallel schedule (a thread-level wavefront): the query is cut into
 // stripes of 32*R rows. In a stripe, lane t owns rows i0 = 32R*s + tR + 1 ..
-// i0 + R - 1 in registers (H, E and, for local score-only, their begin cells)
+// i0 + R - 1 in registers (H, E and, for local and semi-global score-only,
+// their begin cells)
 // and at wavefront step k computes column j = k - t + 1 of its rows, top to
 // bottom. The H and F of its last row (and the ref code of column j) go to
 // lane t+1 through __shfl_up_sync, which uses them at step k+1 for the same
@@ -36,8 +40,11 @@
 //    increasing i, then a warp butterfly reduction on (H desc, i asc, j asc).
 //    Best 0 = unaligned (all zeros).
 //  - global: H(m, n), end (m, n).
-//  - local score-only: the begin cell carried with H, E and F exactly as the
-//    CPU reference does (a cell whose local H is 0 starts at itself).
+//  - semi-global: the best cell of row m (first j wins, j = 0 included), from
+//    the per-row best of the lane that owns row m.
+//  - local and semi-global score-only: the begin cell carried with H, E and F
+//    exactly as the CPU reference does (a cell whose local H is 0 starts at
+//    itself; row 0 begins at itself, column 0 at (0,0) in semi-global mode).
 //  - traceback variants: 4 direction bits per cell (bits 0-1 H source 0 zero
 //    / 1 diag / 2 E / 3 F, bit 2 E extended, bit 3 F extended) packed R per
 //    word, word (stripe s, step k, lane t) at
@@ -52,12 +59,15 @@
 
 namespace gpualign::gpu::kernels {
 
-template <int R, bool Local, bool Traceback, bool Profile>
+template <int R, AlignMode Mode, bool Traceback, bool Profile>
 __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
     static_assert(!Profile || R % 4 == 0, "the profile is read 4 rows at a time");
     static_assert(!Traceback || R == 8 || R == 16, "a direction word holds R nibbles of 32 or 64 bits");
     using Word = std::conditional_t<R == 16, std::uint64_t, std::uint32_t>;
-    constexpr bool Begin = Local && !Traceback;  // carry begin cells (score-only local)
+    constexpr bool Local = Mode == AlignMode::local;
+    constexpr bool Semi = Mode == AlignMode::semi_global;
+    constexpr bool RowBest = Local || Semi;  // track each row's best cell
+    constexpr bool Begin = RowBest && !Traceback;  // carry begin cells (score-only local and semi-global)
     constexpr unsigned full = 0xFFFFFFFFu;
     constexpr int stripe_rows = 32 * R;
 
@@ -81,7 +91,8 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
     int4* scratch = p.scratch + task.scratch_offset;
     Word* dirs = reinterpret_cast<Word*>(p.dirs + task.dir_offset);
 
-    // This lane's best cell over all stripes (local) or H(m, n) (global).
+    // This lane's best cell over all stripes (local), of row m (semi-global),
+    // or H(m, n) (global).
     std::int32_t best_h = 0;
     int best_i = 0, best_j = 0;
     std::uint32_t best_b = 0;
@@ -96,7 +107,7 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
         int qo[R];                       // query code of each row
         std::int32_t T[R], E[R];         // H(i, j-1) - O, Ecell(i, j-1) before a step
         std::uint32_t HB[R], EB[R];      // their begin cells (Begin only)
-        std::int32_t bh[R];              // best H of each row so far (Local)
+        std::int32_t bh[R];              // best H of each row so far (RowBest)
         int bj[R];                       // its column
         std::uint32_t bb[R];             // its begin cell (Begin)
 #pragma unroll
@@ -105,9 +116,9 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
             qo[r] = i <= m ? qs[i - 1] : 0;
             T[r] = (Local ? 0 : global_border(i, go, ge)) - open;
             E[r] = neg_inf;
-            HB[r] = pack_cell(i, 0);
+            HB[r] = Semi ? 0u : pack_cell(i, 0);  // semi-global: column 0 begins at (0,0)
             EB[r] = 0;
-            bh[r] = 0;
+            bh[r] = Semi ? global_border(i, go, ge) : 0;  // semi-global: H(i,0) competes too
             bj[r] = 0;
             bb[r] = 0;
         }
@@ -122,7 +133,7 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
         }
         // H(i0-1, j-1) - O and its begin: the diagonal of the first row.
         std::int32_t diag = (Local ? 0 : global_border(i0 - 1, go, ge)) - open;
-        std::uint32_t diag_b = pack_cell(i0 - 1, 0);
+        std::uint32_t diag_b = Semi ? 0u : pack_cell(i0 - 1, 0);
         // What this lane hands to lane + 1: last row's H - O, F, begins, and the ref code.
         std::int32_t out_h = 0, out_f = neg_inf;
         std::uint32_t out_hb = 0, out_fb = 0;
@@ -158,8 +169,8 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
                     feed_hb = __shfl_sync(full, static_cast<std::uint32_t>(cur_b.z), src);
                     feed_fb = __shfl_sync(full, static_cast<std::uint32_t>(cur_b.w), src);
                 }
-            } else {  // row 0: H(0,j) = 0 (local) or -(go + j ge); Fcell(0,j) = -inf
-                feed_h = (Local ? 0 : global_border(k + 1, go, ge)) - open;
+            } else {  // row 0: H(0,j) = 0 (local, semi-global) or -(go + j ge); Fcell(0,j) = -inf
+                feed_h = (Mode == AlignMode::global ? global_border(k + 1, go, ge) : 0) - open;
                 feed_f = neg_inf;
                 feed_hb = pack_cell(0, k + 1);
             }
@@ -214,7 +225,7 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
                         const std::uint32_t eb = e_ext ? EB[r] : HB[r];
                         const std::uint32_t fb = f_ext ? fbu : hbu;
                         std::uint32_t hb = h == d ? dgb : (h == e ? eb : fb);
-                        if (h == 0) hb = pack_cell(i0 + r, j);
+                        if (Local && h == 0) hb = pack_cell(i0 + r, j);
                         EB[r] = eb;
                         dgb = HB[r];
                         HB[r] = hb;
@@ -227,7 +238,7 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
                         nib |= (e_ext ? 4u : 0u) | (f_ext ? 8u : 0u);
                         word |= static_cast<Word>(nib) << (4 * r);
                     }
-                    if constexpr (Local) {  // per-row best, first j wins: keep the old one on ties
+                    if constexpr (RowBest) {  // per-row best, first j wins: keep the old one on ties
                         bool keep;
                         bh[r] = __vibmax_s32(bh[r], h, &keep);
                         bj[r] = keep ? bj[r] : j;
@@ -267,7 +278,12 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
         } else if (last_stripe) {
 #pragma unroll
             for (int r = 0; r < R; ++r)
-                if (i0 + r == m) h_end = T[r] + open;
+                if (i0 + r == m) {
+                    h_end = T[r] + open;
+                    best_h = bh[r];
+                    best_j = bj[r];
+                    best_b = bb[r];
+                }
         }
     }
 
@@ -299,11 +315,11 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
     } else {
         const int owner = ((m - 1) % stripe_rows) / R;  // lane holding row m
         if (lane == owner) {
-            p.out[detail::out_score * cnt + b] = h_end;
+            p.out[detail::out_score * cnt + b] = Semi ? best_h : h_end;
             p.out[detail::out_query_begin * cnt + b] = 0;
             p.out[detail::out_query_end * cnt + b] = m;
-            p.out[detail::out_ref_begin * cnt + b] = 0;
-            p.out[detail::out_ref_end * cnt + b] = n;
+            p.out[detail::out_ref_begin * cnt + b] = Begin ? static_cast<int>(best_b & 0xFFFFu) : 0;
+            p.out[detail::out_ref_end * cnt + b] = Semi ? best_j : n;
             p.out[detail::out_cigar_runs * cnt + b] = 0;
         }
     }

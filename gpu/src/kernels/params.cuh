@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "../batch_layout.hpp"
+#include "gpualign/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
 

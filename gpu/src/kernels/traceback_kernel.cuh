@@ -1,5 +1,5 @@
 // gpualign — the traceback kernel: one thread per pair walks the direction
-// bits written by dp_kernel<R, Local, true> from the end cell back to the
+// bits written by dp_kernel<R, Mode, true> from the end cell back to the
 // begin cell and emits the run-length CIGAR (BAM packing, len << 4 | op).
 //
 // Canonical rule (docs/scoring.md), state machine over cell (i, j):
@@ -9,6 +9,8 @@
 //   state E: emit 'D'; if Ecell was opened (bit 2 clear) go to state H; j -= 1.
 //   state F: emit 'I'; if Fcell was opened (bit 3 clear) go to state H; i -= 1.
 //   global: on row 0 emit j 'D', on column 0 emit i 'I', and stop.
+//   semi-global: on row 0 stop (the ref's leading gap is free); on column 0
+//   emit i 'I' and stop.
 // Runs are found from the end of the path to its begin and stored from the end
 // of the pair's CIGAR slots (query_len + ref_len of them from
 // task.cigar_offset) backwards, so that they lie in forward order in the last
@@ -23,8 +25,9 @@
 
 namespace gpualign::gpu::kernels {
 
-template <int R, bool Local>
+template <int R, AlignMode Mode>
 __global__ void traceback_kernel(BatchParams p) {
+    constexpr bool Local = Mode == AlignMode::local;
     using Word = std::conditional_t<R == 16, std::uint64_t, std::uint32_t>;
     constexpr int stripe_rows = 32 * R;
     constexpr std::uint32_t op_ins = 1, op_del = 2, op_eq = 7, op_diff = 8;  // gpualign::CigarOp
@@ -75,6 +78,7 @@ __global__ void traceback_kernel(BatchParams p) {
 
     enum : int { st_h, st_e, st_f } state = st_h;
     while (true) {
+        if (Mode == AlignMode::semi_global && i == 0) break;
         if (!Local && (i == 0 || j == 0)) {
             if (j > 0) emit(op_del, static_cast<std::uint32_t>(j));
             if (i > 0) emit(op_ins, static_cast<std::uint32_t>(i));

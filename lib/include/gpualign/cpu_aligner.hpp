@@ -20,9 +20,10 @@ namespace gpualign {
 ///
 /// @param query, ref  sequence codes (see Alphabet), host memory, borrowed.
 ///                    Either may be empty: a global alignment is then one
-///                    gap (or nothing), a local one is unaligned.
+///                    gap (or nothing), a local one is unaligned, a
+///                    semi-global one the query's gap (or nothing).
 /// @param s           a validated scheme whose alphabet matches the codes.
-/// @param mode        local or global.
+/// @param mode        local, global or semi-global (docs/scoring.md).
 /// @param score_only  skip the CIGAR; result.has_cigar = false.
 /// @return coordinates 0-based half-open, see AlignmentResult.
 /// @throws std::length_error if the pair fails fits_int32.
@@ -33,10 +34,11 @@ AlignmentResult align_pair(std::span<const std::uint8_t> query, std::span<const 
 /// against byte for byte.
 ///
 /// Algorithm: Gotoh (1982) affine-gap DP over a (query_len+1) x (ref_len+1)
-/// matrix, row-wise, local (Smith-Waterman 1981) or global
-/// (Needleman-Wunsch 1970). With traceback it stores one direction byte per
-/// cell (query_len * ref_len bytes, host memory, freed on return); score-only
-/// keeps O(ref_len) memory and carries the local begin cell forward.
+/// matrix, row-wise, local (Smith-Waterman 1981), global
+/// (Needleman-Wunsch 1970) or semi-global (free ref end gaps). With traceback
+/// it stores one direction byte per cell (query_len * ref_len bytes, host
+/// memory, freed on return); score-only keeps O(ref_len) memory and carries
+/// the local or semi-global begin cell forward.
 /// Parameters and result as align_pair.
 /// @throws std::length_error if the pair fails fits_int32, or if the
 ///         direction matrix would exceed `full_matrix_max_cells` bytes.
