@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the build and test dependencies from Debian 12's apt.
 # (libsdsl-dev is deliberately not installed: it breaks SeqAn3 3.2's build.)
+# snakemake (7.21) and seqkit (2.3.1) run the workflow (workflow/,
+# docs/workflow.md) and its test; snakemake pulls in python3-azure through
+# python3-smart-open: ~30 MB to download, ~700 MB installed, ~2 min.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -8,4 +11,5 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ make libseqan3-dev libcxxopts-dev libspdlog-dev libfmt-dev \
-  googletest libgtest-dev zlib1g-dev samtools ca-certificates libwfa2-dev help2man libhwy-dev libparasail-dev >/dev/null
+  googletest libgtest-dev zlib1g-dev samtools ca-certificates libwfa2-dev help2man libhwy-dev libparasail-dev \
+  snakemake seqkit >/dev/null

@@ -3,7 +3,9 @@
 # skip where no CUDA device is visible), then the CPU tests again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (preset "asan", ./build-asan:
 # only the CPU test binary, the gpualign binary and the fuzz corpus replays are
-# built). Any sanitizer report, including a leak, fails the run.
+# built). Any sanitizer report, including a leak, fails the run. Last, the
+# Snakemake workflow on the CPU backend, 3 shards, each merged output cmp'd
+# with a single run of build/app/gpualign (tests/workflow, docs/workflow.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -15,3 +17,6 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$(nproc)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --preset asan -j "$(nproc)"
+
+echo "== workflow (Snakemake, CPU backend, 3 shards) =="
+bash tests/workflow/run_workflow_test.sh build/app/gpualign
