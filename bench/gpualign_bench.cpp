@@ -65,17 +65,18 @@ Workload synthetic(const std::string& name, Alphabet a, std::size_t pairs, std::
 int main(int argc, char** argv) {
     std::string csv = "gpualign_bench.csv", which = "abc";
     int runs = 5, streams = 4, host_threads = 0;
-    bool with_global = false;
+    bool with_global = false, with_semi_global = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--csv" && i + 1 < argc) csv = argv[++i];
         else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
         else if (a == "--workloads" && i + 1 < argc) which = argv[++i];
         else if (a == "--global") with_global = true;
+        else if (a == "--semi-global") with_semi_global = true;
         else if (a == "--streams" && i + 1 < argc) streams = std::max(1, std::atoi(argv[++i]));
         else if (a == "--host-threads" && i + 1 < argc) host_threads = std::max(0, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: gpualign_bench [--workloads abc] [--runs 5] [--global] [--streams 4] [--host-threads 0=all]\n"
+            std::fprintf(stderr, "usage: gpualign_bench [--workloads abc] [--runs 5] [--global] [--semi-global] [--streams 4] [--host-threads 0=all]\n"
                                  "                      [--csv FILE]\n"
                                  "  real data from $GPUALIGN_SHARED_DATA (default %s)\n", test::shared_data_dir().c_str());
             return 2;
@@ -117,6 +118,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s: %s, %.3g cells\n", w.name.c_str(), w.description.c_str(), cells);
         std::vector<AlignMode> modes = {AlignMode::local};
         if (with_global) modes.push_back(AlignMode::global);
+        if (with_semi_global) modes.push_back(AlignMode::semi_global);
         for (AlignMode mode : modes) {
             for (bool score_only : {true, false}) {
                 std::vector<double> kms, wall;

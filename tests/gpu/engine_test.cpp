@@ -3,6 +3,8 @@
 // rescore to the reported score. All tests skip without a CUDA device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -113,7 +115,9 @@ struct Config {
 
 std::string config_name(const testing::TestParamInfo<Config>& info) {
     const Config& c = info.param;
-    return std::string(to_string(c.alphabet)) + "_" + to_string(c.mode) + "_" + (c.affine ? "affine" : "linear") + "_" +
+    std::string mode = to_string(c.mode);
+    std::replace(mode.begin(), mode.end(), '-', '_');  // gtest names: letters, digits and '_'
+    return std::string(to_string(c.alphabet)) + "_" + mode + "_" + (c.affine ? "affine" : "linear") + "_" +
            (c.score_only ? "scoreonly" : "traceback");
 }
 

@@ -19,13 +19,14 @@ namespace {
 AlignmentResult model_align(const Codes& q, const Codes& r, const ScoringScheme& s, AlignMode mode) {
     using i64 = std::int64_t;
     const i64 m = static_cast<i64>(q.size()), n = static_cast<i64>(r.size());
-    const bool local = mode == AlignMode::local;
+    const bool local = mode == AlignMode::local, semi = mode == AlignMode::semi_global;
     const i64 O = s.gap_open + s.gap_extend, E = s.gap_extend, ninf = std::numeric_limits<i64>::min() / 4;
     std::vector<std::vector<i64>> H(m + 1, std::vector<i64>(n + 1, 0)), Ec = H, Fc = H;
     for (i64 i = 0; i <= m; ++i) Ec[i][0] = Fc[i][0] = ninf;
     for (i64 j = 0; j <= n; ++j) Ec[0][j] = Fc[0][j] = ninf;
     if (!local) {
-        for (i64 j = 1; j <= n; ++j) H[0][j] = -(s.gap_open + j * E);
+        if (!semi)  // semi-global: a leading ref gap is free, H(0,j) = 0
+            for (i64 j = 1; j <= n; ++j) H[0][j] = -(s.gap_open + j * E);
         for (i64 i = 1; i <= m; ++i) H[i][0] = -(s.gap_open + i * E);
     }
     auto sub = [&](i64 i, i64 j) -> i64 { return s.score(q[i - 1], r[j - 1]); };
@@ -41,13 +42,20 @@ AlignmentResult model_align(const Codes& q, const Codes& r, const ScoringScheme&
     AlignmentResult res;
     res.has_cigar = true;
     if (local && best == 0) return res;
-    i64 i = local ? bi : m, j = local ? bj : n;
-    res.score = static_cast<std::int32_t>(local ? best : H[m][n]);
+    if (semi) {  // the first maximum of the last row, j = 0 included
+        bj = 0;
+        for (i64 c = 1; c <= n; ++c)
+            if (H[m][c] > H[m][bj]) bj = c;
+        best = H[m][bj];
+    }
+    i64 i = local ? bi : m, j = local || semi ? bj : n;
+    res.score = static_cast<std::int32_t>(local || semi ? best : H[m][n]);
     res.query_end = static_cast<std::int32_t>(i);
     res.ref_end = static_cast<std::int32_t>(j);
     std::string ops;  // reversed
     char state = 'H';
     while (true) {
+        if (semi && i == 0) break;  // the rest of the ref's leading gap is free
         if (!local && (i == 0 || j == 0)) {
             ops.append(static_cast<std::size_t>(j), 'D');
             ops.append(static_cast<std::size_t>(i), 'I');
@@ -103,7 +111,7 @@ void compare_with_model(const ScoringScheme& s, std::uint64_t seed, int count, s
     for (int k = 0; k < count; ++k) {
         const Codes q = random_codes(g, g.below(max_len + 1), letters);
         const Codes r = g.below(3) == 0 ? g.mutate(q, 0.3, letters, max_len) : random_codes(g, g.below(max_len + 1), letters);
-        for (AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
             const AlignmentResult want = model_align(q, r, s, mode);
             const AlignmentResult full = align_pair(q, r, s, mode, false);
             const AlignmentResult fast = align_pair(q, r, s, mode, true);
@@ -146,7 +154,7 @@ TEST(Invariants, ScoreOnlyMatchesFullOnLongRelatedPairs) {
     for (int k = 0; k < 8; ++k) {
         const Codes q = g.random_seq(1500 + g.below(1000), 4);
         const Codes r = g.mutate(q, 0.25, 4, 4000);
-        for (AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
             const auto full = align_pair(q, r, s, mode, false);
             const auto fast = align_pair(q, r, s, mode, true);
             EXPECT_EQ(check_invariants(full, fast, q, r, s, mode), "") << "pair " << k << " " << to_string(mode);

@@ -75,7 +75,7 @@ TEST_P(EveryTarget, RandomPairsOverTheGridMatchTheScalarReference) {
         // Mixed lengths within each lane group, a few up to 2,000.
         const std::size_t count = under_asan ? 60 : 150;
         for (std::size_t k = 0; k < count; ++k) pairs.push_back(gen.next(k % 25 == 0 ? 2000 : 300));
-        for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (const bool score_only : {false, true})
                 failures += expect_same_as_scalar(pairs, s, mode, score_only,
                                                   std::string(to_string(g.alphabet)) + " " + to_string(mode) + " " +
@@ -92,7 +92,7 @@ TEST_P(EveryTarget, LaneCountBoundariesAndDegenerateSides) {
     for (std::size_t count : {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 65}) {
         std::vector<Pair> pairs;
         for (std::size_t k = 0; k < count; ++k) pairs.push_back(gen.next(120));
-        for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (const bool score_only : {false, true})
                 EXPECT_EQ(expect_same_as_scalar(pairs, s, mode, score_only, "count " + std::to_string(count)), 0);
     }
@@ -101,7 +101,7 @@ TEST_P(EveryTarget, LaneCountBoundariesAndDegenerateSides) {
                              {dna("NNNNNNNN"), dna("NNNNNNNN")}, {dna("A"), dna("A")},       {dna("A"), dna("C")},
                              {dna("NNNNACGT"), dna("ACGTNNNN")}, {dna("ACGTACGTAC"), dna("N")}};
     for (int k = 0; k < 30; ++k) odd.push_back(gen.next(40));
-    for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (const bool score_only : {false, true})
             EXPECT_EQ(expect_same_as_scalar(odd, s, mode, score_only, "degenerate"), 0);
 }
@@ -135,7 +135,7 @@ TEST_P(EveryTarget, SixteenBitOverflowIsDetectedAndRescoredIn32Bits) {
     long_pairs[2].ref = long_pairs[2].query;  // identical (N never matches)
     long_pairs[3].query = gen.random_seq(4000, 4);
     long_pairs[3].ref = gen.mutate(long_pairs[3].query, 0.002, 4, 4000);
-    for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (const bool score_only : {false, true})
             EXPECT_EQ(expect_same_as_scalar(long_pairs, s, mode, score_only, "long near-identical"), 0);
     got.assign(long_pairs.size(), {});
@@ -156,7 +156,7 @@ TEST_P(EveryTarget, OneQueryAgainstManyRefsMatchesTheScalarReference) {
             refs.push_back(k % 2 ? gen.mutate(query, 0.2, 20, 600) : gen.random_seq(1 + gen.below(600), 20));
         std::vector<PairView> v;
         for (const auto& r : refs) v.push_back({query, r});
-        for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (const bool score_only : {false, true}) {
                 std::vector<AlignmentResult> got(v.size());
                 align_pairs_cpu(v, s, mode, score_only, CpuKernel::simd, 2, got);
@@ -203,7 +203,7 @@ TEST_P(EveryTarget, IupacCodesWithEdnafullMatchTheScalarReference) {
     for (const auto& [go, ge] : {std::pair{10, 1}, std::pair{0, 2}, std::pair{16, 4}}) {
         const ScoringScheme s = ednafull_scheme(go, ge);
         ASSERT_EQ(s.size, 15);
-        for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (const bool score_only : {false, true}) {
                 const std::string what = std::string("EDNAFULL ") + to_string(mode) + " " + std::to_string(go) + "/" +
                                          std::to_string(ge) + (score_only ? " score-only" : " traceback");
@@ -223,7 +223,7 @@ TEST_P(EveryTarget, RealPairsMatchTheScalarReference) {
         read_pairs<Alphabet::protein>(prot / "orthologs_cow.fa", prot / "orthologs_pig.fa", under_asan ? 40 : 200);
     ASSERT_FALSE(dna_pairs.empty());
     ASSERT_FALSE(prot_pairs.empty());
-    for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (const bool score_only : {false, true}) {
             EXPECT_EQ(expect_same_as_scalar(dna_pairs, dna_scheme(5, 2), mode, score_only, "pacbio_ecoli"), 0);
             EXPECT_EQ(expect_same_as_scalar(prot_pairs, blosum62_scheme(11, 1), mode, score_only, "orthologs"), 0);
