@@ -290,6 +290,14 @@ inline std::string check_invariants(const AlignmentResult& full, const Alignment
     if (mode == AlignMode::global) {
         if (full.query_begin != 0 || full.ref_begin != 0 || full.query_end != m || full.ref_end != n)
             return "global does not span [0,m)x[0,n): " + coords(full);
+    } else if (mode == AlignMode::semi_global) {
+        // The whole query, a window of the ref; no D at either end (the ref's
+        // end gaps are free, never written).
+        if (full.query_begin != 0 || full.query_end != m || full.ref_begin > full.ref_end || full.ref_end > n)
+            return "semi-global does not span the query [0,m): " + coords(full);
+        if (!full.cigar.empty() &&
+            (cigar_op(full.cigar.front()) == CigarOp::del || cigar_op(full.cigar.back()) == CigarOp::del))
+            return "semi-global CIGAR starts or ends with D: " + cigar_string(full.cigar);
     } else if (full.score == 0) {
         if (full.query_begin || full.query_end || full.ref_begin || full.ref_end || !full.cigar.empty())
             return "unaligned local result is not all zero: " + coords(full);
