@@ -319,9 +319,11 @@ TEST(CheckpointTraceback, SemiGlobalRowEndsMatchTheReference) {
             EXPECT_EQ(std::max(last.best, left.back().h), full.score) << what;
             if (full.ref_end == 0) {
                 ++at_zero;
-                tied_at_zero += last.best == full.score;
+                if (last.best == full.score) ++tied_at_zero;
+            } else if (full.ref_end == static_cast<std::int32_t>(r.size())) {
+                ++at_n;
             } else {
-                (full.ref_end == static_cast<std::int32_t>(r.size()) ? at_n : inside) += 1;
+                ++inside;
             }
         }
     }
