@@ -104,6 +104,42 @@ TEST_F(LongPairsCli, PairAboveFullMatrixCellsMatchesTheFullMatrixReference) {
     }
 }
 
+// `gpualign sg` on a 4,000-base read in a 4,700-base ref (18.8 M cells, above
+// full_matrix_cells: the long-pair path) writes the full-matrix reference's
+// columns, with CIGAR and score-only (the begin column comes from the walk).
+TEST_F(LongPairsCli, SemiGlobalLongPairMatchesTheFullMatrixReference) {
+    std::mt19937_64 rng(15);
+    const std::string r = random_dna(rng, 4700);
+    const std::string q = mutate(rng, r.substr(300, 4000), 0.1);
+    ASSERT_GT(static_cast<std::uint64_t>(q.size()) * r.size(), gpualign::full_matrix_cells);
+    const fs::path qf = write_fasta("q.fa", "q", {q}), rf = write_fasta("r.fa", "r", {r});
+    const gpualign::ScoringScheme scheme = gpualign::test::dna_scheme(5, 2);
+    for (const bool score_only : {false, true}) {
+        const fs::path out = dir_ / "out.tsv";
+        const RunResult res = run("sg " + qf.string() + " " + rf.string() + " --backend cpu --threads 2 -v -o " +
+                                  out.string() + (score_only ? " --score-only" : ""));
+        ASSERT_EQ(res.exit_code, 0) << res.err;
+        EXPECT_NE(res.err.find("1 long pairs on the long-pair path"), std::string::npos) << res.err;
+        const std::vector<std::string> got = rows(slurp(out));
+        ASSERT_EQ(got.size(), 1u);
+        const AlignmentResult want = gpualign::align_pair_full_matrix(gpualign::test::dna(q), gpualign::test::dna(r),
+                                                                      scheme, AlignMode::semi_global, score_only);
+        EXPECT_EQ(want.query_begin, 0);
+        EXPECT_EQ(want.query_end, static_cast<std::int32_t>(q.size()));
+        EXPECT_GT(want.ref_begin, 200);  // the read's window, not the whole ref
+        EXPECT_LT(want.ref_end, 4500);
+        const std::vector<std::string> f = split(got[0], '\t');
+        ASSERT_EQ(f.size(), 16u);  // the 15 alignment columns and strand
+        if (score_only)
+            EXPECT_EQ(f[2] + ' ' + f[3] + ' ' + f[6] + ' ' + f[7] + ' ' + f[8] + ' ' + f[14],
+                      std::to_string(want.query_begin) + ' ' + std::to_string(want.query_end) + ' ' +
+                          std::to_string(want.ref_begin) + ' ' + std::to_string(want.ref_end) + ' ' +
+                          std::to_string(want.score) + " *");
+        else
+            EXPECT_EQ(got_columns(got[0]), expected_columns(want));
+    }
+}
+
 TEST_F(LongPairsCli, MixedShortAndLongPairsMatchTheReferenceInOrder) {
     std::mt19937_64 rng(5);
     std::vector<std::string> qs, rs;

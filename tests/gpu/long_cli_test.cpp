@@ -96,7 +96,7 @@ TEST_F(LongCli, MitoPairGpuIsByteIdenticalToCpu) {
     SKIP_WITHOUT_GPU();
     fs::path q, r;
     if (!mito(q, r)) GTEST_SKIP() << "mito data not found under " << shared_data_dir();
-    for (const char* mode : {"nw", "sw"})
+    for (const char* mode : {"nw", "sw", "sg"})
         for (const char* extra : {"", " --score-only"}) {
             const std::string err = expect_backends_agree(std::string(mode) + " " + q.string() + " " + r.string() + extra,
                                                           "tsv", std::string(mode) + extra);
@@ -109,6 +109,7 @@ TEST_F(LongCli, MitoPairGpuIsByteIdenticalToCpu) {
     EXPECT_NE(slurp(gpu).find("\t18184\t"), std::string::npos) << slurp(gpu);
     // SAM too.
     expect_backends_agree("nw " + q.string() + " " + r.string(), "sam", "nw sam");
+    expect_backends_agree("sg " + q.string() + " " + r.string(), "sam", "sg sam");
 }
 
 TEST_F(LongCli, MixedFileGpuIsByteIdenticalToCpu) {

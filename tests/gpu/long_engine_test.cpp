@@ -4,11 +4,14 @@
 // the reported score. All tests skip without a CUDA device.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "semi_global_pairs.hpp"
 #include "test_matrices.hpp"
 #include "gpualign/gpu/long_engine.hpp"
 #include "gpualign/long_aligner.hpp"
@@ -47,7 +50,7 @@ void expect_same(const AlignmentResult& got, const AlignmentResult& want, const 
                              << want.score << " q[" << want.query_begin << "," << want.query_end << ") r["
                              << want.ref_begin << "," << want.ref_end << ") "
                              << cigar_string(want.cigar).substr(0, 80);
-    if (got.has_cigar && got.score > 0) EXPECT_EQ(rescore_cigar(got, q, r, s), got.score) << what;
+    if (got.has_cigar && !got.cigar.empty()) EXPECT_EQ(rescore_cigar(got, q, r, s), got.score) << what;
 }
 
 // Every pair through engine.align, then all at once through align_many: both
@@ -95,7 +98,7 @@ TEST(LongEngine, ByteIdenticalToReferenceOverModesGapsAlphabets) {
         }
         for (int variant = 0; variant < 3; ++variant) {
             const ScoringScheme s = scheme_for(a, variant);
-            for (AlignMode mode : {AlignMode::local, AlignMode::global}) {
+            for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
                 for (bool score_only : {false, true}) {
                     const auto want = reference(q, r, s, mode, score_only);
                     gpu::LongEngineOptions opt;
@@ -135,7 +138,7 @@ TEST(LongEngine, EdnafullIupacCodesByteIdenticalToReference) {
             for (auto& c : s)
                 if (gen.rng()() % 5 == 0) c = static_cast<std::uint8_t>(gen.rng()() % dna_code_letters.size());
     const ScoringScheme s = ednafull_scheme(10, 1);
-    for (AlignMode mode : {AlignMode::local, AlignMode::global})
+    for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool score_only : {false, true}) {
             gpu::LongEngine engine(s, mode, score_only, {});
             expect_align_and_align_many(engine, q, r, reference(q, r, s, mode, score_only), s,
@@ -152,7 +155,7 @@ TEST(LongEngine, MatchesCpuLongPathOnLargeRandomPairs) {
     SKIP_WITHOUT_GPU();
     Generator gen(Alphabet::dna, 7);
     const ScoringScheme s = scheme_for(Alphabet::dna, 0);
-    for (AlignMode mode : {AlignMode::global, AlignMode::local})
+    for (AlignMode mode : {AlignMode::global, AlignMode::local, AlignMode::semi_global})
       for (int max_blocks : {0, 3}) {
         gpu::LongEngineOptions opt;
         opt.max_blocks = max_blocks;
@@ -187,7 +190,7 @@ TEST(LongEngine, PackedAndTableScoresAtTheInt8Edges) {
     q.push_back(Seq(600, 3));  // all N against a random ref
     r.push_back(gen.random(700));
     for (const ScoringScheme& s : {make_dna_scheme(127, 128, 300, 40, -128), make_dna_scheme(128, 100, 250, 30, -90)}) {
-        for (AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
             for (bool score_only : {false, true}) {
                 const auto want = reference(q, r, s, mode, score_only);
                 gpu::LongEngineOptions opt;
@@ -203,7 +206,8 @@ TEST(LongEngine, PackedAndTableScoresAtTheInt8Edges) {
 }
 
 // The mitochondrial pair (16,569 x 16,499): GPU equals the full-matrix
-// reference with CIGAR; the global score is WFA2's 18184 (issue #11).
+// reference with CIGAR in every mode; the global score is WFA2's 18184
+// (issue #11).
 TEST(LongEngine, MitoPairMatchesReference) {
     SKIP_WITHOUT_GPU();
     const std::string path = shared_data_dir() + "/dna/long/mito_human_vs_orangutan.fa";
@@ -211,12 +215,53 @@ TEST(LongEngine, MitoPairMatchesReference) {
     const auto seqs = read_fasta(path, Alphabet::dna);
     ASSERT_EQ(seqs.size(), 2u);
     const ScoringScheme s = scheme_for(Alphabet::dna, 0);
-    for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
+    for (AlignMode mode : {AlignMode::global, AlignMode::local, AlignMode::semi_global}) {
         gpu::LongEngine engine(s, mode, false, {});
         const AlignmentResult got = engine.align(seqs[0], seqs[1]);
         const AlignmentResult want = align_pair_full_matrix(seqs[0], seqs[1], s, mode, false);
         expect_same(got, want, seqs[0], seqs[1], s, std::string("mito ") + to_string(mode));
         if (mode == AlignMode::global) EXPECT_EQ(got.score, 18184);
+    }
+}
+
+// Semi-global end cells and walk ends (semi_global_edge_pairs: ends on
+// column 0, won and tied; on column n; 1-5 residue queries in a 500-residue
+// ref; a 300-residue query in 1-12 residue refs) plus a 2,000-residue query in
+// an 8,000-residue ref, over a grid of gap penalties, DNA and BLOSUM62, with
+// CIGAR and score-only, small leaves and rings (stripes, checkpoints and flow
+// control everywhere), through align and align_many: byte-identical to the
+// full-matrix reference.
+TEST(LongEngine, SemiGlobalRowEndsByteIdenticalToReference) {
+    SKIP_WITHOUT_GPU();
+    const ScoringScheme schemes[] = {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(2, 3, 0, 3, -3),
+                                     make_dna_scheme(2, 3, 4, 3, -3), make_dna_scheme(2, 3, 10, 1, -3),
+                                     blosum62_scheme(11, 1), blosum62_scheme(10, 2), blosum62_scheme(0, 4)};
+    for (std::size_t k = 0; k < std::size(schemes); ++k) {
+        const ScoringScheme& s = schemes[k];
+        Generator gen(s.alphabet, 40 + k);
+        std::vector<Seq> q, r;
+        for (auto& p : semi_global_edge_pairs(s, [&](std::size_t len) { return gen.random(len); })) {
+            q.push_back(std::move(p.query));
+            r.push_back(std::move(p.ref));
+        }
+        const Seq window = gen.random(8000);
+        q.push_back(gen.mutate(Seq(window.begin() + 3000, window.begin() + 5000), 0.1));
+        r.push_back(window);
+        for (bool score_only : {false, true}) {
+            const auto want = reference(q, r, s, AlignMode::semi_global, score_only);
+            gpu::LongEngineOptions opt;
+            opt.plan.fan_out = 3;
+            opt.plan.leaf_cells = 4096;
+            opt.plan.min_tile = 16;
+            opt.plan.direct_leaf_bytes = k % 2 ? 0 : opt.plan.direct_leaf_bytes;
+            opt.max_blocks = 1 + static_cast<int>(k % 3);
+            opt.ring_bytes = 256u << 10;
+            opt.workers = 3;
+            gpu::LongEngine engine(s, AlignMode::semi_global, score_only, opt);
+            expect_align_and_align_many(engine, q, r, want, s,
+                                        "scheme " + std::to_string(k) + (score_only ? " score-only" : " cigar") +
+                                            " pair ");
+        }
     }
 }
 
@@ -309,7 +354,7 @@ TEST(LongEngineSanitizer, AlignManyWorkers) {
     Generator gen(Alphabet::dna, 23);
     const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
     const Seq q = gen.random(3000), r = gen.mutate(q, 0.12, 2800);
-    for (AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
         const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, false);
         const AlignmentResult want_rq = align_pair_full_matrix(r, q, s, mode, false);
         gpu::LongEngineOptions opt;
@@ -328,14 +373,14 @@ TEST(LongEngineSanitizer, AlignManyWorkers) {
 
 // Small enough for compute-sanitizer (memcheck, racecheck): every kernel path
 // of the long engine (fan-out and direct-leaf levels, speculative leaf
-// batches, warps reused across stripes with ring flow control, local and
-// global, CIGAR and score-only) on 3,000 x 2,800 pairs, against the reference.
+// batches, warps reused across stripes with ring flow control, every mode,
+// CIGAR and score-only) on 3,000 x 2,800 pairs, against the reference.
 TEST(LongEngineSanitizer, SmallPairsAllPaths) {
     SKIP_WITHOUT_GPU();
     Generator gen(Alphabet::dna, 21);
     const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
     const Seq q = gen.random(3000), r = gen.mutate(q, 0.12, 2800);
-    for (AlignMode mode : {AlignMode::local, AlignMode::global})
+    for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool score_only : {false, true}) {
             const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
             for (int variant = 0; variant < 2; ++variant) {

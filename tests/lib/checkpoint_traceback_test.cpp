@@ -1,20 +1,25 @@
 // The checkpoint traceback's speculative leaf and tile batches (the GPU's
 // paths), run through the CPU backend and through a plain scalar backend
 // written here from the RegionBackend contract: byte-identical to the
-// full-matrix reference.
+// full-matrix reference in every mode; semi-global's end cells on column 0
+// and n.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gpualign/checkpoint_traceback.hpp"
 
 #include "gpualign/cpu_aligner.hpp"
 #include "gpualign/long_aligner.hpp"
+#include "semi_global_pairs.hpp"
 #include "test_util.hpp"
 
 namespace gpualign::test {
@@ -41,7 +46,7 @@ TEST(CheckpointTraceback, SpeculativeLeafBatchesMatchTheReference) {
         o.plan.min_tile = 1;
         o.plan.direct_leaf_bytes = rng() % 2 ? 0 : (std::uint64_t{1} << 20);
         o.leaf_batch = std::vector<std::size_t>{2, 3, 7, 64}[rng() % 4];
-        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (bool score_only : {false, true}) {
                 const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
                 const AlignmentResult got = align_pair_long(q, r, s, mode, score_only, o);
@@ -50,7 +55,7 @@ TEST(CheckpointTraceback, SpeculativeLeafBatchesMatchTheReference) {
                 ++compared;
             }
     }
-    EXPECT_EQ(compared, 1600);
+    EXPECT_EQ(compared, 2400);
 }
 
 // A RegionBackend written from its contract alone (checkpoint_traceback.hpp)
@@ -58,12 +63,14 @@ TEST(CheckpointTraceback, SpeculativeLeafBatchesMatchTheReference) {
 // counters of what the driver asked for. Recurrence (Gotoh 1982), O = go + ge:
 //   Ecell(i,j) = max(Ecell(i,j-1) - ge, H(i,j-1) - O)   opening wins ties
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, H(i-1,j) - O)   opening wins ties
-//   H(i,j)     = max([0,] H(i-1,j-1) + s, Ecell, Fcell)  zero > diag > E > F
+//   H(i,j)     = max([0,] H(i-1,j-1) + s, Ecell, Fcell)  zero (local) > diag > E > F
+// The best it reports (want_best): local, the first maximum in row-major
+// order; semi-global, the first maximum of the region's last row.
 class ScalarBackend final : public RegionBackend {
 public:
-    ScalarBackend(const Codes& q, const Codes& r, const ScoringScheme& s, bool local, std::size_t tile_batch,
+    ScalarBackend(const Codes& q, const Codes& r, const ScoringScheme& s, AlignMode mode, std::size_t tile_batch,
                   std::size_t budget)
-        : q_(q), r_(r), s_(s), local_(local), tile_batch_(tile_batch), budget_(budget) {}
+        : q_(q), r_(r), s_(s), mode_(mode), tile_batch_(tile_batch), budget_(budget) {}
 
     std::size_t tile_launches = 0, tiles_batched = 0, largest_batch = 0;
 
@@ -109,6 +116,8 @@ public:
         const std::int64_t rows = reg.rows, cols = reg.cols;
         std::vector<BoundaryCell> up(reg.top, reg.top + cols + 1);  // H and Fcell of the row above
         RegionResult res;
+        const bool local = mode_ == AlignMode::local;
+        bool found = false;  // semi-global: a cell of the last row seen
         for (std::int64_t i = 1; i <= rows; ++i) {
             std::vector<BoundaryCell> row(static_cast<std::size_t>(cols + 1));
             row[0] = {reg.left[i].h, ninf};
@@ -123,12 +132,16 @@ public:
                 std::uint8_t src = 1;
                 if (e > h) h = e, src = 2;
                 if (f > h) h = f, src = 3;
-                if (local_ && h <= 0) h = 0, src = 0;
+                if (local && h <= 0) h = 0, src = 0;
                 row[j] = {h, f};
                 if (out.dirs)
                     out.dirs[(i - 1) * cols + (j - 1)] =
                         static_cast<std::uint8_t>(src | (e_ext > e_open ? 4 : 0) | (f_ext > f_open ? 8 : 0));
-                if (out.want_best && h > res.best) res = {h, reg.i0 + i, reg.j0 + j, 0};
+                if (out.want_best && local && h > res.best) res = {h, reg.i0 + i, reg.j0 + j, 0};
+                if (out.want_best && mode_ == AlignMode::semi_global && i == rows && (!found || h > res.best)) {
+                    res = {h, reg.i0 + i, reg.j0 + j, 0};
+                    found = true;
+                }
                 if (out.col_stride > 0 && j % out.col_stride == 0 && j < cols) {
                     BoundaryCell* c = out.col_out + (j / out.col_stride - 1) * (rows + 1);
                     c[0].h = reg.top[j].h;
@@ -146,7 +159,7 @@ public:
 private:
     const Codes &q_, &r_;
     const ScoringScheme& s_;
-    bool local_;
+    AlignMode mode_;
     std::size_t tile_batch_, budget_, used_ = 0;
     std::vector<std::unique_ptr<BoundaryCell[]>> stack_;
     std::vector<std::size_t> sizes_;
@@ -184,9 +197,9 @@ TEST(CheckpointTraceback, SpeculativeTileBatchesMatchTheReference) {
         // Unlimited, or room for the borders, a few levels and part of a batch.
         const std::size_t budget = rng() % 2 ? std::numeric_limits<std::size_t>::max()
                                              : (m + n + 2) * sizeof(BoundaryCell) * (4 + rng() % 12);
-        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (bool score_only : {false, true}) {
-                ScalarBackend backend(q, r, s, mode == AlignMode::local, cap, budget);
+                ScalarBackend backend(q, r, s, mode, cap, budget);
                 const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
                 AlignmentResult got;
                 try {
@@ -203,8 +216,8 @@ TEST(CheckpointTraceback, SpeculativeTileBatchesMatchTheReference) {
                 largest = std::max(largest, backend.largest_batch);
             }
     }
-    EXPECT_GE(compared, 1000);
-    EXPECT_GT(launches, 100u);
+    EXPECT_GE(compared, 1500);
+    EXPECT_GT(launches, 150u);
     EXPECT_GT(batched, 2 * launches);  // batches of several tiles, not one at a time
     EXPECT_GE(largest, 8u);
 }
@@ -228,12 +241,97 @@ TEST(CheckpointTraceback, CpuTileAndLeafBatchesMatchTheReference) {
         o.plan.direct_leaf_bytes = 0;
         o.leaf_batch = std::vector<std::size_t>{1, 2, 64}[rng() % 3];
         o.tile_batch = std::vector<std::size_t>{2, 5, 48}[rng() % 3];
-        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (bool score_only : {false, true})
                 ASSERT_EQ(align_pair_long(q, r, s, mode, score_only, o), align_pair_full_matrix(q, r, s, mode, score_only))
                     << "pair " << it << " (" << m << " x " << n << "), tile_batch " << o.tile_batch << ", leaf_batch "
                     << o.leaf_batch << ", mode " << to_string(mode);
     }
+}
+
+// Semi-global end cells and walk ends (semi_global_edge_pairs and random
+// pairs) over a grid of gap penalties, DNA and BLOSUM62: through the CPU
+// backend (tiles and checkpoints everywhere, leaf and tile batches) and the
+// scalar backend (tile batches, memory budgets), CIGAR and score-only, each
+// equals align_pair_full_matrix; the CIGARs re-score to the score and end in
+// no D. The pairs do end on column 0 (H(m,0) strictly best, and tied with the
+// best of columns 1..n, which the scalar backend's last-row best shows), on
+// column n, and inside.
+TEST(CheckpointTraceback, SemiGlobalRowEndsMatchTheReference) {
+    std::mt19937_64 rng(20261126);
+    const ScoringScheme schemes[] = {dna_scheme(5, 2), dna_scheme(0, 1), dna_scheme(0, 3), dna_scheme(4, 3),
+                                     dna_scheme(10, 1), dna_scheme(2, 6), blosum62_scheme(11, 1),
+                                     blosum62_scheme(10, 2), blosum62_scheme(0, 4)};
+    int compared = 0, at_zero = 0, tied_at_zero = 0, at_n = 0, inside = 0;
+    for (std::size_t k = 0; k < std::size(schemes); ++k) {
+        const ScoringScheme& s = schemes[k];
+        PairGenerator g(0x5E60u + k, s.alphabet);
+        const int letters = s.alphabet == Alphabet::dna ? 4 : 20;
+        std::vector<SemiGlobalPair> pairs =
+            semi_global_edge_pairs(s, [&](std::size_t len) { return g.random_seq(len, letters); });
+        for (int t = 0; t < 12; ++t) {
+            Pair p = g.next(200);
+            pairs.push_back({std::move(p.query), std::move(p.ref)});
+        }
+        for (std::size_t it = 0; it < pairs.size(); ++it) {
+            const Codes& q = pairs[it].query;
+            const Codes& r = pairs[it].ref;
+            LongAlignOptions o;
+            o.threads = 1;
+            o.tile = 1 + static_cast<std::int64_t>(rng() % 16);
+            o.plan.fan_out = 2 + static_cast<int>(rng() % 4);
+            o.plan.leaf_cells = 1 + rng() % 300;
+            o.plan.min_tile = 1;
+            o.plan.direct_leaf_bytes = rng() % 2 ? 0 : (std::uint64_t{1} << 20);
+            o.leaf_batch = std::vector<std::size_t>{1, 2, 64}[rng() % 3];
+            o.tile_batch = std::vector<std::size_t>{1, 3, 48}[rng() % 3];
+            const std::string what = "scheme " + std::to_string(k) + " pair " + std::to_string(it) + " (" +
+                                     std::to_string(q.size()) + " x " + std::to_string(r.size()) + ")";
+            AlignmentResult full;
+            for (bool score_only : {false, true}) {
+                const AlignmentResult want = align_pair_full_matrix(q, r, s, AlignMode::semi_global, score_only);
+                ASSERT_EQ(align_pair_long(q, r, s, AlignMode::semi_global, score_only, o), want)
+                    << what << ", tile " << o.tile << ", leaf_cells " << o.plan.leaf_cells << ", leaf_batch "
+                    << o.leaf_batch << ", tile_batch " << o.tile_batch;
+                CheckpointPlan plan = o.plan;
+                plan.direct_leaf_bytes = 0;
+                ScalarBackend backend(q, r, s, AlignMode::semi_global, o.tile_batch, std::numeric_limits<std::size_t>::max());
+                ASSERT_EQ(checkpoint_align(backend, q, r, s, AlignMode::semi_global, score_only, plan, {}), want)
+                    << what << " (scalar backend)";
+                ++compared;
+                if (!score_only) full = want;
+            }
+            ASSERT_EQ(check_invariants(full, align_pair_full_matrix(q, r, s, AlignMode::semi_global, true), q, r, s,
+                                       AlignMode::semi_global),
+                      "")
+                << what;
+            // Where the end is: column 0 (and whether columns 1..n tie it), n, or inside.
+            const std::vector<BoundaryCell> top(r.size() + 1, BoundaryCell{0, std::numeric_limits<std::int32_t>::min() / 2});
+            std::vector<BoundaryCell> left(q.size() + 1, top[0]);
+            for (std::size_t i = 1; i <= q.size(); ++i)
+                left[i].h = -(s.gap_open + static_cast<std::int32_t>(i) * s.gap_extend);
+            ScalarBackend rows(q, r, s, AlignMode::semi_global, 1, std::numeric_limits<std::size_t>::max());
+            RegionOutputs best_only;
+            best_only.want_best = true;
+            const Region whole{0, 0, static_cast<std::int64_t>(q.size()), static_cast<std::int64_t>(r.size()), top.data(),
+                               left.data()};
+            const RegionResult last = rows.compute(whole, best_only, {});
+            EXPECT_EQ(std::max(last.best, left.back().h), full.score) << what;
+            if (full.ref_end == 0) {
+                ++at_zero;
+                if (last.best == full.score) ++tied_at_zero;
+            } else if (full.ref_end == static_cast<std::int32_t>(r.size())) {
+                ++at_n;
+            } else {
+                ++inside;
+            }
+        }
+    }
+    EXPECT_GE(compared, 400);
+    EXPECT_GT(at_zero, 10);
+    EXPECT_GT(tied_at_zero, 3);
+    EXPECT_GT(at_n, 10);
+    EXPECT_GT(inside, 10);
 }
 
 }  // namespace

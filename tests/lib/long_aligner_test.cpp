@@ -6,6 +6,7 @@
 // routing of align_pair above full_matrix_cells.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,7 @@
 
 #include "gpualign/long_aligner.hpp"
 #include "lib/test_util.hpp"
+#include "semi_global_pairs.hpp"
 
 
 namespace gpualign::test {
@@ -240,20 +242,25 @@ struct GridCase {
     std::size_t index;  // seeds the pairs and rotates the plans
     SchemeCase sc;
     AlignMode mode;
-    std::string name() const { return std::string(sc.name) + "_" + to_string(mode); }
+    std::string name() const {
+        std::string n = std::string(sc.name) + "_" + to_string(mode);
+        std::replace(n.begin(), n.end(), '-', '_');  // "semi-global": test names are identifiers
+        return n;
+    }
 };
 void PrintTo(const GridCase& c, std::ostream* os) { *os << c.name(); }
 
 std::vector<GridCase> grid_cases() {
     std::vector<GridCase> out;
     for (const SchemeCase& sc : scheme_cases)
-        for (AlignMode mode : {AlignMode::local, AlignMode::global}) out.push_back({out.size(), sc, mode});
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
+            out.push_back({out.size(), sc, mode});
     return out;
 }
 
 class LongAlignerGrid : public testing::TestWithParam<GridCase> {};
 
-// Proves align_pair_long is byte-identical to align_pair_full_matrix (score, coordinates, CIGAR) for each scheme and mode, with and without CIGAR, under every tile/fan-out/leaf/min-tile/thread/direct-leaf plan, on random and edge-case pairs.
+// Proves align_pair_long is byte-identical to align_pair_full_matrix (score, coordinates, CIGAR) for each scheme and mode (semi-global with its row-end pairs too), with and without CIGAR, under every tile/fan-out/leaf/min-tile/thread/direct-leaf plan, on random and edge-case pairs.
 TEST_P(LongAlignerGrid, MatchesFullMatrix) {
     const GridCase& c = GetParam();
     const AlignMode mode = c.mode;
@@ -265,7 +272,7 @@ TEST_P(LongAlignerGrid, MatchesFullMatrix) {
     // 2-letter alphabet, DNA with rare N): each run under the next plan, so the
     // instance goes through every plan.
     std::size_t k = param_index * 97;
-    auto next_plan = [&](const Pair& p) { return fit_threads(plan(k++), p.query.size(), p.ref.size()); };
+    auto next_plan = [&](const auto& p) { return fit_threads(plan(k++), p.query.size(), p.ref.size()); };
     // Two runs per pair: every plan once (half of them under ASan).
     const std::size_t random_pairs = under_asan ? plan_count / 4 : plan_count / 2;
     for (std::size_t t = 0; t < random_pairs; ++t) {
@@ -278,13 +285,18 @@ TEST_P(LongAlignerGrid, MatchesFullMatrix) {
     for (const Pair& p : boundary_pairs(g, c.sc.alphabet))
         for (bool score_only : {false, true})
             for (const LongAlignOptions& o : boundary_plans) bad.check(p.query, p.ref, s, mode, score_only, o);
+    if (mode == AlignMode::semi_global)
+        for (const SemiGlobalPair& p :
+             semi_global_edge_pairs(s, [&](std::size_t len) { return plain_seq(g, len, c.sc.alphabet); }))
+            for (bool score_only : {false, true})
+                for (int rep = 0; rep < 3; ++rep) bad.check(p.query, p.ref, s, mode, score_only, next_plan(p));
     EXPECT_EQ(bad.count(), 0) << "of " << bad.runs() << " runs";
 }
 
 INSTANTIATE_TEST_SUITE_P(Grid, LongAlignerGrid, testing::ValuesIn(grid_cases()),
                          [](const testing::TestParamInfo<GridCase>& info) { return info.param.name(); });
 
-// Proves two threads give the full matrix's bytes where several tiles share each anti-diagonal (wavefront races would show here), for fan-out and direct-leaf plans, local and global.
+// Proves two threads give the full matrix's bytes where several tiles share each anti-diagonal (wavefront races would show here), for fan-out and direct-leaf plans, local, global and semi-global.
 TEST(LongAligner, TwoThreadWavefrontMatchesFullMatrix) {
     const LongAlignOptions plans[] = {
         make_options(16, 3, 1024, 8, 2, 0),
@@ -300,7 +312,7 @@ TEST(LongAligner, TwoThreadWavefrontMatchesFullMatrix) {
         PairGenerator g(0x7770u + static_cast<std::uint64_t>(k), sc.alphabet);
         const Codes q = plain_seq(g, 120, sc.alphabet);
         const Codes r = g.mutate(q, 0.2, sc.alphabet == Alphabet::dna ? 4 : 20, 140);
-        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (int t = 0; t < 2; ++t) bad.check(q, r, s, mode, false, plans[2 * k + t]);
     }
     EXPECT_EQ(bad.count(), 0);
@@ -314,7 +326,7 @@ TEST(LongAligner, CigarsRescoreToReportedScore) {
     for (const SchemeCase& sc : scheme_cases) {
         const ScoringScheme s = sc.scheme();
         PairGenerator g(0xC16A4u + static_cast<std::uint64_t>(sc.go * 31 + sc.ge), sc.alphabet);
-        for (AlignMode mode : {AlignMode::local, AlignMode::global})
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (int t = 0; t < (under_asan ? 20 : 60); ++t) {
                 const Pair p = g.next(300);
                 const LongAlignOptions o =
@@ -323,7 +335,7 @@ TEST(LongAligner, CigarsRescoreToReportedScore) {
                 const AlignmentResult fast = align_pair_long(p.query, p.ref, s, mode, true, o);
                 ++runs;
                 std::string what;
-                if (full.has_cigar && (mode == AlignMode::global || full.score > 0)) {
+                if (full.has_cigar && (mode != AlignMode::local || full.score > 0)) {
                     try {
                         const std::int32_t rescored = rescore_cigar(full, p.query, p.ref, s);
                         if (rescored != full.score)
@@ -342,12 +354,12 @@ TEST(LongAligner, CigarsRescoreToReportedScore) {
     EXPECT_EQ(failures, 0) << "of " << runs << " pairs";
 }
 
-// Proves empty sequences give the reference's answer (one gap, or unaligned) rather than a crash.
+// Proves empty sequences give the reference's answer (one gap, the empty alignment, or unaligned) rather than a crash.
 TEST(LongAligner, EmptySequencesMatchFullMatrix) {
     const ScoringScheme s = dna_scheme(5, 2);
     const Codes some = dna("ACGTTGCA");
     Mismatches bad;
-    for (AlignMode mode : {AlignMode::local, AlignMode::global})
+    for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool score_only : {false, true}) {
             bad.check({}, {}, s, mode, score_only, plan(0));
             bad.check(some, {}, s, mode, score_only, plan(1));
@@ -425,6 +437,46 @@ TEST_F(LongAlignerRealData, HpyloriPrefixLocalMatchesFullMatrix) {
     EXPECT_EQ(bad.count(), 0);
 }
 
+// Proves semi-global on real reads: pieces of H. pylori G27 (record 0: 1 to
+// 3,000 bases, as read and with 5% edits) fitted into the first 8,000 bases of
+// SJM180 give the full matrix's bytes, with CIGAR (re-scored) and score-only,
+// over a grid of gap penalties, under small plans with leaf and tile batches.
+TEST_F(LongAlignerRealData, HpyloriReadsSemiGlobalMatchFullMatrix) {
+    const auto qs = read_fasta_codes<Alphabet::dna>(dir() / "hpyloriG27_vs_SJM180.A.fa", 1);
+    auto rs = read_fasta_codes<Alphabet::dna>(dir() / "hpyloriG27_vs_SJM180.B.fa", 1);
+    ASSERT_EQ(qs.size(), 1u);
+    ASSERT_EQ(rs.size(), 1u);
+    ASSERT_GE(qs[0].size(), 10000u);
+    ASSERT_GE(rs[0].size(), 8000u);
+    rs[0].resize(under_asan ? 3000 : 8000);
+    const Codes& genome = qs[0];
+    PairGenerator g(0x5E6u, Alphabet::dna);
+    std::vector<Codes> reads;
+    for (const auto& [at, len] : {std::pair<std::size_t, std::size_t>{2000, 1}, {500, 37}, {4000, 700}, {1000, 3000}}) {
+        const std::size_t l = under_asan ? std::min<std::size_t>(len, 700) : len;
+        reads.emplace_back(genome.begin() + static_cast<std::ptrdiff_t>(at), genome.begin() + static_cast<std::ptrdiff_t>(at + l));
+        reads.push_back(g.mutate(reads.back(), 0.05, 4, l + 50));
+    }
+    LongAlignOptions batches = make_options(64, 4, 4096, 8, 2);
+    batches.leaf_batch = 8;
+    batches.tile_batch = 4;
+    const LongAlignOptions plans[] = {make_options(64, 4, 4096, 8, 2, 0), batches};
+    Mismatches bad;
+    for (const auto& [go, ge] : {std::pair{5, 2}, {3, 1}, {0, 2}, {10, 1}, {2, 4}}) {
+        const ScoringScheme s = dna_scheme(go, ge);
+        for (const Codes& read : reads) {
+            for (bool score_only : {false, true})
+                for (const LongAlignOptions& o : plans) bad.check(read, rs[0], s, AlignMode::semi_global, score_only, o);
+            const AlignmentResult got = align_pair_long(read, rs[0], s, AlignMode::semi_global, false, plans[1]);
+            EXPECT_EQ(check_invariants(got, align_pair_long(read, rs[0], s, AlignMode::semi_global, true, plans[1]),
+                                       read, rs[0], s, AlignMode::semi_global),
+                      "")
+                << read.size() << "-base read, go=" << go << " ge=" << ge;
+        }
+    }
+    EXPECT_EQ(bad.count(), 0) << "of " << bad.runs() << " runs";
+}
+
 // ---- memory --------------------------------------------------------------------------
 
 /// A deterministic related DNA pair of about len x len (~10% substitutions and indels, no N).
@@ -480,7 +532,7 @@ TEST(LongAligner, TooSmallMemoryLimitThrowsBadAlloc) {
 
 // ---- routing -------------------------------------------------------------------------
 
-// Proves align_pair on pairs just above full_matrix_cells (2^24 cells, which it routes to align_pair_long) and at the boundary returns the full matrix's bytes, local and global.
+// Proves align_pair on pairs just above full_matrix_cells (2^24 cells, which it routes to align_pair_long) and at the boundary returns the full matrix's bytes, in every mode.
 TEST(LongAligner, AlignPairAboveFullMatrixCellsMatchesReference) {
     const ScoringScheme s = dna_scheme(5, 2);
     struct Dims {
@@ -495,7 +547,7 @@ TEST(LongAligner, AlignPairAboveFullMatrixCellsMatchesReference) {
         p.ref = g.mutate(p.query, 0.12, 4, d.n);
         while (p.ref.size() < d.n) p.ref.push_back(plain_seq(g, 1, Alphabet::dna)[0]);
         ASSERT_EQ(p.ref.size(), d.n);
-        for (AlignMode mode : {AlignMode::local, AlignMode::global}) {
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
             const AlignmentResult got = align_pair(p.query, p.ref, s, mode, false);
             const AlignmentResult want = align_pair_full_matrix(p.query, p.ref, s, mode, false);
             EXPECT_TRUE(got == want) << d.m << " x " << d.n << " " << to_string(mode) << "\ngot  "

@@ -1,9 +1,10 @@
 // gpualign — launch wrapper of the long-pair region kernel: picks the
-// variant (rows per lane, local/global, direction bytes) and launches it:
+// variant (rows per lane, mode, direction bytes, packed scores) and launches it:
 // cooperatively when its rings need flow control (every warp co-resident),
 // else as an ordinary launch that may share the GPU with other streams.
 #include "long_dispatch.hpp"
 
+#include <array>
 #include <string>
 
 #include "../cuda_check.hpp"
@@ -34,24 +35,32 @@ RegionParams to_params(const RegionLaunch& a) {
     return p;
 }
 
-/// The kernel variants, indexed [R == 16][local][dirs][packed].
-template <int R, bool Local, bool Dirs, bool Packed>
+template <int R, AlignMode Mode, bool Dirs, bool Packed>
 const void* variant() {
-    return reinterpret_cast<const void*>(&long_kernels::region_kernel<R, Local, Dirs, Packed>);
+    return reinterpret_cast<const void*>(&long_kernels::region_kernel<R, Mode, Dirs, Packed>);
 }
 
+/// The variants of one R and mode, indexed [dirs][packed].
+using ModeVariants = std::array<std::array<const void*, 2>, 2>;
+
+template <int R, AlignMode Mode>
+ModeVariants mode_variants() {
+    return {{{variant<R, Mode, false, false>(), variant<R, Mode, false, true>()},
+             {variant<R, Mode, true, false>(), variant<R, Mode, true, true>()}}};
+}
+
+/// The variants of one R, indexed [mode][dirs][packed] (AlignMode values, long_dispatch.hpp).
 template <int R>
 struct VariantsOfR {
-    const void* k[2][2][2] = {{{variant<R, false, false, false>(), variant<R, false, false, true>()},
-                               {variant<R, false, true, false>(), variant<R, false, true, true>()}},
-                              {{variant<R, true, false, false>(), variant<R, true, false, true>()},
-                               {variant<R, true, true, false>(), variant<R, true, true, true>()}}};
+    const std::array<ModeVariants, region_modes> k = {mode_variants<R, AlignMode::local>(),
+                                                      mode_variants<R, AlignMode::global>(),
+                                                      mode_variants<R, AlignMode::semi_global>()};
 };
 
-const void* kernel_for(int rows_per_lane, bool local, bool dirs, bool packed) {
+const void* kernel_for(int rows_per_lane, AlignMode mode, bool dirs, bool packed) {
     static const VariantsOfR<4> r4;
     static const VariantsOfR<16> r16;
-    return (rows_per_lane == 16 ? r16.k : r4.k)[local][dirs][packed];
+    return (rows_per_lane == 16 ? r16.k : r4.k)[static_cast<std::size_t>(mode)][dirs][packed];
 }
 
 }  // namespace
@@ -65,9 +74,9 @@ bool region_uses_packed_scores(const std::int32_t* matrix_host, int size) {
     return true;
 }
 
-int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs, bool packed) {
+int region_max_blocks(int device, int rows_per_lane, AlignMode mode, bool dirs, bool packed) {
     int per_sm = 0, sms = 0;
-    GPUALIGN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_for(rows_per_lane, local, dirs, packed),
+    GPUALIGN_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_for(rows_per_lane, mode, dirs, packed),
                                                                 long_kernels::region_block, 0),
                   "region kernel occupancy");
     GPUALIGN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
@@ -91,7 +100,7 @@ void launch_region(const RegionLaunch& a, cudaStream_t stream) {
     // Flow control needs every warp co-resident (cooperative launch); without
     // it the kernel finishes with any resident subset (region_kernel.cuh), so
     // an ordinary launch may share the GPU with other streams' launches.
-    const void* kernel = kernel_for(a.rows_per_lane, a.local, a.dirs, a.packed);
+    const void* kernel = kernel_for(a.rows_per_lane, a.mode, a.dirs, a.packed);
     const dim3 grid(static_cast<unsigned>(a.blocks)), block(static_cast<unsigned>(long_kernels::region_block));
     const cudaError_t e = a.flow_control ? cudaLaunchCooperativeKernel(kernel, grid, block, args, 0, stream)
                                          : cudaLaunchKernel(kernel, grid, block, args, 0, stream);

@@ -35,7 +35,7 @@ struct RegionLaunch {
     bool flow_control;           ///< single region only; cooperative launch
     int* progress;               ///< int[stripes + 1], zeroed by launch_region
     unsigned long long* cells_done;  ///< mapped pinned host memory, one per warp, or null
-    bool local;
+    AlignMode mode;              ///< the recurrence (zero floor: local) and best-cell output (RegionDesc::stripe_best)
     bool dirs;                   ///< the regions have direction-byte outputs
     bool packed;                 ///< scores as a packed int8 profile (region_uses_packed_scores)
     int rows_per_lane;           ///< R: 4 or 16 (long_tuning::rows_per_lane)
@@ -51,10 +51,16 @@ int region_block_threads();
 /// shared-memory load per cell (region_kernel.cuh).
 bool region_uses_packed_scores(const std::int32_t* matrix_host, int size);
 
-/// Most blocks of the region kernel (R rows per lane, local, dirs, packed
+/// The AlignModes the region kernel has variants of, indexed by their value.
+constexpr int region_modes = 3;
+static_assert(static_cast<int>(AlignMode::local) == 0 && static_cast<int>(AlignMode::global) == 1 &&
+                  static_cast<int>(AlignMode::semi_global) == 2,
+              "the region kernel's variant tables are indexed by AlignMode");
+
+/// Most blocks of the region kernel (R rows per lane, mode, dirs, packed
 /// scores) that can be co-resident on `device`: occupancy x SMs.
 /// @throws std::runtime_error naming the CUDA error.
-int region_max_blocks(int device, int rows_per_lane, bool local, bool dirs, bool packed);
+int region_max_blocks(int device, int rows_per_lane, AlignMode mode, bool dirs, bool packed);
 
 /// Ring bytes that launch `a` uses.
 std::size_t region_ring_bytes(const RegionLaunch& a);

@@ -87,7 +87,7 @@ struct Context {
     std::size_t limit = 0;          // the engine's memory cap (bytes)
     void* matrix = nullptr;         // device: the substitution matrix
     std::size_t matrix_bytes = 0;
-    int max_blocks[2][2][2] = {};   // [R == 16][local][dirs], of the variants with this engine's `packed`
+    int max_blocks[2][detail::region_modes][2] = {};  // [R == 16][mode][dirs], of the variants with this engine's `packed`
     int max_warps = 0;              // warps of the largest grid of any variant
     bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
 };
@@ -254,8 +254,14 @@ struct Worker final : RegionBackend {
         if (!dst_pinned) std::memcpy(dst, st, bytes);
     }
 
+    /// Most co-resident blocks of this engine's kernel variant (mode, packed)
+    /// with R rows per lane, with or without direction bytes.
+    int max_blocks_for(int R, bool want_dirs) const {
+        return cx.max_blocks[R == 16][static_cast<int>(cx.mode)][want_dirs];
+    }
+
     /// The launch fields every region launch shares.
-    detail::RegionLaunch base_launch(bool local, bool want_dirs, int R) const {
+    detail::RegionLaunch base_launch(bool want_dirs, int R) const {
         detail::RegionLaunch a{};
         a.query = dq;
         a.ref = dr;
@@ -263,7 +269,7 @@ struct Worker final : RegionBackend {
         a.size = cx.scheme.size;
         a.gap_open = cx.scheme.gap_open;
         a.gap_extend = cx.scheme.gap_extend;
-        a.local = local;
+        a.mode = cx.mode;
         a.dirs = want_dirs;
         a.packed = cx.packed;
         a.rows_per_lane = R;
@@ -363,13 +369,12 @@ struct Worker final : RegionBackend {
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {
         check_size(reg);
-        const bool local = cx.mode == AlignMode::local;
         const bool want_dirs = out.dirs != nullptr;
         const int rows = static_cast<int>(reg.rows), cols = static_cast<int>(reg.cols);
         const int R = long_tuning::rows_per_lane(rows, !solo);
         const int stripes = (rows + 32 * R - 1) / (32 * R);
         const int warps_per_block = detail::region_block_threads() / 32;
-        int blocks = std::min(cx.max_blocks[R == 16][local][want_dirs], (stripes + warps_per_block - 1) / warps_per_block);
+        int blocks = std::min(max_blocks_for(R, want_dirs), (stripes + warps_per_block - 1) / warps_per_block);
         if (cx.options.max_blocks > 0) blocks = std::min(blocks, cx.options.max_blocks);
         std::size_t ring_cols = whole_row_ring_cols(static_cast<std::size_t>(cols));
         int slots = whole_row_slots(static_cast<int>(ring_cols), stripes);
@@ -392,7 +397,7 @@ struct Worker final : RegionBackend {
         if (!solo && slots < std::min(2, stripes))
             throw std::logic_error("long engine worker: rows of " + std::to_string(cols) + " columns do not fit its rings");
         const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
-        if (local) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", held);
+        if (cx.mode != AlignMode::global) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", held);
         corner.ensure(sizeof(int), "long engine corner", held);
         if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * cols, "long engine direction bytes", held);
 
@@ -407,7 +412,7 @@ struct Worker final : RegionBackend {
         d.corner = static_cast<int*>(corner.ptr);
         d.stripe_begin = 0;
         d.stripes = stripes;
-        detail::RegionLaunch a = base_launch(local, want_dirs, R);
+        detail::RegionLaunch a = base_launch(want_dirs, R);
         a.stripes = stripes;
         a.ring_cols = static_cast<int>(ring_cols);
         a.ring_slots = slots;
@@ -420,7 +425,23 @@ struct Worker final : RegionBackend {
             download(out.dirs, dirs.ptr, static_cast<std::size_t>(rows) * cols, "direction bytes download",
                      out.dirs == leaf_host);
         download(&res.corner_h, corner.ptr, sizeof(int), "corner download");
-        if (local && out.want_best) {
+        if (out.want_best) read_best(reg, stripes, res);
+        return res;
+    }
+
+    /// RegionResult::best of the region just computed (checkpoint_traceback.hpp),
+    /// from its stripe bests (RegionDesc::stripe_best): local, the canonical
+    /// best over the stripes; semi-global, the last stripe's entry (the best
+    /// of the region's last row); global, none.
+    void read_best(const Region& reg, int stripes, RegionResult& res) {
+        if (cx.mode == AlignMode::semi_global) {
+            int sb[4] = {};
+            download(sb, static_cast<const int*>(best.ptr) + 4 * static_cast<std::size_t>(stripes - 1), sizeof sb,
+                     "last-row best download");
+            res.best = sb[0];
+            res.best_i = reg.i0 + sb[1];
+            res.best_j = reg.j0 + sb[2];
+        } else if (cx.mode == AlignMode::local) {
             std::vector<int> sb(4 * static_cast<std::size_t>(stripes));
             download(sb.data(), best.ptr, sb.size() * sizeof(int), "stripe bests download");
             for (int s = 0; s < stripes; ++s) {  // stripes in row order: a strictly better one wins
@@ -433,14 +454,12 @@ struct Worker final : RegionBackend {
                 }
             }
         }
-        return res;
     }
 
     // ---- speculative leaves: one launch computes a batch ----------------------
     std::size_t leaf_batch() const override { return leaf_batch_; }
 
     void compute_leaves(std::span<const Region> leaves) override {
-        const bool local = cx.mode == AlignMode::local;
         std::vector<long_kernels::RegionDesc> descs;
         descs.reserve(leaves.size());
         leaf_offsets.clear();
@@ -471,9 +490,9 @@ struct Worker final : RegionBackend {
             descs[k].corner = static_cast<int*>(corner.ptr);
         }
         const int warps_per_block = detail::region_block_threads() / 32;
-        int blocks = std::min(cx.max_blocks[R == 16][local][1], (stripes + warps_per_block - 1) / warps_per_block);
+        int blocks = std::min(max_blocks_for(R, true), (stripes + warps_per_block - 1) / warps_per_block);
         if (cx.options.max_blocks > 0) blocks = std::min(blocks, cx.options.max_blocks);
-        detail::RegionLaunch a = base_launch(local, true, R);
+        detail::RegionLaunch a = base_launch(true, R);
         a.stripes = stripes;
         a.ring_cols = static_cast<int>(whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
         a.ring_slots = whole_row_slots(a.ring_cols, stripes);  // whole rows: no flow control
@@ -488,7 +507,6 @@ struct Worker final : RegionBackend {
     /// Every tile of the batch in one ordinary launch (whole-row rings, no
     /// flow control), each writing its own checkpoint grid.
     void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override {
-        const bool local = cx.mode == AlignMode::local;
         std::int64_t min_rows = std::numeric_limits<std::int64_t>::max();
         for (const Region& reg : tiles) min_rows = std::min(min_rows, reg.rows);
         // Many tiles fill the GPU: fewer, longer stripes, as beside other pairs.
@@ -515,10 +533,10 @@ struct Worker final : RegionBackend {
             descs.push_back(d);
         }
         const int warps_per_block = detail::region_block_threads() / 32;
-        int blocks = std::min(cx.max_blocks[R == 16][local][0], (stripes + warps_per_block - 1) / warps_per_block);
+        int blocks = std::min(max_blocks_for(R, false), (stripes + warps_per_block - 1) / warps_per_block);
         if (cx.options.max_blocks > 0) blocks = std::min(blocks, cx.options.max_blocks);
         const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
-        detail::RegionLaunch a = base_launch(local, false, R);
+        detail::RegionLaunch a = base_launch(false, R);
         a.stripes = stripes;
         a.ring_cols = static_cast<int>(whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
         // A slot per resident warp where the tile ring budget allows (a stripe
@@ -661,9 +679,10 @@ struct LongEngine::Impl {
         cx.limit = cx.options.gpu_memory_limit ? cx.options.gpu_memory_limit : free_b / 10 * 9;
         cx.packed = detail::region_uses_packed_scores(cx.scheme.matrix.data(), cx.scheme.size);
         for (int r = 0; r < 2; ++r)
-            for (int l = 0; l < 2; ++l)
+            for (int l = 0; l < detail::region_modes; ++l)
                 for (int d = 0; d < 2; ++d) {
-                    cx.max_blocks[r][l][d] = detail::region_max_blocks(cx.device, r ? 16 : 4, l, d, cx.packed);
+                    cx.max_blocks[r][l][d] =
+                        detail::region_max_blocks(cx.device, r ? 16 : 4, static_cast<AlignMode>(l), d, cx.packed);
                     cx.max_warps = std::max(cx.max_warps, cx.max_blocks[r][l][d] * detail::region_block_threads() / 32);
                 }
         cx.matrix_bytes = rounded(cx.scheme.matrix.size() * sizeof(std::int32_t));

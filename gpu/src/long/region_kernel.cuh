@@ -2,12 +2,18 @@
 // region of one pair at once, in a pipelined anti-diagonal wavefront.
 //
 // Recurrence (Gotoh 1982; local = Smith-Waterman 1981, global =
-// Needleman-Wunsch 1970), docs/scoring.md, with O = go + ge:
+// Needleman-Wunsch 1970, semi-global = global's recurrence with a free
+// leading and trailing ref gap), docs/scoring.md, with O = go + ge:
 //   Ecell(i,j) = max(Ecell(i,j-1) - ge, H(i,j-1) - O)       opening wins ties
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, H(i-1,j) - O)       opening wins ties
 //   H(i,j)     = max(H(i-1,j-1) + s(q_i, r_j), Ecell, Fcell [, 0 if local])
 //                preference zero (local) > diagonal > E > F
-// computed with the DPX instructions (__viaddmax_s32, __vimax3_s32).
+// computed with the DPX instructions (__viaddmax_s32, __vimax3_s32). The
+// modes' borders (row 0, column 0) come with each region (RegionDesc::top,
+// left); the kernel's `Mode` only sets the zero floor (local) and which best
+// cell it reports: local, each stripe's best cell; semi-global, the best of
+// the region's last row, max over j of H(i0+rows, j), first j on ties (the
+// end-cell candidate; the host compares it with column 0).
 // Registers hold T = H - O (the gap-opening term of both Ecell one column on
 // and Fcell one row down), and the row-to-row chain of a step stays in that
 // space: with d_t = T(i-1,j-1) + s and e_t = Ecell - O (both off the chain),
@@ -57,8 +63,10 @@
 //
 // Outputs: checkpoint rows (stripe bottoms), checkpoint columns (each lane
 // writes its rows' H and Ecell at every col_stride-th column), direction
-// bytes (leaf tiles), the canonical best cell of each stripe (max H, then
-// smallest row, then smallest column) and H at the region's bottom-right.
+// bytes (leaf tiles), the canonical best cell of each stripe (local: max H,
+// then smallest row, then smallest column), the best cell of the region's
+// last row (semi-global: in the last stripe, the lane that holds that row
+// tracks it in shared memory) and H at the region's bottom-right.
 #pragma once
 
 #include <climits>
@@ -112,8 +120,10 @@ __device__ __forceinline__ std::int32_t packed_score(unsigned lo, unsigned hi, u
     return r;
 }
 
-template <int R, bool Local, bool Dirs, bool Packed>
+template <int R, AlignMode Mode, bool Dirs, bool Packed>
 __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(const RegionParams p) {
+    constexpr bool Local = Mode == AlignMode::local;             // zero floor, per-stripe best cells
+    constexpr bool LastRowBest = Mode == AlignMode::semi_global;  // the best of the region's last row
     constexpr unsigned full = 0xFFFFFFFFu;
     constexpr int stripe_rows = 32 * R;
 
@@ -123,6 +133,11 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
     __shared__ uint2 prof[Packed ? 32 : 1];
     __shared__ int4 feed_all[region_block / 32][32];  // each warp's column feed (below)
     int4* const feed = feed_all[threadIdx.x >> 5];
+    // Semi-global: the best of the region's last row so far {T, column},
+    // kept by the one lane that holds that row (shared memory, not
+    // registers: the R = 16 variants are at the register limit).
+    __shared__ int2 last_best_all[LastRowBest ? region_block / 32 : 1];
+    int2& last_best = last_best_all[LastRowBest ? threadIdx.x >> 5 : 0];
     const std::int32_t ge = p.gap_extend, open = p.gap_open + p.gap_extend;
     if constexpr (Packed) {
         for (int c = threadIdx.x; c < 32; c += blockDim.x) {
@@ -202,6 +217,11 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             bh[r] = -open;
             bj[r] = 0;
         }
+        // Semi-global: the lane holding the region's last row (in the last
+        // stripe) tracks that row's best in last_best, T-space, first j on ties.
+        const int last_r = (LastRowBest && last_stripe && lane < tc && rows - ir0 < R) ? rows - ir0 : -1;
+        const bool owns_last = last_r >= 0;
+        if (owns_last) last_best = make_int2(neg_inf, 0);
         std::int32_t diag = (lane < tc ? d.left[ir0 - 1].x : 0) - open;  // H(ir0-1, j0) - O
         std::int32_t out_h = 0, out_f = neg_inf;
 
@@ -326,6 +346,14 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     tu = t;
                     fu = f;
                 }
+                if constexpr (LastRowBest) {
+                    if (owns_last) {
+                        std::int32_t t_last = T[0];  // T(i0+rows, j): a register, not an indexed array
+#pragma unroll
+                        for (int r = 1; r < R; ++r) t_last = r == last_r ? T[r] : t_last;
+                        if (t_last > last_best.x) last_best = make_int2(t_last, j);  // first j on ties
+                    }
+                }
                 if (ckpt_col) {
                     int2* col_ck = d.col_out + static_cast<std::size_t>(j / d.col_stride - 1) * static_cast<std::size_t>(rows + 1);
 #pragma unroll
@@ -373,6 +401,9 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                 }
             }
             if (lane == 0 && d.stripe_best) d.stripe_best[s] = make_int4(best_h, best_i, best_j, 0);
+        }
+        if constexpr (LastRowBest) {
+            if (owns_last && d.stripe_best) d.stripe_best[s] = make_int4(last_best.x + open, rows, last_best.y, 0);
         }
         if (last_stripe && lane < tc) {
 #pragma unroll

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "gpualign/scoring.hpp"
+
 namespace gpualign::gpu::long_kernels {
 
 /// "Minus infinity" for Ecell and Fcell on the borders; survives subtracting
@@ -21,7 +23,12 @@ struct RegionDesc {
     int2* row_out;                  ///< checkpoint row k at row_out + k*(cols+1)
     int2* col_out;                  ///< checkpoint column k at col_out + k*(rows+1)
     std::uint8_t* dirs;             ///< rows*cols direction bytes, row-major, or null
-    int4* stripe_best;              ///< per stripe of the region: best H, region row, region column (local), or null
+    /// {H, region row, region column, 0} (H the full matrix's value), or null:
+    /// local: entry s = stripe s's canonical best cell (max H, then smallest
+    /// row, then smallest column; {0, 0, 0} when no H > 0); semi-global: only
+    /// entry stripes-1, the best cell of the region's last row (row = rows,
+    /// the smallest column on ties); global: unused.
+    int4* stripe_best;
     int* corner;                    ///< H(i0+rows, j0+cols)
     int rows, cols;                 ///< region size (>= 1 each)
     int row_stride;                 ///< checkpoint rows every row_stride rows (a multiple of the stripe), 0 = none

@@ -4,13 +4,16 @@
 //
 // Method (the "special rows" idea of CUDAlign, Sandes & de Melo 2010-2016,
 // applied recursively in two dimensions; forward passes only):
-//  1. A forward pass over the whole matrix (Gotoh 1982) finds the end cell and
-//     saves the exact boundary values of a grid of checkpoint rows (H and
-//     Fcell of every column) and checkpoint columns (H and Ecell of every row).
+//  1. A forward pass over the whole matrix (Gotoh 1982) finds the end cell
+//     (global: (m, n); local: the canonical best cell; semi-global: the best
+//     cell of the last row, docs/scoring.md) and saves the exact boundary
+//     values of a grid of checkpoint rows (H and Fcell of every column) and
+//     checkpoint columns (H and Ecell of every row).
 //  2. Each grid tile then has exact boundaries: its top checkpoint row, its
 //     left checkpoint column and their corner. The traceback starts in the
 //     tile holding the end cell, recomputes that tile alone (with a finer
-//     grid of its own), and follows the path tile by tile towards (0,0).
+//     grid of its own), and follows the path tile by tile towards row 0 or
+//     column 0 (or, local, to where it ends).
 //  3. A tile of at most `leaf_cells` cells is recomputed with one direction
 //     byte per cell (docs/scoring.md) and walked with the canonical rule.
 // Every value a tile starts from is the exact value of the full matrix, so
@@ -65,8 +68,8 @@ struct Region {
 ///    Region::left (entry 0 = H(i0, j0+c)).
 ///  - dirs: one direction byte per cell (docs/scoring.md), row-major,
 ///    dirs[(i-i0-1) * cols + (j-j0-1)], in HOST memory.
-///  - local best: the canonical best cell of the region (max H, then smallest
-///    i, then smallest j) when `want_best`.
+///  - want_best: the region's candidate for the end cell of the backend's
+///    AlignMode, in RegionResult::best (ignored in global mode).
 struct RegionOutputs {
     std::int64_t row_stride = 0;
     BoundaryCell* row_out = nullptr;
@@ -76,8 +79,19 @@ struct RegionOutputs {
     bool want_best = false;
 };
 
-/// The canonical best cell of a region (local mode) and H at its bottom-right
-/// corner (global mode's score when the region is the whole matrix).
+/// What a pass over a Region reports (host values; DP coordinates as Region).
+///  - best, best_i, best_j: only when RegionOutputs::want_best, by the
+///    backend's AlignMode (its construction parameter):
+///      local:       the canonical best cell of the region: max H, then
+///                   smallest i, then smallest j; best = 0 and best_i =
+///                   best_j = 0 when no cell is above 0;
+///      semi_global: the best cell of the region's last row: best =
+///                   max H(i0+rows, j) over j in (j0, j0+cols] (may be
+///                   negative), best_i = i0+rows, best_j the smallest such j
+///                   (the driver compares it with column 0, H(m, 0));
+///      global:      unused (0).
+///  - corner_h: H at the region's bottom-right cell H(i0+rows, j0+cols)
+///    (global mode's score when the region is the whole matrix).
 struct RegionResult {
     std::int32_t best = 0;
     std::int64_t best_i = 0, best_j = 0;
@@ -85,8 +99,10 @@ struct RegionResult {
 };
 
 /// A backend that computes Regions: the CPU (OpenMP tile wavefront) or a GPU.
-/// Buffers it hands out are stack-ordered: release() frees the most recent
-/// allocations first.
+/// A backend serves one AlignMode, given at its construction, and computes
+/// the recurrences of that mode (the zero floor in local mode only; the
+/// borders come with each Region). Buffers it hands out are stack-ordered:
+/// release() frees the most recent allocations first.
 class RegionBackend {
 public:
     virtual ~RegionBackend() = default;
@@ -158,12 +174,22 @@ using ProgressCallback = std::function<void(std::uint64_t cells_done, std::uint6
 
 /// Aligns one pair through `backend` with the checkpoint method above.
 ///
-/// @param query_len, ref_len  sequence lengths (m, n); the sequences themselves
-///                            live with the backend.
-/// @param query, ref          the codes in host memory (for '='/'X' in the CIGAR).
-/// @param score_only          global: the forward pass alone; local: the
-///                            traceback still runs (it gives the begin cell)
-///                            but no CIGAR is returned.
+/// The driver owns what depends on the mode beyond the recurrence: the matrix
+/// border (row 0: 0 in local and semi-global mode, -(go + j*ge) in global;
+/// column 0: 0 in local mode, -(go + i*ge) otherwise), the end cell (global:
+/// (m, n); local: RegionResult's best; semi-global: the best of the last
+/// row, H(m, 0) included, ties to the smallest column) and the end of the
+/// walk (local: where H came from zero or the path reaches row/column 0;
+/// global: the border gaps to (0, 0); semi-global: stop on row 0 with no D,
+/// or finish column 0 with its I's), as docs/scoring.md states them.
+///
+/// @param backend             computes the regions; constructed for `mode`.
+/// @param query, ref          the codes in host memory (for '='/'X' in the
+///                            CIGAR), borrowed; the backend holds its own copy.
+/// @param mode                local, global or semi_global (the backend's).
+/// @param score_only          global: the forward pass alone; local and
+///                            semi-global: the traceback still runs (it gives
+///                            the begin cell) but no CIGAR is returned.
 /// @return coordinates 0-based half-open, as align_pair_full_matrix.
 /// @throws what the backend throws (out of memory, device errors).
 AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::uint8_t> query,

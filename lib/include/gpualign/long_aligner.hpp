@@ -45,16 +45,19 @@ struct LongAlignOptions {
 /// align_pair_full_matrix (docs/scoring.md) for every pair that one fits, in
 /// memory linear in query_len + ref_len.
 ///
-/// Algorithm: Gotoh (1982) recurrences, local (Smith-Waterman 1981) or global
-/// (Needleman-Wunsch 1970); each pass is an anti-diagonal wavefront of
-/// `tile` x `tile` blocks over `threads` OpenMP threads; traceback by
-/// recomputation from exact checkpoint rows and columns (CUDAlign's special
-/// rows, Sandes & de Melo 2010-2016, in two dimensions).
+/// Algorithm: Gotoh (1982) recurrences, local (Smith-Waterman 1981), global
+/// (Needleman-Wunsch 1970) or semi-global (the query end to end, the ref's
+/// end gaps free; end cell the best of the last row, docs/scoring.md); each
+/// pass is an anti-diagonal wavefront of `tile` x `tile` blocks over
+/// `threads` OpenMP threads; traceback by recomputation from exact checkpoint
+/// rows and columns (CUDAlign's special rows, Sandes & de Melo 2010-2016, in
+/// two dimensions).
 ///
 /// @param query, ref  codes (see Alphabet), host memory, borrowed.
 /// @param s           a validated scheme whose alphabet matches the codes.
-/// @param mode        local or global.
-/// @param score_only  no CIGAR (local still reports the begin cell).
+/// @param mode        local, global or semi_global.
+/// @param score_only  no CIGAR (local and semi-global still report the begin
+///                    cell: the traceback runs without recording the CIGAR).
 /// @return coordinates 0-based half-open, see AlignmentResult.
 /// @throws std::length_error if the pair fails fits_int32;
 ///         std::invalid_argument for bad options (tile < 1, fan_out < 2);

@@ -49,7 +49,7 @@ public:
     Tracer(RegionBackend& backend, std::span<const std::uint8_t> q, std::span<const std::uint8_t> r,
            const ScoringScheme& s, AlignMode mode, const CheckpointPlan& plan, const ProgressCallback& progress,
            bool record)
-        : backend_(backend), q_(q), r_(r), s_(s), local_(mode == AlignMode::local), plan_(plan),
+        : backend_(backend), q_(q), r_(r), s_(s), mode_(mode), plan_(plan),
           progress_(progress), record_(record), total_(static_cast<std::uint64_t>(q.size()) * r.size()) {}
 
     /// Computes `reg` once, saving a checkpoint grid (when `with_grid`), and
@@ -270,8 +270,9 @@ public:
     /// The tiles of `g` the path from `cur` (in tile (a, b)) most likely
     /// crosses, nearest first (by a + b distance, then by distance from the
     /// guessed line), (a, b) first, at most `cap`. The guess: a global path
-    /// heads for the matrix origin (0, 0), where it must end; a local one
-    /// follows the main diagonal. A tile is taken when it comes within a
+    /// heads for the matrix origin (0, 0), where it must end; a local or
+    /// semi-global one follows the main diagonal (a semi-global path ends on
+    /// row 0, about m columns left of its end). A tile is taken when it comes within a
     /// quarter of a tile of that line (in tile units): a path along a tile
     /// diagonal crosses the tiles on it and, at each corner, one of the two
     /// beside it, so about 1.5 tiles per step of a + b.
@@ -279,8 +280,9 @@ public:
                                                                std::int64_t b, const Cursor& cur, std::size_t cap) const {
         const double sr = static_cast<double>(g.stride_r), sc = static_cast<double>(g.stride_c);
         const double pu = static_cast<double>(cur.i - reg.i0) / sr, pv = static_cast<double>(cur.j - reg.j0) / sc;
-        double du = local_ ? 1.0 / sr : static_cast<double>(cur.i) / sr;
-        double dv = local_ ? 1.0 / sc : static_cast<double>(cur.j) / sc;
+        const bool to_origin = mode_ == AlignMode::global;
+        double du = to_origin ? static_cast<double>(cur.i) / sr : 1.0 / sr;
+        double dv = to_origin ? static_cast<double>(cur.j) / sc : 1.0 / sc;
         const double norm = std::hypot(du, dv);
         du /= norm;
         dv /= norm;
@@ -351,7 +353,7 @@ public:
                     append(residues_identical(s_.alphabet, a, b) ? CigarOp::eq : CigarOp::diff);
                     --cur.i;
                     --cur.j;
-                    if (local_ && (cur.i == 0 || cur.j == 0)) {
+                    if (mode_ == AlignMode::local && (cur.i == 0 || cur.j == 0)) {
                         cur.done = true;
                         return;
                     }
@@ -431,7 +433,7 @@ private:
     RegionBackend& backend_;
     std::span<const std::uint8_t> q_, r_;
     const ScoringScheme& s_;
-    bool local_;
+    AlignMode mode_;
     CheckpointPlan plan_;
     const ProgressCallback& progress_;
     bool record_;
@@ -452,23 +454,30 @@ AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::ui
     if (m == 0 || n == 0) return align_pair_full_matrix(query, ref, s, mode, score_only);  // no DP cell
     const bool local = mode == AlignMode::local;
 
-    // Row 0 and column 0 (docs/scoring.md): H = 0 (local) or -(go + k*ge)
-    // (global, 0 at the corner); Ecell and Fcell minus infinity.
-    std::vector<BoundaryCell> border(static_cast<std::size_t>(std::max(m, n) + 1));
-    for (std::size_t k = 0; k < border.size(); ++k)
-        border[k] = {(local || k == 0) ? 0 : static_cast<std::int32_t>(-(s.gap_open + static_cast<std::int64_t>(k) * s.gap_extend)),
-                     std::numeric_limits<std::int32_t>::min() / 2};
+    // Row 0 and column 0 (docs/scoring.md): H(0,j) = 0 (local, semi-global)
+    // or -(go + j*ge) (global); H(i,0) = 0 (local) or -(go + i*ge) (global,
+    // semi-global); 0 at the corner; Ecell and Fcell minus infinity.
+    auto border = [&](std::int64_t len, bool free) {
+        std::vector<BoundaryCell> b(static_cast<std::size_t>(len + 1));
+        for (std::int64_t k = 0; k <= len; ++k)
+            b[static_cast<std::size_t>(k)] = {(free || k == 0) ? 0 : static_cast<std::int32_t>(-(s.gap_open + k * s.gap_extend)),
+                                              std::numeric_limits<std::int32_t>::min() / 2};
+        return b;
+    };
+    const std::vector<BoundaryCell> top_border = border(n, mode != AlignMode::global);
+    const std::vector<BoundaryCell> left_border = border(m, local);
     BoundaryCell* top = backend.allocate(static_cast<std::size_t>(n + 1) + static_cast<std::size_t>(m + 1));
     BoundaryCell* left = top + (n + 1);
-    backend.upload(top, std::span(border).first(static_cast<std::size_t>(n + 1)));
-    backend.upload(left, std::span(border).first(static_cast<std::size_t>(m + 1)));
+    backend.upload(top, top_border);
+    backend.upload(left, left_border);
     const Region whole{0, 0, m, n, top, left};
 
     Tracer tracer(backend, query, ref, s, mode, plan, progress, !score_only);
-    const bool need_path = !(score_only && !local);
+    // Local and semi-global begin cells need the walk, even without a CIGAR.
+    const bool need_path = !(score_only && mode == AlignMode::global);
     RegionResult res;
     const bool leaf = !need_path || tracer.is_leaf(whole);
-    const Grid g = tracer.compute_grid(whole, !leaf, local, res);
+    const Grid g = tracer.compute_grid(whole, !leaf, mode != AlignMode::global, res);
 
     AlignmentResult out;
     out.has_cigar = !score_only;
@@ -481,6 +490,14 @@ AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::ui
         out.score = res.best;
         cur.i = res.best_i;
         cur.j = res.best_j;
+    } else if (mode == AlignMode::semi_global) {
+        // The best of the last row: the region's best over columns 1..n, or
+        // column 0 (H(m, 0), the query's whole leading gap) when it is at
+        // least as high (ties go to the smallest column).
+        const std::int32_t h0 = left_border.back().h;
+        out.score = std::max(res.best, h0);
+        cur.i = m;
+        cur.j = res.best > h0 ? res.best_j : 0;
     } else {
         out.score = res.corner_h;
         cur.i = m;
@@ -492,15 +509,20 @@ AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::ui
         backend.release(top);
         return out;
     }
-    if (leaf)
-        tracer.trace(whole, cur);  // recomputes the (small) matrix with direction bytes
-    else
-        tracer.walk_grid(whole, g, cur);
-    backend.release(top);
-    if (!local) {  // a global path that reached row 0 or column 0 ends in one gap
-        for (; cur.j > 0; --cur.j) tracer.append(CigarOp::del);
-        for (; cur.i > 0; --cur.i) tracer.append(CigarOp::ins);
+    if (cur.j > 0) {  // (a semi-global end on column 0 is the query's whole gap, below)
+        if (leaf)
+            tracer.trace(whole, cur);  // recomputes the (small) matrix with direction bytes
+        else
+            tracer.walk_grid(whole, g, cur);
     }
+    backend.release(top);
+    // A global path that reached row 0 or column 0 ends in one gap; a
+    // semi-global one stops on row 0 (the ref's leading gap is free) and
+    // finishes column 0 with its I's.
+    if (mode == AlignMode::global)
+        for (; cur.j > 0; --cur.j) tracer.append(CigarOp::del);
+    if (!local)
+        for (; cur.i > 0; --cur.i) tracer.append(CigarOp::ins);
     out.query_begin = static_cast<std::int32_t>(cur.i);
     out.ref_begin = static_cast<std::int32_t>(cur.j);
     if (!score_only) {

@@ -7,7 +7,10 @@
 //   H(i,j)     = max(H(i-1,j-1) + s(q_i, r_j), Ecell, Fcell [, 0 if local])
 //                preference zero (local) > diagonal > E > F
 // exactly as align_pair_full_matrix computes it, so every value a tile
-// produces is the full matrix's value.
+// produces is the full matrix's value. Global and semi-global share the
+// recurrence (no zero floor); they differ in the borders, which each Region
+// brings, and in the end cell: a semi-global pass reports the best of the
+// region's last row (RegionResult), read off the row buffer at its end.
 //
 // Tiles: the region is cut at every checkpoint row and column and then into
 // pieces of at most `tile` cells a side. Tile (a, b) reads the bottom row of
@@ -56,7 +59,8 @@ std::vector<std::int64_t> tile_edges(std::int64_t len, std::int64_t stride, std:
     return edges;
 }
 
-/// The canonical best cell (max H, then smallest i, then smallest j).
+/// The canonical best cell (max H, then smallest i, then smallest j) of a
+/// local pass, or the best cell of a semi-global pass's last row.
 struct Best {
     std::int32_t h = 0;
     std::int64_t i = 0, j = 0;
@@ -69,7 +73,7 @@ class CpuBackend final : public RegionBackend {
 public:
     CpuBackend(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r, const ScoringScheme& s,
                AlignMode mode, const LongAlignOptions& o)
-        : q_(q), r_(r), s_(s), local_(mode == AlignMode::local), tile_(o.tile),
+        : q_(q), r_(r), s_(s), mode_(mode), tile_(o.tile),
           threads_(o.threads > 0 ? o.threads : omp_get_num_procs()), budget_(o.memory_limit),
           leaf_batch_(std::max<std::size_t>(1, o.leaf_batch)), tile_batch_(std::max<std::size_t>(1, o.tile_batch)) {}
 
@@ -150,6 +154,7 @@ public:
         RegionResult res;
         Best all;
         for (const Best& b : best) all.merge(b);
+        if (mode_ == AlignMode::semi_global && out.want_best) all = last_row_best(reg, rowbuf);
         res.best = all.h;
         res.best_i = all.i;
         res.best_j = all.j;
@@ -169,12 +174,21 @@ private:
         BoundaryCell* colbuf;
     };
 
+    /// The best cell of the region's last row (semi-global): `row` holds
+    /// H(i0+rows, j0+t), t = 0..cols, once the region is computed; the first
+    /// maximum over t >= 1 (the smallest column on ties).
+    static Best last_row_best(const Region& reg, const std::vector<BoundaryCell>& row) {
+        const auto it = std::max_element(row.begin() + 1, row.end(),
+                                         [](const BoundaryCell& a, const BoundaryCell& b) { return a.h < b.h; });
+        return {it->h, reg.i0 + reg.rows, reg.j0 + (it - row.begin())};
+    }
+
     /// Computes tile rows (r0, r1] x columns (c0, c1]; `corner` holds H(r0, c0)
     /// on entry and H(r0, c1) (the next tile's corner) on return.
     void run_tile(const Ctx& c, std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1,
                   std::int32_t& corner, bool first_row, bool first_col, Best& best) const {
         const bool dirs = c.out.dirs != nullptr;
-        if (local_)
+        if (mode_ == AlignMode::local)
             dirs ? tile_rows<true, true>(c, r0, r1, c0, c1, corner, best)
                  : tile_rows<true, false>(c, r0, r1, c0, c1, corner, best);
         else
@@ -250,7 +264,7 @@ private:
 
     std::span<const std::uint8_t> q_, r_;
     const ScoringScheme& s_;
-    bool local_;
+    AlignMode mode_;
     std::int64_t tile_;
     int threads_;
     std::size_t budget_;

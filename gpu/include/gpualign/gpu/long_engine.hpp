@@ -65,14 +65,21 @@ struct LongEngineStats {
 ///
 /// Results are byte-identical to gpualign::align_pair_full_matrix (the CPU
 /// reference): same score, coordinates (0-based half-open) and CIGAR under
-/// the canonical rule of docs/scoring.md. Algorithm: the forward pass is a
-/// pipelined anti-diagonal wavefront of warps (each owns a stripe of query
-/// rows; stripe boundaries pass through device memory, Gotoh 1982 with the
-/// DPX instructions), and the traceback recomputes tiles from exact
+/// the canonical rule of docs/scoring.md, in each AlignMode: local, global and
+/// semi-global (end cell the best of the last query row, ties to the smallest
+/// ref column, column 0 included; the walk stops on row 0). Algorithm: the
+/// forward pass is a pipelined anti-diagonal wavefront of warps (each owns a
+/// stripe of query rows; stripe boundaries pass through device memory, Gotoh
+/// 1982 with the DPX instructions), and the traceback recomputes tiles from exact
 /// checkpoint rows and columns (checkpoint_traceback.hpp; CUDAlign's
 /// special rows, Sandes & de Melo 2010-2016).
 class LongEngine {
 public:
+    /// @param scheme      a scheme of at most 32 codes (copied to the device).
+    /// @param mode        local, global or semi_global: fixed for the engine.
+    /// @param score_only  no CIGAR; local and semi-global still report the
+    ///                    begin cell (the traceback runs without recording).
+    /// @param options     see LongEngineOptions.
     /// @throws std::invalid_argument for an invalid scheme or options;
     ///         std::runtime_error when the device cannot be initialised
     ///         (naming the CUDA error, cudaGetErrorName).
