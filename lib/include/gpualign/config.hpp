@@ -156,7 +156,7 @@ struct AlignConfig {
     ProgressChoice progress = ProgressChoice::automatic;
     std::string command_line;               ///< for SAM @PG CL
     /// Set for `gpualign search`: ref_path is then the DB, and every query is
-    /// aligned with every DB record (mode local or global).
+    /// aligned with every DB record (mode local, global or semi_global).
     std::optional<SearchOptions> search;
 
     /// Checks every field once. Throws std::invalid_argument naming the
