@@ -1,7 +1,9 @@
 // `gpualign search` through the binary (issue 12), CPU backend: BLAST
 // tabular and TSV output on real globins, each hit's alignment identical to
-// `gpualign sw QUERY HIT`, SAM with an @SQ per DB record, and bad input
-// (clear error, non-zero exit, no partial output).
+// `gpualign sw QUERY HIT` (`sg` in semi-global mode, whose output is the
+// same bytes on the SIMD and the scalar CPU kernel, with NA statistics),
+// SAM with an @SQ per DB record, and bad input (clear error, non-zero exit,
+// no partial output).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -32,6 +34,27 @@ std::string fasta_record(const fs::path& path, const std::string& name) {
 class SearchCli : public CliTest {
 protected:
     fs::path families() const { return shared_data() / "protein" / "families"; }
+
+    /// Every row of a search TSV (`tsv_rows`, header first) equals `gpualign
+    /// <command> QUERY HIT` on that pair, byte for byte: the 15 pairs
+    /// columns, then the strand (the search's evalue and bitscore skipped).
+    void expect_hits_are_pair_alignments(const std::vector<std::string>& tsv_rows, const fs::path& q, const fs::path& db,
+                                         const std::string& command) {
+        for (std::size_t h = 1; h < tsv_rows.size(); ++h) {
+            const std::vector<std::string> f = split(tsv_rows[h], '\t');
+            ASSERT_EQ(f.size(), 18u);
+            const fs::path one_q = dir_ / "q1.fa", one_r = dir_ / "r1.fa", one = dir_ / "one.tsv";
+            std::ofstream(one_q) << fasta_record(q, f[0]);
+            std::ofstream(one_r) << fasta_record(db, f[4]);
+            const RunResult r = run(command + " " + one_q.string() + " " + one_r.string() + " --backend cpu -o " + one.string());
+            ASSERT_EQ(r.exit_code, 0) << r.err;
+            const std::vector<std::string> pair = lines(slurp(one));
+            ASSERT_EQ(pair.size(), 2u);
+            const std::string& row = tsv_rows[h];
+            const std::string search_columns = row.substr(0, row.rfind('\t', row.rfind('\t', row.rfind('\t') - 1) - 1));
+            EXPECT_EQ(search_columns + "\t" + f[17], pair[1]) << command << ", hit " << h;
+        }
+    }
 };
 
 TEST_F(SearchCli, Blast6OnGlobinsHitsAreTheirOwnSwAlignments) {
@@ -52,27 +75,109 @@ TEST_F(SearchCli, Blast6OnGlobinsHitsAreTheirOwnSwAlignments) {
     ASSERT_EQ(rows.size(), 13u);
     EXPECT_EQ(split(rows[0], '\t').size(), 18u);
     EXPECT_EQ(rows[0].substr(rows[0].size() - 23), "\tevalue\tbitscore\tstrand");
-    // Every hit equals `gpualign sw QUERY HIT` on that pair, byte for byte
-    // (the 15 pairs columns), and the statistics agree with the blast6 file.
-    const std::vector<std::string> names{"HBB_HUMAN", "HBA_HUMAN", "MYG_PHYCA", "GLB5_PETMA"};
+    // Every hit equals `gpualign sw QUERY HIT` on that pair, byte for byte,
+    // and the statistics agree with the blast6 file.
+    expect_hits_are_pair_alignments(rows, q, db, "sw");
     for (std::size_t h = 1; h < rows.size(); ++h) {
         const std::vector<std::string> f = split(rows[h], '\t');
         ASSERT_EQ(f.size(), 18u);
         EXPECT_EQ(f[17], "+");  // protein: the plus strand only
-        const fs::path one_q = dir_ / "q1.fa", one_r = dir_ / "r1.fa", one = dir_ / "one.tsv";
-        std::ofstream(one_q) << fasta_record(q, f[0]);
-        std::ofstream(one_r) << fasta_record(db, f[4]);
-        r = run("sw " + one_q.string() + " " + one_r.string() + " --backend cpu -o " + one.string());
-        ASSERT_EQ(r.exit_code, 0) << r.err;
-        const std::vector<std::string> sw = lines(slurp(one));
-        ASSERT_EQ(sw.size(), 2u);
-        // The 15 alignment columns, then evalue bitscore strand; sw's line ends in strand.
-        const std::string search_columns = rows[h].substr(0, rows[h].rfind('\t', rows[h].rfind('\t', rows[h].rfind('\t') - 1) - 1));
-        EXPECT_EQ(search_columns + "\t" + f[17], sw[1]) << "hit " << h;
         const std::vector<std::string> b = split(m8_lines[h - 1], '\t');
         EXPECT_EQ(f[15], b[10]);
         EXPECT_EQ(f[16], b[11]);
     }
+}
+
+// --mode semi-global: every DB record is a hit, ordered by score then DB order; each hit is `gpualign sg QUERY HIT`; the
+// SIMD and the scalar CPU kernels write the same bytes, TSV and blast6;
+// E-values and bit scores are NA with one warning, and --evalue is refused.
+TEST_F(SearchCli, SemiGlobalOnGlobinsHitsAreTheirOwnSgAlignments) {
+    if (!fs::exists(families())) GTEST_SKIP() << "shared data not found";
+    const fs::path q = families() / "globins4.fa", db = families() / "globins45.fa";
+    const std::string base = "search " + q.string() + " " + db.string() + " --mode semi-global --backend cpu -k 45 ";
+    std::map<std::string, std::string> out;  // "kernel.format" -> bytes
+    for (const char* kernel : {"simd", "scalar"})
+        for (const char* fmt : {"tsv", "m8"}) {
+            const fs::path path = dir_ / (std::string(kernel) + "." + fmt);
+            const RunResult r = run(base + "--cpu-kernel " + kernel + " -o " + path.string());
+            ASSERT_EQ(r.exit_code, 0) << r.err;
+            EXPECT_NE(r.err.find("no published Karlin-Altschul parameters for semi-global alignment"), std::string::npos)
+                << r.err;
+            out[std::string(kernel) + "." + fmt] = slurp(path);
+        }
+    EXPECT_EQ(out["simd.tsv"], out["scalar.tsv"]);
+    EXPECT_EQ(out["simd.m8"], out["scalar.m8"]);
+    const std::vector<std::string> tsv = lines(out["simd.tsv"]);
+    const std::vector<std::vector<std::string>> m8 = rows(out["simd.m8"]);
+    ASSERT_EQ(tsv.size(), 1 + 4 * 45u);  // every DB record is a hit of every query
+    ASSERT_EQ(m8.size(), 4 * 45u);
+    for (std::size_t h = 1; h < tsv.size(); ++h) {
+        const std::vector<std::string> f = split(tsv[h], '\t');
+        ASSERT_EQ(f.size(), 18u);
+        EXPECT_EQ(f[2], "0");                  // the query end to end
+        EXPECT_EQ(f[3], f[1]);
+        EXPECT_EQ(f[15] + " " + f[16], "NA NA");
+        EXPECT_EQ(m8[h - 1][10] + " " + m8[h - 1][11], "NA NA");
+        EXPECT_EQ(m8[h - 1][0] + " " + m8[h - 1][1], f[0] + " " + f[4]);
+        if (h > 1 && split(tsv[h - 1], '\t')[0] == f[0])  // score descending within a query
+            EXPECT_GE(std::stoi(split(tsv[h - 1], '\t')[8]), std::stoi(f[8])) << "row " << h;
+    }
+    // The first 3 hits of each query are `gpualign sg` on their pairs.
+    std::vector<std::string> best{tsv[0]};
+    for (std::size_t qi = 0; qi < 4; ++qi)
+        for (std::size_t h = 0; h < 3; ++h) best.push_back(tsv[1 + qi * 45 + h]);
+    expect_hits_are_pair_alignments(best, q, db, "sg");
+    const fs::path refused = dir_ / "refused.m8";
+    const RunResult r = run(base + "--evalue 10 -o " + refused.string());
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("E-values of semi-global scores are not defined"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(refused));
+}
+
+// DNA reads fitted into their windows on both strands: the SIMD and the
+// scalar CPU kernels give the same bytes, each read's best hit is its own
+// window on the plus strand, and the other hits (negative scores: a read
+// does not fit another window) may be on either strand.
+TEST_F(SearchCli, SemiGlobalBothStrandsSimdAndScalarGiveTheSameBytes) {
+    const std::string bundled = std::string(GPUALIGN_TEST_DATA) + "/../../data/";
+    // The first 8 reads and 24 windows (record k of each pairs with record k of the other).
+    auto first = [](const std::string& path, int records) {
+        std::string text;
+        int seen = 0;
+        for (const std::string& l : lines(slurp(path))) {
+            if (!l.empty() && l[0] == '>' && ++seen > records) break;
+            text += l + '\n';
+        }
+        return text;
+    };
+    const fs::path q = write("reads.fa", first(bundled + "reads.fa", 8)), db = write("windows.fa", first(bundled + "ref_windows.fa", 24));
+    std::map<std::string, std::string> out;
+    for (const char* kernel : {"simd", "scalar"})
+        for (const char* fmt : {"tsv", "m8"}) {
+            const fs::path path = dir_ / (std::string(kernel) + "." + fmt);
+            const RunResult r = run("search " + q.string() + " " + db.string() +
+                                    " --mode semi-global --strand both -k 3 --backend cpu --cpu-kernel " + kernel + " -o " +
+                                    path.string());
+            ASSERT_EQ(r.exit_code, 0) << r.err;
+            out[std::string(kernel) + "." + fmt] = slurp(path);
+        }
+    EXPECT_EQ(out["simd.tsv"], out["scalar.tsv"]);
+    EXPECT_EQ(out["simd.m8"], out["scalar.m8"]);
+    const std::vector<std::vector<std::string>> tsv = rows(out["simd.tsv"]);
+    ASSERT_EQ(tsv.size(), 1 + 8 * 3u);
+    int minus = 0, negative = 0;
+    for (std::size_t h = 1; h < tsv.size(); ++h) {
+        const std::vector<std::string>& f = tsv[h];
+        ASSERT_EQ(f.size(), 18u);
+        if (h % 3 == 1) {  // the read's best hit
+            EXPECT_EQ(f[0].substr(0, f[0].size() - 1), f[4].substr(0, f[4].size() - 1)) << "row " << h;  // _B read, _A window
+            EXPECT_EQ(f[17], "+") << "row " << h;
+        }
+        minus += f[17] == "-";
+        negative += std::stoi(f[8]) < 0;
+    }
+    EXPECT_GT(minus, 0);
+    EXPECT_GT(negative, 0);
 }
 
 TEST_F(SearchCli, DbSizeGivesAShardTheWholeDbsEValues) {

@@ -92,8 +92,8 @@ std::string mixed_strand_reads() {
 }
 
 // Issue 14, --strand both: the GPU backend aligns both strands of every pair
-// (and search scans both strands of every query) and writes the CPU's bytes,
-// in every format.
+// (and search, local and semi-global, scans both strands of every query) and
+// writes the CPU's bytes, in every format.
 TEST(CliBackendsStrands, BothStrandsGpuOutputIsByteIdenticalToCpu) {
     if (gpualign::gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
     const fs::path dir = fs::temp_directory_path() / "gpualign_backends_strands";
@@ -107,12 +107,13 @@ TEST(CliBackendsStrands, BothStrandsGpuOutputIsByteIdenticalToCpu) {
         return s;
     };
     int compared = 0;
-    for (const std::string command : {"sw", "nw", "sg", "search"})
+    for (const std::string command : {"sw", "nw", "sg", "search", "search --mode semi-global"})
         for (const std::string ext : {"tsv", "sam", "paf", "m8"}) {
-            if (command == "search" && ext == "paf") continue;  // PAF is written by sw/nw
+            const bool search = command.starts_with("search");
+            if (search && ext == "paf") continue;  // PAF is written by sw/nw
             const fs::path cpu = dir / ("cpu." + ext), gpu = dir / ("gpu." + ext);
             const std::string common = binary() + " " + command + " " + q.string() + " " + t + " -q --strand both" +
-                                       (command == "search" ? " -k 2" : "") + " -o ";
+                                       (search ? " -k 2" : "") + " -o ";
             ASSERT_EQ(std::system((common + cpu.string() + " --backend cpu").c_str()), 0) << common;
             ASSERT_EQ(std::system((common + gpu.string() + " --backend gpu").c_str()), 0) << common;
             const std::string a = body(slurp(cpu)), b = body(slurp(gpu));
@@ -122,7 +123,7 @@ TEST(CliBackendsStrands, BothStrandsGpuOutputIsByteIdenticalToCpu) {
             EXPECT_TRUE(a == b) << command << " " << ext << ": outputs differ";
             ++compared;
         }
-    EXPECT_EQ(compared, 11);
+    EXPECT_EQ(compared, 14);
     fs::remove_all(dir);
 }
 

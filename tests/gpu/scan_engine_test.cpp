@@ -1,7 +1,7 @@
 // gpu::ScanEngine (issue 12): every score equals the CPU reference
 // align_pair's, over random DNA and protein DBs of mixed lengths (query
-// lengths at the kernel's strip boundaries), local and global, affine and
-// linear gaps, launches cut small, the warp kernel for long sequences
+// lengths at the kernel's strip boundaries), local, global and semi-global,
+// affine and linear gaps, launches cut small, the warp kernel for long sequences
 // alone and beside the thread kernel; and on real protein families. Skips
 // where no CUDA device is visible.
 #include <gtest/gtest.h>
@@ -55,14 +55,15 @@ TEST(ScanEngine, ScoresEqualTheCpuReference) {
                 db[t].resize(std::max<std::size_t>(1, db[t].size() / 2));
             }
             for (const auto& [mode, s16] : {std::pair{AlignMode::local, true}, std::pair{AlignMode::local, false},
-                                            std::pair{AlignMode::global, false}}) {
+                                            std::pair{AlignMode::global, false}, std::pair{AlignMode::semi_global, true},
+                                            std::pair{AlignMode::semi_global, false}}) {
                 gpu::ScanOptions o;
                 o.boundary_bytes = 1 << 14;  // raised to the 1 MiB floor: one launch per length class here
                 o.use_s16 = s16;
                 gpu::ScanEngine e(s, mode, spans(db), o);
-                // The 16-bit kernel also needs s + O >= 0 (BLOSUM62 with gap cost 0/3 has -4 + 3).
+                // The 16-bit kernel is local only, and needs s + O >= 0 (BLOSUM62 with gap cost 0/3 has -4 + 3).
                 const std::int32_t min_s = *std::min_element(s.matrix.begin(), s.matrix.end());
-                EXPECT_EQ(e.uses_16bit(), s16 && min_s + go + ge >= 0);
+                EXPECT_EQ(e.uses_16bit(), s16 && mode == AlignMode::local && min_s + go + ge >= 0);
                 for (const std::size_t m : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{64},
                                             std::size_t{65}, std::size_t{200}}) {
                     Codes q(m);
@@ -75,7 +76,7 @@ TEST(ScanEngine, ScoresEqualTheCpuReference) {
                 }
             }
         }
-    EXPECT_EQ(compared, 2 * 3 * 3 * 7);
+    EXPECT_EQ(compared, 2 * 3 * 5 * 7);
 }
 
 // Issue 14: a DnaCodes::iupac scheme (EDNAFULL, 15 codes plus the pad
@@ -92,7 +93,7 @@ TEST(ScanEngine, EdnafullIupacScoresEqualTheCpuReference) {
     for (const auto& [go, ge] : {std::pair{10, 1}, std::pair{16, 4}}) {
         const ScoringScheme s = ednafull_scheme(go, ge);
         for (const auto& [mode, s16] : {std::pair{AlignMode::local, true}, std::pair{AlignMode::local, false},
-                                        std::pair{AlignMode::global, false}}) {
+                                        std::pair{AlignMode::global, false}, std::pair{AlignMode::semi_global, true}}) {
             gpu::ScanOptions o;
             o.use_s16 = s16;
             ASSERT_TRUE(gpu::ScanEngine::supports(s));
@@ -124,7 +125,7 @@ TEST(ScanEngine, ManyLaunchesGiveTheSameScores) {
     o.boundary_bytes = std::size_t{16} << 20;  // 20,000 x 3,000 x 8 bytes would be 480 MB: several launches
     Codes q(150);
     for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 4);
-    for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
         gpu::ScanEngine e(s, mode, spans(db), o);
         expect_scores(e, q, db, s, mode, to_string(mode));
         EXPECT_EQ(e.last_cells(), [&] {
@@ -149,7 +150,7 @@ TEST(ScanEngine, ManyQueriesAtOnceEqualOneByOne) {
         for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 24);
     }
     const ScoringScheme s = blosum62_scheme(11, 1);
-    for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
         gpu::ScanOptions o;
         o.boundary_bytes = std::size_t{16} << 20;  // few queries per launch: several query groups
         gpu::ScanEngine e(s, mode, spans(db), o);
@@ -173,7 +174,7 @@ TEST(ScanEngine, RealProteinFamilies) {
     const std::vector<Codes> db = read_fasta_codes<Alphabet::protein>(dir / "pfam_Pkinase_seed.fa");
     const std::vector<Codes> qs = read_fasta_codes<Alphabet::protein>(dir / "kringle_ref6.fa");
     const ScoringScheme s = blosum62_scheme(11, 1);
-    for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (const int warp_min : {1, 1024, INT32_MAX}) {  // all on the warp kernel, the default split, none
             gpu::ScanOptions o;
             o.warp_min_length = warp_min;
@@ -185,7 +186,8 @@ TEST(ScanEngine, RealProteinFamilies) {
 
 // The warp kernel (a warp per long DB sequence): every score equals
 // align_pair's with every sequence on it (warp_min_length 1) and with the
-// DB split between the two kernels, over DNA and protein, local and global,
+// DB split between the two kernels, over DNA and protein, local, global and
+// semi-global,
 // affine and linear gaps; DB lengths at the feed's 32-column chunks and
 // query lengths at the lanes' 8 rows and the 256-row stripes.
 TEST(ScanEngine, WarpKernelScoresEqualTheCpuReference) {
@@ -202,7 +204,7 @@ TEST(ScanEngine, WarpKernelScoresEqualTheCpuReference) {
             for (int t = 0; t < 60; ++t) db.emplace_back(1 + rng() % 900);
             for (Codes& d : db)
                 for (auto& c : d) c = static_cast<std::uint8_t>(rng() % letters);
-            for (const AlignMode mode : {AlignMode::local, AlignMode::global})
+            for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
                 for (const int warp_min : {1, 300}) {
                     gpu::ScanOptions o;
                     o.warp_min_length = warp_min;
@@ -223,7 +225,7 @@ TEST(ScanEngine, WarpKernelScoresEqualTheCpuReference) {
                     }
                 }
         }
-    EXPECT_EQ(compared, 2 * 3 * 2 * 2 * 8);
+    EXPECT_EQ(compared, 2 * 3 * 3 * 2 * 8);
 }
 
 // Queries of several lengths in one call with the DB split between the two
@@ -242,7 +244,7 @@ TEST(ScanEngine, WarpAndThreadKernelsTogetherKeepQueryOrder) {
         for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 24);
     }
     const ScoringScheme s = blosum62_scheme(11, 1);
-    for (const AlignMode mode : {AlignMode::local, AlignMode::global}) {
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
         gpu::ScanOptions o;
         o.warp_min_length = 600;
         o.boundary_bytes = std::size_t{2} << 20;  // several query groups on both kernels
@@ -294,6 +296,84 @@ TEST(ScanEngine, SixteenBitOverflowIsRescoredExactly) {
         expect_scores(w, q, db, s, AlignMode::local, std::to_string(records) + " records, warp kernel");
         EXPECT_EQ(w.last_rescored(), 0u);
     }
+}
+
+// Semi-global (the query end to end, the DB record's end gaps free): the
+// query fitted into mutated copies of it embedded in longer records (high
+// scores, the best cell of the last row inside the record), records shorter
+// than the query (negative scores, the query's overhang charged), and
+// unrelated ones; every score equals the full-matrix reference's on the
+// thread kernel, on the warp kernel (records of at least 1,024 letters by
+// default, every record with warp_min_length 1) and on both at once, for
+// schemes that take the 16-bit path in local mode and schemes that do not
+// (semi-global is always 32-bit), with query lengths at the strip and
+// stripe edges.
+TEST(ScanEngine, SemiGlobalFitsTheQueryIntoLongerAndShorterRecords) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(2026112501);
+    int compared = 0, negative = 0, positive = 0, unlike_global = 0;
+    for (const bool protein : {false, true}) {
+        const int letters = protein ? 24 : 5;
+        auto random = [&](std::size_t n) {
+            Codes c(n);
+            for (auto& x : c) x = static_cast<std::uint8_t>(rng() % letters);
+            return c;
+        };
+        // About one position in 10 substituted, inserted after or deleted.
+        auto mutate = [&](const Codes& c) {
+            Codes out;
+            for (const std::uint8_t x : c) {
+                const auto roll = rng() % 30;
+                if (roll == 0) continue;
+                out.push_back(roll == 1 ? static_cast<std::uint8_t>(rng() % letters) : x);
+                if (roll == 2) out.push_back(static_cast<std::uint8_t>(rng() % letters));
+            }
+            return out.empty() ? random(1) : out;
+        };
+        // 16-bit-eligible in local mode (s + O >= 0), then not (linear gaps: s + O < 0).
+        const std::vector<ScoringScheme> schemes =
+            protein ? std::vector{blosum62_scheme(11, 1), blosum62_scheme(0, 3)} : std::vector{dna_scheme(5, 2), dna_scheme(0, 2)};
+        for (const std::size_t m : {std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{255}, std::size_t{257}}) {
+            const Codes q = random(m);
+            std::vector<Codes> db;
+            for (int t = 0; t < 40; ++t) {  // q fitted into a longer record; every 4th long enough for the warp kernel
+                const std::size_t flanks = t % 4 == 0 ? 1100 + rng() % 900 : rng() % 300, left = rng() % (flanks + 1);
+                Codes r = random(left);
+                const Codes fitted = mutate(q), right = random(flanks - left);
+                r.insert(r.end(), fitted.begin(), fitted.end());
+                r.insert(r.end(), right.begin(), right.end());
+                db.push_back(r);
+            }
+            for (int t = 0; t < 20; ++t) db.push_back(random(1 + rng() % (m - 1)));  // shorter than q
+            for (int t = 0; t < 20; ++t) db.push_back(random(1 + rng() % (3 * m)));  // unrelated
+            for (const ScoringScheme& s : schemes) {
+                std::vector<std::int32_t> want(db.size());
+                for (std::size_t t = 0; t < db.size(); ++t) {
+                    want[t] = align_pair_full_matrix(q, db[t], s, AlignMode::semi_global, false).score;
+                    negative += want[t] < 0;
+                    positive += want[t] > 0;
+                    unlike_global += want[t] != align_pair(q, db[t], s, AlignMode::global, true).score;
+                }
+                for (const int warp_min : {1, 1024, INT32_MAX}) {
+                    gpu::ScanOptions o;
+                    o.warp_min_length = warp_min;
+                    gpu::ScanEngine e(s, AlignMode::semi_global, spans(db), o);
+                    EXPECT_FALSE(e.uses_16bit());
+                    const std::vector<std::int32_t> got = e.scores(q);
+                    ASSERT_EQ(got.size(), db.size());
+                    for (std::size_t t = 0; t < db.size(); ++t)
+                        ASSERT_EQ(got[t], want[t]) << (protein ? "protein " : "dna ") << s.gap_open << "/" << s.gap_extend
+                                                   << " warp_min " << warp_min << ": DB record " << t << " (" << m << " x "
+                                                   << db[t].size() << ")";
+                    ++compared;
+                }
+            }
+        }
+    }
+    EXPECT_EQ(compared, 2 * 5 * 2 * 3);
+    EXPECT_GT(negative, 0);
+    EXPECT_GT(positive, 0);
+    EXPECT_GT(unlike_global, 0);
 }
 
 TEST(ScanEngine, RejectsWhatItCannotHold) {

@@ -1,6 +1,8 @@
 // gpualign — launch wrapper of the search scan kernel (scan_dispatch.hpp).
 #include "scan_dispatch.hpp"
 
+#include <iterator>
+#include <stdexcept>
 #include <string>
 
 #include "../cuda_check.hpp"
@@ -13,7 +15,33 @@ int scan_block_threads() { return scan_kernels::block_threads; }
 int scan_strip_rows() { return scan_kernels::strip_rows; }
 int scan_max_letters() { return scan_kernels::max_letters; }
 
-void launch_scan(const ScanLaunch& a, bool local, bool s16, int overflow_at, cudaStream_t stream) {
+namespace {
+
+// The kernels of each ScanMode, at index static_cast<int>(mode).
+using ThreadKernel = void (*)(scan_kernels::ScanParams);
+constexpr ThreadKernel thread_kernels[] = {scan_kernels::scan_kernel<ScanMode::local>,
+                                           scan_kernels::scan_kernel<ScanMode::global>,
+                                           scan_kernels::scan_kernel<ScanMode::semi_global>};
+using WarpKernel = void (*)(ScanWarpLaunch);
+constexpr WarpKernel warp_kernels[] = {scan_warp_kernels::scan_warp_kernel<ScanMode::local>,
+                                       scan_warp_kernels::scan_warp_kernel<ScanMode::global>,
+                                       scan_warp_kernels::scan_warp_kernel<ScanMode::semi_global>};
+static_assert(std::size(thread_kernels) == scan_mode_count && std::size(warp_kernels) == scan_mode_count);
+
+/// The table index of `mode`.
+/// @throws std::invalid_argument for a value outside ScanMode.
+std::size_t mode_index(ScanMode mode) {
+    const int k = static_cast<int>(mode);
+    if (k < 0 || k >= scan_mode_count) throw std::invalid_argument("scan kernel: unknown mode " + std::to_string(k));
+    return static_cast<std::size_t>(k);
+}
+
+}  // namespace
+
+void launch_scan(const ScanLaunch& a, ScanMode mode, bool s16, int overflow_at, cudaStream_t stream) {
+    const std::size_t kernel = mode_index(mode);
+    if (s16 && mode != ScanMode::local)
+        throw std::invalid_argument("scan kernel: the 16-bit kernel scores local alignments only");
     scan_kernels::ScanParams p{};
     p.db = a.db;
     p.offsets = a.offsets;
@@ -38,24 +66,20 @@ void launch_scan(const ScanLaunch& a, bool local, bool s16, int overflow_at, cud
     const dim3 grid(static_cast<unsigned>((threads + block - 1) / block), static_cast<unsigned>(a.queries));
     if (s16)
         scan_kernels::scan_kernel_s16x2<<<grid, block, 0, stream>>>(p, overflow_at);
-    else if (local)
-        scan_kernels::scan_kernel<true><<<grid, scan_kernels::block_threads, 0, stream>>>(p);
     else
-        scan_kernels::scan_kernel<false><<<grid, scan_kernels::block_threads, 0, stream>>>(p);
+        thread_kernels[kernel]<<<grid, block, 0, stream>>>(p);
     GPUALIGN_CUDA(cudaGetLastError(), "scan kernel launch (" + std::to_string(a.count) + " DB sequences x " + std::to_string(a.queries) + " queries)");
 }
 
 int scan_warp_stripe_rows() { return scan_warp_kernels::stripe_rows; }
 
-void launch_scan_warp(const ScanWarpLaunch& a, bool local, cudaStream_t stream) {
+void launch_scan_warp(const ScanWarpLaunch& a, ScanMode mode, cudaStream_t stream) {
+    const std::size_t kernel = mode_index(mode);
     const dim3 grid(static_cast<unsigned>((a.count + scan_warp_kernels::warps_per_block - 1) /
                                           scan_warp_kernels::warps_per_block),
                     static_cast<unsigned>(a.queries));
     const std::size_t smem = scan_warp_kernels::warp_kernel_smem(a.size);
-    if (local)
-        scan_warp_kernels::scan_warp_kernel<true><<<grid, scan_warp_kernels::block_threads, smem, stream>>>(a);
-    else
-        scan_warp_kernels::scan_warp_kernel<false><<<grid, scan_warp_kernels::block_threads, smem, stream>>>(a);
+    warp_kernels[kernel]<<<grid, scan_warp_kernels::block_threads, smem, stream>>>(a);
     GPUALIGN_CUDA(cudaGetLastError(), "scan warp kernel launch (" + std::to_string(a.count) + " DB sequences x " +
                                           std::to_string(a.queries) + " queries)");
 }

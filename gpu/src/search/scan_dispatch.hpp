@@ -14,18 +14,19 @@ int scan_strip_rows();
 /// Largest alphabet the kernel's shared profile holds.
 int scan_max_letters();
 
-/// Launches the scan kernel over p.count sequences on `stream`
+/// Launches the scan kernel for `mode` over p.count sequences on `stream`
 /// (asynchronous): the 16-bit kernel (two queries a thread, grid y over
 /// query pairs, local only, scores >= overflow_at reported as -1) when
 /// `s16`, else the 32-bit one.
-/// @throws std::runtime_error naming the CUDA error.
-void launch_scan(const ScanLaunch& p, bool local, bool s16, int overflow_at, cudaStream_t stream);
+/// @throws std::invalid_argument for `s16` with a mode other than local;
+///         std::runtime_error naming the CUDA error.
+void launch_scan(const ScanLaunch& p, ScanMode mode, bool s16, int overflow_at, cudaStream_t stream);
 
 /// Query rows per stripe of the warp kernel (its profile's stripe height).
 int scan_warp_stripe_rows();
 /// Launches the warp kernel (a warp per long DB sequence, 32-bit, exact) on
 /// `stream` (asynchronous).
 /// @throws std::runtime_error naming the CUDA error.
-void launch_scan_warp(const ScanWarpLaunch& p, bool local, cudaStream_t stream);
+void launch_scan_warp(const ScanWarpLaunch& p, ScanMode mode, cudaStream_t stream);
 
 }  // namespace gpualign::gpu::detail

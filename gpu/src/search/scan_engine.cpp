@@ -42,11 +42,22 @@ struct Launch {
     int begin, end, max_len;
 };
 
+/// The kernels' form of `mode`.
+/// @throws std::invalid_argument for a value outside AlignMode.
+detail::ScanMode scan_mode(AlignMode mode) {
+    switch (mode) {
+        case AlignMode::local: return detail::ScanMode::local;
+        case AlignMode::global: return detail::ScanMode::global;
+        case AlignMode::semi_global: return detail::ScanMode::semi_global;
+    }
+    throw std::invalid_argument("ScanEngine: unknown alignment mode " + std::to_string(static_cast<int>(mode)));
+}
+
 }  // namespace
 
 struct ScanEngine::Impl {
     ScoringScheme scheme;
-    AlignMode mode;
+    detail::ScanMode mode;
     ScanOptions options;
     cudaStream_t stream = nullptr;
     cudaStream_t warp_stream = nullptr;     // the warp kernel's launches, beside the thread kernel's
@@ -96,13 +107,15 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
                                     " letters and scores within int16");
     Impl& im = *impl_;
     im.scheme = s;
-    im.mode = mode;
+    im.mode = scan_mode(mode);
     im.options = options;
     im.records = db.size();
     const std::int32_t max_s = *std::max_element(s.matrix.begin(), s.matrix.end());
     im.overflow_at = 32767 - std::max(0, max_s);
     // The 16-bit kernel's values are biased by 16384 and must stay within
-    // [0, 65535] (O <= 8000), and its packed adds need s + O >= 0.
+    // [0, 65535] (O <= 8000), and its packed adds need s + O >= 0. It is
+    // local only (H floored at 0): global and semi-global scans, whose
+    // scores go below zero, are 32-bit.
     const std::int32_t min_s = *std::min_element(s.matrix.begin(), s.matrix.end());
     const std::int64_t open_total = static_cast<std::int64_t>(s.gap_open) + s.gap_extend;
     im.s16 = options.use_s16 && mode == AlignMode::local && im.overflow_at > 1000 && open_total <= 8000 &&
@@ -372,7 +385,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
                         static_cast<const long long*>(im.warp_profile_offset.ptr), y0);
             a.boundary_span = im.warp_span;
             a.profile = static_cast<const int*>(im.warp_profile.ptr);
-            detail::launch_scan_warp(a, im.mode == AlignMode::local, im.warp_stream);
+            detail::launch_scan_warp(a, im.mode, im.warp_stream);
         }
         GPUALIGN_CUDA(cudaEventRecord(im.warp_done, im.warp_stream), "scan engine event");
     }
@@ -405,7 +418,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
                 a.query_count = static_cast<int>(std::min<std::size_t>(2 * static_cast<std::size_t>(queries), nq - 2 * y0));
                 a.scores = static_cast<int*>(im.scores.ptr) + 2 * y0 * im.records;
             }
-            detail::launch_scan(a, im.mode == AlignMode::local, im.s16, im.overflow_at, im.stream);
+            detail::launch_scan(a, im.mode, im.s16, im.overflow_at, im.stream);
         }
     }
     if (warp_set) GPUALIGN_CUDA(cudaStreamWaitEvent(im.stream, im.warp_done, 0), "scan engine stream wait");
@@ -440,7 +453,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
             GPUALIGN_CUDA(cudaMemcpy(d_slots, slots.data(), c * sizeof(int), cudaMemcpyHostToDevice), "re-score list upload");
             ensure(im.boundary, static_cast<std::size_t>(longest) * c * 8, "scan engine strip boundaries");
             const detail::ScanLaunch a = thread_launch(d_offs, d_lens, d_slots, static_cast<int>(c), 1, y);
-            detail::launch_scan(a, true, false, 0, im.stream);
+            detail::launch_scan(a, detail::ScanMode::local, false, 0, im.stream);
             std::vector<int> got(im.records);
             GPUALIGN_CUDA(cudaMemcpyAsync(got.data(), a.scores, im.records * sizeof(int), cudaMemcpyDeviceToHost, im.stream),
                           "re-scored download");

@@ -1,5 +1,5 @@
-// gpualign — the search scan kernel: score-only local or global DP of one
-// query against many DB sequences, one thread per DB sequence
+// gpualign — the search scan kernel: score-only local, global or
+// semi-global DP of one query against many DB sequences, one thread per DB sequence
 // (inter-sequence parallelism, as in SWIPE (Rognes 2011) and CUDASW++'s
 // inter-task kernels). Device code only (included by scan_dispatch.cu).
 //
@@ -23,10 +23,16 @@
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))    one __viaddmax_s32
 //   H(i,j)     = max(T(i-1,j-1) + (s + O) [, 0 local], Ecell, Fcell)
 //                __viaddmax_s32 (local) or an add, then __vimax3_s32
+// Boundaries (ScanMode, scan_params.hpp): H(0,0) = 0; H(0,j) = 0 (local,
+// semi-global) or -(go + j*ge) (global); H(i,0) = 0 (local) or
+// -(go + i*ge) (global, semi-global); Ecell(i,0) = Fcell(0,j) = -inf.
 // Local: the score is the largest H (the canonical best cell's H, whatever
-// cell holds it); global: H(m, n). Only the score leaves the kernel: a hit's
-// coordinates and CIGAR come from aligning it again (search_pipeline.cpp).
-// Scores are 32-bit: a pair within fits_int32 cannot overflow.
+// cell holds it); global: H(m, n); semi-global: the largest H(m, j) of the
+// query's last row, 0 <= j <= n (j = 0: -(go + m*ge)), taken column by
+// column in the last strip, where row m is register row (m-1) % strip_rows.
+// Only the score leaves the kernel: a hit's coordinates and CIGAR come from
+// aligning it again (search_pipeline.cpp). Scores are 32-bit: a pair within
+// fits_int32 cannot overflow.
 //
 // scan_kernel_s16x2 (local only) is the same recurrence for two queries
 // per thread against the thread's DB sequence, packed as the two 16-bit
@@ -59,7 +65,11 @@
 
 #include <cstdint>
 
+#include "scan_params.hpp"
+
 namespace gpualign::gpu::scan_kernels {
+
+using gpualign::gpu::detail::ScanMode;
 
 constexpr int strip_rows = 32;     ///< query rows per strip (registers per thread: 2 per row)
 constexpr int block_threads = 128;
@@ -93,8 +103,11 @@ struct ScanParams {
     int query_count;                      ///< queries in the launch (2 * pairs, or one fewer)
 };
 
-template <bool Local>
+template <ScanMode Mode>
 __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
+    constexpr bool Local = Mode == ScanMode::local;
+    constexpr bool FreeTop = gpualign::gpu::detail::free_top_row(Mode);
+    constexpr bool LastRowMax = Mode == ScanMode::semi_global;
     __shared__ __align__(16) short prof[(max_letters + 1) * prof_stride];
     const int t = blockIdx.x * block_threads + threadIdx.x;
     const int y = blockIdx.y;
@@ -108,7 +121,8 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
     const uint4* seq = active ? reinterpret_cast<const uint4*>(p.db + p.offsets[t]) : nullptr;
     const int ge = p.gap_extend, open = p.gap_open + p.gap_extend;
     int best = 0;      // local: the largest H
-    int result = 0;    // global: H(m, n)
+    // global: T(m, n); semi-global: the largest T(m, j), from T(m, 0) = -(go + m*ge) - O
+    int result = -(p.gap_open + query_len * ge) - open;
     for (int k = 0; k < strips; ++k) {
         __syncthreads();
         for (int x = threadIdx.x; x < p.size * strip_rows; x += block_threads)
@@ -116,6 +130,8 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
         __syncthreads();
         if (!active) continue;
         const int row0 = k * strip_rows;
+        const bool last_strip = k + 1 == strips;
+        const int last = query_len - 1 - row0;  // row m's register row (in the last strip)
         // Column 0 of the strip's rows: H(i,0) = 0 (local) or -(go + i*ge); Ecell = -inf.
         int T[strip_rows], E[strip_rows];
 #pragma unroll
@@ -132,7 +148,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
             // The strip's top row at column j+1: T and Fcell.
             int t_top, f;
             if (k == 0) {
-                t_top = Local ? -open : -(p.gap_open + (j + 1) * ge) - open;
+                t_top = FreeTop ? -open : -(p.gap_open + (j + 1) * ge) - open;
                 f = neg_inf;
             } else {
                 const int2 b = p.boundary[static_cast<std::size_t>(j) * pitch + lane];
@@ -161,16 +177,20 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
                 }
             }
             t_left_top = t_top;
-            if (k + 1 < strips) p.boundary[static_cast<std::size_t>(j) * pitch + lane] = make_int2(T[strip_rows - 1], f);
+            if (!last_strip) p.boundary[static_cast<std::size_t>(j) * pitch + lane] = make_int2(T[strip_rows - 1], f);
+            if (LastRowMax && last_strip) {
+#pragma unroll
+                for (int r = 0; r < strip_rows; ++r)
+                    if (r == last) result = max(result, T[r]);
+            }
         }
-        if (!Local && k + 1 == strips) {
-            const int last = query_len - 1 - row0;
+        if (Mode == ScanMode::global && last_strip) {
 #pragma unroll
             for (int r = 0; r < strip_rows; ++r)
-                if (r == last) result = T[r] + open;
+                if (r == last) result = T[r];
         }
     }
-    if (active) p.scores[static_cast<std::size_t>(y) * p.records + p.slots[t]] = Local ? best : result;
+    if (active) p.scores[static_cast<std::size_t>(y) * p.records + p.slots[t]] = Local ? best : result + open;
 }
 
 /// The 16-bit local kernel: thread t aligns the launch's DB sequence t

@@ -7,6 +7,20 @@
 
 namespace gpualign::gpu::detail {
 
+/// The alignment mode of a scan, as the kernels take it (a template
+/// argument; AlignMode itself lives in a C++20 header the CUDA sources do
+/// not include). Values are the kernels' table indices (scan_dispatch.cu).
+/// The rules of each (docs/scoring.md):
+///  - local:       H(0,j) = H(i,0) = 0, H floored at 0, score = the largest H;
+///  - global:      H(0,j) = -(go + j*ge), H(i,0) = -(go + i*ge), score = H(m,n);
+///  - semi_global: H(0,j) = 0, H(i,0) = -(go + i*ge), no floor,
+///                 score = max over 0 <= j <= n of H(m,j).
+enum class ScanMode : int { local = 0, global = 1, semi_global = 2 };
+constexpr int scan_mode_count = 3;
+
+/// H(0,j) is 0: the DB record's leading letters are free (local, semi-global).
+constexpr bool free_top_row(ScanMode m) { return m != ScanMode::global; }
+
 /// What the thread kernel and the warp kernel both take. Every pointer is
 /// device memory.
 struct ScanLaunchCommon {

@@ -1,5 +1,5 @@
-// gpualign — the search scan's warp kernel: score-only local or global DP of
-// one query against one long DB sequence per warp (intra-sequence
+// gpualign — the search scan's warp kernel: score-only local, global or
+// semi-global DP of one query against one long DB sequence per warp (intra-sequence
 // parallelism, as CUDASW++ 4.0 does for its long DB sequences). Device code
 // only (included by scan_dispatch.cu).
 //
@@ -31,11 +31,14 @@
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))    one __viaddmax_s32
 //   H(i,j)     = max(T(i-1,j-1) + (s + O) [, 0 local], Ecell, Fcell)
 //                __viaddmax_s32 (local) or an add, then __vimax3_s32
-// Boundaries: H(0,j) = 0 (local) or -(go + j*ge), H(i,0) likewise,
-// H(0,0) = 0, Ecell(i,0) = Fcell(0,j) = -inf.
+// Boundaries (ScanMode, scan_params.hpp): H(0,0) = 0; H(0,j) = 0 (local,
+// semi-global) or -(go + j*ge) (global); H(i,0) = 0 (local) or
+// -(go + i*ge) (global, semi-global); Ecell(i,0) = Fcell(0,j) = -inf.
 // Local: the score is the largest H of the pair (rows past the query score
-// -1000 and never exceed a real cell); global: H(m, n). 32-bit throughout:
-// a pair within fits_int32 cannot overflow.
+// -1000 and never exceed a real cell); global: H(m, n); semi-global: the
+// largest H(m, j), 0 <= j <= n (j = 0: -(go + m*ge)), which the lane owning
+// row m (end_lane, register row end_row, last stripe) takes at each of its
+// columns. 32-bit throughout: a pair within fits_int32 cannot overflow.
 #pragma once
 
 #include <cstdint>
@@ -61,8 +64,11 @@ inline std::size_t warp_kernel_smem(int size) {
 /// queries (blockIdx.y); the fields are documented in scan_params.hpp. The
 /// boundary of query y's sequence s starts at entry y * boundary_span +
 /// offsets[s] - offsets[0].
-template <bool Local>
+template <gpualign::gpu::detail::ScanMode Mode>
 __global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign::gpu::detail::ScanWarpLaunch p) {
+    using gpualign::gpu::detail::ScanMode;
+    constexpr bool Local = Mode == ScanMode::local;
+    constexpr bool FreeTop = gpualign::gpu::detail::free_top_row(Mode);
     extern __shared__ int4 smem4[];
     int4* feed = smem4 + (threadIdx.x >> 5) * feed_entries;
     int* prof = reinterpret_cast<int*>(smem4 + warps_per_block * feed_entries);
@@ -80,9 +86,11 @@ __global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign
                              (p.offsets[s] - p.offsets[0])
                        : nullptr;
     const int go = p.gap_open, ge = p.gap_extend, open = go + ge;
-    // Global: H(m, n) lives in stripe stripes-1, lane (m-1)%256/8, row (m-1)%8.
+    // Row m lives in stripe stripes-1, lane (m-1)%256/8, row (m-1)%8.
     const int end_lane = ((m - 1) % stripe_rows) / lane_rows, end_row = (m - 1) % lane_rows;
-    int best = 0, result = 0;
+    int best = 0;  // local: the largest H
+    // global: H(m, n); semi-global: the largest H(m, j), from H(m, 0) = -(go + m*ge)
+    int result = -(go + m * ge);
     for (int k = 0; k < stripes; ++k) {
         __syncthreads();
         const int* src = profile + static_cast<std::size_t>(k) * p.size * stripe_rows;
@@ -103,7 +111,7 @@ __global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign
             if (j < n) {
                 e.z = seq[j];
                 if (k == 0) {
-                    e.x = Local ? -open : -(go + (j + 1) * ge) - open;
+                    e.x = FreeTop ? -open : -(go + (j + 1) * ge) - open;
                 } else {
                     const int2 b = bnd[j];
                     e.x = b.x;
@@ -117,7 +125,7 @@ __global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign
         __syncwarp();
         int bot_t = 0, bot_f = neg_inf, bot_c = 0;  // this lane's bottom row after its last column
         const bool writes = lane == 31 && k + 1 < stripes;
-        const bool ends = !Local && k + 1 == stripes && lane == end_lane;
+        const bool ends = k + 1 == stripes && lane == end_lane;  // this lane holds row m
         for (int step = 0; step < n + 31; ++step) {
             if ((step & 31) == 0 && step > 0) {
                 feed[(step & 63) + lane] = ahead;
@@ -156,10 +164,15 @@ __global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign
             bot_f = f;
             bot_c = c;
             if (writes) bnd[j] = make_int2(t_up, f);
-            if (ends && j == n - 1) {
+            if (Mode == ScanMode::global && ends && j == n - 1) {
 #pragma unroll
                 for (int h = 0; h < lane_rows; ++h)
                     if (h == end_row) result = T[h] + open;
+            }
+            if (Mode == ScanMode::semi_global && ends) {
+#pragma unroll
+                for (int h = 0; h < lane_rows; ++h)
+                    if (h == end_row) result = max(result, T[h] + open);
             }
         }
     }

@@ -1,8 +1,9 @@
 // gpualign — query-vs-database search: every query against every DB record,
 // the best hits per query, their alignments, bit scores and E-values.
 //
-// The method is exhaustive dynamic programming (Smith-Waterman-Gotoh or
-// Needleman-Wunsch-Gotoh, docs/scoring.md) over every (query, DB record)
+// The method is exhaustive dynamic programming (Smith-Waterman-Gotoh,
+// Needleman-Wunsch-Gotoh or semi-global: the query end to end, the DB
+// record's end gaps free; docs/scoring.md) over every (query, DB record)
 // pair, as in SWIPE (Rognes 2011) and CUDASW++ 4.0 (Schmidt et al. 2024):
 // a score-only scan, then full alignments of the reported hits only.
 // Statistics: Karlin & Altschul (1990), statistics.hpp.
@@ -27,14 +28,15 @@ namespace gpualign {
 struct SearchHit {
     std::uint32_t target = 0;       ///< DB record index, 0-based in DB file order
     AlignmentResult result;         ///< as align_pair(query, DB record) gives it (0-based half-open)
-    std::optional<double> evalue;   ///< E-value (statistics.hpp); empty without published λ/K or in global mode
+    std::optional<double> evalue;   ///< E-value (statistics.hpp); empty without published λ/K or outside local mode
     std::optional<double> bits;     ///< bit score; empty likewise
 };
 
 /// The hits among `scores` (one per DB record, index = DB order) in
 /// canonical order: score descending, then DB index ascending. A record is a
 /// hit when its score is > 0 (local; 0 means unaligned) or any score
-/// (global), at least options.min_score, its E-value at most
+/// (global, semi-global: every pair has an alignment, possibly of negative
+/// score), at least options.min_score, its E-value at most
 /// options.max_evalue (only when `ka` is set), and it is among the first
 /// options.max_hits.
 /// @param query_len, db_letters  m and N of the E-value.

@@ -307,7 +307,8 @@ RunStats run_search(const AlignConfig& c) {
                 ? "--evalue: no published Karlin-Altschul parameters for matrix " + scheme.matrix_name +
                       " with gap_open " + std::to_string(scheme.gap_open) + ", gap_extend " +
                       std::to_string(scheme.gap_extend) + " (docs/search.md lists the schemes that have them)"
-                : std::string("--evalue applies to local search only (E-values of global scores are not defined)"));
+                : std::string("--evalue applies to local search only (E-values of ") + to_string(c.mode) +
+                      " scores are not defined)");
     if (!ka && c.output_format() != OutputFormat::sam) spdlog::warn("{}", missing_statistics_warning(scheme, c.mode));
 
     RunStats stats;

@@ -30,7 +30,7 @@ struct ScanOptions {
     /// the largest substitution score) is scored again in 32 bits. Applies
     /// to schemes with gap_open + gap_extend <= 8000 and every score +
     /// gap_open + gap_extend >= 0 (BLOSUM62 11/1, DNA 2/-3 5/2); others, and
-    /// global scans, are 32-bit. false: 32-bit throughout.
+    /// global and semi-global scans, are 32-bit. false: 32-bit throughout.
     bool use_s16 = true;
     /// DB sequences at least this long are scanned by the warp kernel (a
     /// warp of 32 lanes per sequence and query, 32-bit), the others by the
@@ -44,8 +44,10 @@ struct ScanOptions {
 /// The DB, sorted by length and copied to device memory once; scores() then
 /// runs one query against all of it.
 ///
-/// Algorithm: exhaustive Smith-Waterman-Gotoh or Needleman-Wunsch-Gotoh
-/// (Gotoh 1982) with inter-sequence parallelism, one thread per DB sequence
+/// Algorithm: exhaustive Smith-Waterman-Gotoh, Needleman-Wunsch-Gotoh or
+/// semi-global Gotoh DP (Gotoh 1982; the query end to end, the DB record's
+/// leading and trailing letters free: docs/scoring.md) with inter-sequence
+/// parallelism, one thread per DB sequence
 /// (SWIPE, Rognes 2011; CUDASW++, Liu et al.) or, local, two per thread in
 /// 16-bit lanes with overflow re-scored in 32 bits; DB sequences of at least
 /// ScanOptions::warp_min_length letters with intra-sequence parallelism, a
@@ -55,11 +57,14 @@ struct ScanOptions {
 /// Owning; not thread-safe.
 class ScanEngine {
 public:
+    /// @param mode  local, global or semi_global (the DB record is the ref:
+    ///              its end gaps are the free ones), for every scores() call.
     /// @param db  each DB record's codes (host memory, borrowed for the call:
     ///            copied to the device). Every record must be non-empty.
-    /// @throws std::invalid_argument for an empty record or a scheme that
-    ///         supports() rejects; std::runtime_error naming the CUDA error
-    ///         (e.g. out of device memory).
+    /// @throws std::invalid_argument for an empty record, a scheme that
+    ///         supports() rejects or a `mode` outside AlignMode;
+    ///         std::runtime_error naming the CUDA error (e.g. out of device
+    ///         memory).
     ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const std::span<const std::uint8_t>> db,
                const ScanOptions& options = {});
     ~ScanEngine();
@@ -71,7 +76,9 @@ public:
     static bool supports(const ScoringScheme& s) noexcept;
 
     /// The score of `query` (codes, host memory, non-empty) against every DB
-    /// record, in DB order: exactly align_pair(query, record, s, mode).score.
+    /// record, in DB order: exactly align_pair(query, record, s, mode).score
+    /// (semi-global: the best H(m, j) of the last query row, possibly
+    /// negative).
     /// @throws std::length_error when a pair could overflow 32-bit scores
     ///         (fits_int32), as align_pair would; std::runtime_error naming
     ///         the CUDA error.
