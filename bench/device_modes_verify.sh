@@ -49,7 +49,8 @@ for step in $steps; do
       for mode in local global semi-global; do
         ext=tsv compare "search --mode $mode (mmseqs2 example, TSV)" search $pr/mmseqs2_example_query.fa $pr/mmseqs2_example_db.fa --mode $mode
       done
-      ext=tsv compare "search --mode semi-global --strand both (DNA reads vs windows)" search "$d/reads_rc.fa" $p/ref_windows.fa --mode semi-global --strand both -k 3
+      head -60 "$d/reads_rc.fa" > "$d/reads_rc30.fa"  # 30 reads x 10,000 windows
+      ext=tsv compare "search --mode semi-global --strand both (30 reads vs 10,000 windows)" search "$d/reads_rc30.fa" $p/ref_windows.fa --mode semi-global --strand both -k 3
       rm -rf "$d" ;;
     bench)
       timeout 300 .carry/gpualign_bench --workloads b --global --semi-global --runs 3 --csv "$out/modes_bench.csv" 2>&1 | tail -12 ;;
