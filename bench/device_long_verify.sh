@@ -16,7 +16,7 @@ for step in $steps; do
   case $step in
     tests)
       s=$(date +%s)
-      timeout 400 .carry/gpualign_gpu_tests > "$out/gpu_tests.log" 2>&1; echo "gpu tests rc=$? ($(( $(date +%s) - s )) s)"
+      timeout 480 .carry/gpualign_gpu_tests > "$out/gpu_tests.log" 2>&1; echo "gpu tests rc=$? ($(( $(date +%s) - s )) s)"
       grep -E "^\[  (PASSED|FAILED) |tests? ran|^\[  FAILED  \]" "$out/gpu_tests.log" | tail -12 ;;
     sanitize)
       # racecheck skips LongEngineSanitizer.AlignManyWorkers (see its comment in tests/gpu/long_engine_test.cpp)

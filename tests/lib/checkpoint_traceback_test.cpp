@@ -25,6 +25,22 @@
 namespace gpualign::test {
 namespace {
 
+/// Random one-thread LongAlignOptions that put tile, leaf and checkpoint
+/// boundaries everywhere: tile sides 1..max_tile, leaves of leaf_base ..
+/// leaf_base + leaf_span - 1 cells, leaf batches from `leaf_batches`.
+LongAlignOptions random_options(std::mt19937_64& rng, std::uint64_t max_tile, std::uint64_t leaf_base,
+                                std::uint64_t leaf_span, const std::vector<std::size_t>& leaf_batches) {
+    LongAlignOptions o;
+    o.threads = 1;
+    o.tile = 1 + static_cast<std::int64_t>(rng() % max_tile);
+    o.plan.fan_out = 2 + static_cast<int>(rng() % 4);
+    o.plan.leaf_cells = leaf_base + rng() % leaf_span;
+    o.plan.min_tile = 1;
+    o.plan.direct_leaf_bytes = rng() % 2 ? 0 : (std::uint64_t{1} << 20);
+    o.leaf_batch = leaf_batches[rng() % leaf_batches.size()];
+    return o;
+}
+
 // Batches of 2..64 leaves computed ahead of the walk, over direct-leaf and
 // fan-out levels, every mode x output x gap model: each result equals
 // align_pair_full_matrix, so leaves computed out of the path's order and
@@ -38,14 +54,7 @@ TEST(CheckpointTraceback, SpeculativeLeafBatchesMatchTheReference) {
         Codes q(m), r(n);
         for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 5);
         for (std::size_t j = 0; j < n; ++j) r[j] = (j < m && rng() % 5) ? q[j] : static_cast<std::uint8_t>(rng() % 5);
-        LongAlignOptions o;
-        o.threads = 1;
-        o.tile = 1 + static_cast<std::int64_t>(rng() % 32);
-        o.plan.fan_out = 2 + static_cast<int>(rng() % 4);
-        o.plan.leaf_cells = 16 + rng() % 600;
-        o.plan.min_tile = 1;
-        o.plan.direct_leaf_bytes = rng() % 2 ? 0 : (std::uint64_t{1} << 20);
-        o.leaf_batch = std::vector<std::size_t>{2, 3, 7, 64}[rng() % 4];
+        const LongAlignOptions o = random_options(rng, 32, 16, 600, {2, 3, 7, 64});
         for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
             for (bool score_only : {false, true}) {
                 const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
@@ -276,14 +285,7 @@ TEST(CheckpointTraceback, SemiGlobalRowEndsMatchTheReference) {
         for (std::size_t it = 0; it < pairs.size(); ++it) {
             const Codes& q = pairs[it].query;
             const Codes& r = pairs[it].ref;
-            LongAlignOptions o;
-            o.threads = 1;
-            o.tile = 1 + static_cast<std::int64_t>(rng() % 16);
-            o.plan.fan_out = 2 + static_cast<int>(rng() % 4);
-            o.plan.leaf_cells = 1 + rng() % 300;
-            o.plan.min_tile = 1;
-            o.plan.direct_leaf_bytes = rng() % 2 ? 0 : (std::uint64_t{1} << 20);
-            o.leaf_batch = std::vector<std::size_t>{1, 2, 64}[rng() % 3];
+            LongAlignOptions o = random_options(rng, 16, 1, 300, {1, 2, 64});
             o.tile_batch = std::vector<std::size_t>{1, 3, 48}[rng() % 3];
             const std::string what = "scheme " + std::to_string(k) + " pair " + std::to_string(it) + " (" +
                                      std::to_string(q.size()) + " x " + std::to_string(r.size()) + ")";

@@ -180,6 +180,18 @@ void expect_same_hits(const std::vector<SearchHit>& got, const std::vector<Searc
     }
 }
 
+/// Records as a DB (names s0, s1, ...).
+Db db_of(const std::vector<Codes>& seqs) {
+    Db db;
+    for (std::size_t k = 0; k < seqs.size(); ++k) {
+        db.names.push_back("s" + std::to_string(k));
+        db.letters.push_back(std::string(seqs[k].size(), 'A'));
+        db.codes.push_back(seqs[k]);
+    }
+    db.finish();
+    return db;
+}
+
 TEST(SearchCpu, MatchesBruteForceOnProteinFamilies) {
     const auto dir = shared_data() / "protein" / "families";
     if (!std::filesystem::exists(dir)) GTEST_SKIP() << "shared data not found: " << dir;
@@ -187,13 +199,7 @@ TEST(SearchCpu, MatchesBruteForceOnProteinFamilies) {
     for (const char* file : {"globins45.fa", "pfam_fn3_seed.fa", "pfam_Pkinase_seed.fa"}) {
         const std::vector<Codes> seqs = read_fasta_codes<Alphabet::protein>(dir / file);
         ASSERT_GE(seqs.size(), 30u) << file;
-        Db db;
-        for (std::size_t k = 0; k < seqs.size(); ++k) {
-            db.names.push_back("s" + std::to_string(k));
-            db.letters.push_back(std::string(seqs[k].size(), 'A'));
-            db.codes.push_back(seqs[k]);
-        }
-        db.finish();
+        const Db db = db_of(seqs);
         for (const auto& [go, ge] : {std::pair{11, 1}, std::pair{10, 2}, std::pair{5, 5}}) {
             const ScoringScheme s = blosum62_scheme(go, ge);
             const auto ka = karlin_altschul(s);
@@ -243,18 +249,6 @@ TEST(SearchCpu, TiesGoToTheEarlierDbRecord) {
                 if (got[h].result.score == got[h - 1].result.score) EXPECT_LT(got[h - 1].target, got[h].target);
         }
     }
-}
-
-/// `file`'s records as a DB (names s0, s1, ...).
-Db db_of(const std::vector<Codes>& seqs) {
-    Db db;
-    for (std::size_t k = 0; k < seqs.size(); ++k) {
-        db.names.push_back("s" + std::to_string(k));
-        db.letters.push_back(std::string(seqs[k].size(), 'A'));
-        db.codes.push_back(seqs[k]);
-    }
-    db.finish();
-    return db;
 }
 
 // Semi-global search (the query end to end, the DB record's end gaps free)
