@@ -68,7 +68,7 @@ struct Batch {
 };
 
 /// Makes `b` a batch of both strands (see Batch): appends, for each of its
-/// pairs, the pair with the reverse complement of the query (dna5 codes).
+/// pairs, the pair with the reverse complement of the query (DNA codes of either coding, DnaCodes).
 void add_reverse_strand(Batch& b) {
     const std::size_t n = b.size();
     const std::vector<RecordView> minus = reverse_strand_views(b.queries, b.reverse_codes);
