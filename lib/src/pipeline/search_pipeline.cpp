@@ -289,10 +289,6 @@ RunStats run_search(const AlignConfig& c) {
         for (const RecordView& r : queries.views) check_letters(scheme, r, c.query_path);
         for (const RecordView& r : db.views) check_letters(scheme, r, c.ref_path);
     }
-    // With both strands: the queries reverse-complemented (minus_views[qi] is query qi's minus strand).
-    std::vector<std::uint8_t> minus_codes;
-    const std::vector<RecordView> minus_views =
-        both ? reverse_strand_views(queries.views, minus_codes) : std::vector<RecordView>{};
     const std::uint64_t letters = letters_of(db.views);
     const std::uint64_t n = o.db_size.value_or(letters);  // N of the E-values (--db-size)
     spdlog::debug("search: {} queries against {} DB records ({} letters), {} alphabet, matrix {}, gap_open {}, "
@@ -333,6 +329,12 @@ RunStats run_search(const AlignConfig& c) {
         stats.pairs += db.views.size();
         stats.cells += static_cast<std::uint64_t>(q.codes.size()) * letters * (both ? 2 : 1);  // DP cells of both strands
     }
+    // GPU with both strands: the queries reverse-complemented (minus_views[qi]
+    // is query qi's minus strand); search_query_cpu makes its own, one query
+    // at a time.
+    std::vector<std::uint8_t> minus_codes;
+    const std::vector<RecordView> minus_views =
+        gpu && both ? reverse_strand_views(queries.views, minus_codes) : std::vector<RecordView>{};
     if (!gpu) {
         for (std::size_t qi = 0; qi < queries.views.size(); ++qi)
             hits[qi] = search_query_cpu(queries.views[qi].codes, db.views, scheme, c.mode, c.score_only, o, ka, threads,
