@@ -461,7 +461,7 @@ AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::ui
         std::vector<BoundaryCell> b(static_cast<std::size_t>(len + 1));
         for (std::int64_t k = 0; k <= len; ++k)
             b[static_cast<std::size_t>(k)] = {(free || k == 0) ? 0 : static_cast<std::int32_t>(-(s.gap_open + k * s.gap_extend)),
-                                              std::numeric_limits<std::int32_t>::min() / 2};
+                                              detail::neg_inf};
         return b;
     };
     const std::vector<BoundaryCell> top_border = border(n, mode != AlignMode::global);

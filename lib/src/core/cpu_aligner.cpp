@@ -5,7 +5,6 @@
 #include "traceback_walk.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,15 +12,13 @@
 namespace gpualign {
 namespace {
 
-// A "minus infinity" that survives subtracting penalties without wrapping.
-constexpr std::int32_t neg_inf = std::numeric_limits<std::int32_t>::min() / 2;
-
 using detail::e_extended;
 using detail::f_extended;
 using detail::from_diag;
 using detail::from_e;
 using detail::from_f;
 using detail::from_zero;
+using detail::neg_inf;
 
 // Boundary value of H on row 0 / column 0 for global mode: -(go + k*ge), k > 0.
 std::int32_t global_border(const ScoringScheme& s, std::int64_t k) {

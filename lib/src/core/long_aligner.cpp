@@ -24,7 +24,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <limits>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -37,14 +36,14 @@
 namespace gpualign {
 namespace {
 
-constexpr std::int32_t neg_inf = std::numeric_limits<std::int32_t>::min() / 2;
-// Direction byte layout (docs/scoring.md), defined once in traceback_walk.hpp.
+// Direction byte layout and minus infinity, defined once in traceback_walk.hpp.
 using detail::e_extended;
 using detail::f_extended;
 using detail::from_diag;
 using detail::from_e;
 using detail::from_f;
 using detail::from_zero;
+using detail::neg_inf;
 
 /// Cuts [0, len) at every multiple of `stride` (when > 0) and then into
 /// near-equal pieces of at most `tile`: returns the edges 0 = e_0 < ... = len.

@@ -5,12 +5,17 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "gpualign/alignment.hpp"
 #include "gpualign/scoring.hpp"
 
 namespace gpualign::detail {
+
+// A "minus infinity" for E and F on the borders that survives subtracting
+// any penalty (<= 10^6) without wrapping; every CPU DP path starts from it.
+inline constexpr std::int32_t neg_inf = std::numeric_limits<std::int32_t>::min() / 2;
 
 // Direction byte layout (docs/scoring.md): bits 0-1 H source, bit 2 E extended,
 // bit 3 F extended.
