@@ -85,7 +85,10 @@ cxxopts::Options make_options() {
         ("cpu-kernel", "simd|scalar: the CPU backend's kernel, inter-pair SIMD (the best instruction set of this CPU, "
                        "picked at run time) or the scalar reference; both give the same bytes",
          cxxopts::value<std::string>()->default_value("simd"))
-        ("device", "CUDA device ordinal", cxxopts::value<int>()->default_value("0"))
+        ("device", "CUDA device ordinal (one GPU)", cxxopts::value<int>()->default_value("0"))
+        ("devices", "all|LIST: the CUDA devices to use, e.g. 0,1 (batches of pairs go to the GPUs by their measured "
+                    "speed, long pairs one per GPU, a search's DB is split between them); the output is the same "
+                    "bytes as with one GPU", cxxopts::value<std::string>())
         ("batch-pairs", "pairs per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_pairs)))
         ("batch-bases", "query+ref bases per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_bases)))
         ("gpu-memory", "cap on the GPU backend's device memory, bytes with optional K/M/G suffix (e.g. 512M, 2G); "
@@ -183,6 +186,10 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     c.cpu_kernel = parse_choice<CpuKernel>("cpu-kernel", r["cpu-kernel"].as<std::string>(),
                                            {{"simd", CpuKernel::simd}, {"scalar", CpuKernel::scalar}});
     c.device = r["device"].as<int>();
+    if (r.count("devices")) {
+        if (r.count("device")) throw UsageError("--device and --devices conflict; give one (--devices 0 is --device 0)");
+        c.all_devices = parse_device_list(r["devices"].as<std::string>(), c.devices);
+    }
     c.batch_pairs = r["batch-pairs"].as<std::size_t>();
     c.batch_bases = r["batch-bases"].as<std::size_t>();
     c.gpu_memory = parse_byte_size(r["gpu-memory"].as<std::string>(), "--gpu-memory");

@@ -263,6 +263,9 @@ void Engine::Impl::free_buffers(Slot& s) noexcept {
 }
 
 void Engine::Impl::release() noexcept {
+    // This engine's device, whichever the calling thread has current (the
+    // pipeline destroys the engines of several GPUs from one thread).
+    if (!slots.empty()) (void)cudaSetDevice(options.device);
     for (Slot& s : slots) {
         if (s.stream) cudaStreamSynchronize(s.stream);
         free_buffers(s);

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace gpualign {
 namespace {
@@ -37,6 +40,52 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+bool parse_device_list(const std::string& text, std::vector<int>& ordinals) {
+    ordinals.clear();
+    if (text == "all") return true;
+    const auto bad = [&](const std::string& why) {
+        return std::invalid_argument("--devices '" + text + "': " + why +
+                                     " (expected 'all' or CUDA device ordinals separated by commas, e.g. 0,1)");
+    };
+    if (text.empty()) throw bad("empty");
+    std::size_t begin = 0;
+    while (true) {
+        const std::size_t end = std::min(text.find(',', begin), text.size());
+        const std::string_view item(text.data() + begin, end - begin);
+        if (item.empty()) throw bad("an empty ordinal");
+        int value = 0;
+        const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+        if (item.front() == '-' || item.front() == '+') throw bad("ordinals are unsigned, got '" + std::string(item) + "'");
+        if (ec == std::errc::result_out_of_range) throw bad("ordinal '" + std::string(item) + "' is too large");
+        if (ec != std::errc{} || ptr != item.data() + item.size())
+            throw bad("'" + std::string(item) + "' is not a device ordinal");
+        ordinals.push_back(value);
+        if (end == text.size()) return false;
+        begin = end + 1;
+    }
+}
+
+std::vector<int> AlignConfig::gpu_devices(int visible) const {
+    if (all_devices) {
+        if (visible <= 0) throw std::runtime_error("--devices all: no CUDA device is visible");
+        std::vector<int> all(static_cast<std::size_t>(visible));
+        for (int d = 0; d < visible; ++d) all[static_cast<std::size_t>(d)] = d;
+        return all;
+    }
+    if (devices.empty()) {
+        if (device >= visible)
+            throw std::runtime_error("--device " + std::to_string(device) + ": only " + std::to_string(visible) +
+                                     " CUDA device(s) visible");
+        return {device};
+    }
+    for (const int d : devices)
+        if (d >= visible)
+            throw std::runtime_error("--devices: device " + std::to_string(d) + " is not visible (" +
+                                     std::to_string(visible) + " CUDA device(s) visible, ordinals 0 to " +
+                                     std::to_string(visible - 1) + ")");
+    return devices;
+}
 
 std::size_t parse_byte_size(const std::string& text, const char* option) {
     const auto bad = [&](const char* why) {
@@ -82,6 +131,8 @@ void AlignConfig::validate() const {
     if (matrix) require(!n_score, "--matrix conflicts with --n-score (the matrix gives the scores of N)");
     require(threads >= 0, "--threads must be >= 0, got " + std::to_string(threads));
     require(device >= 0, "--device must be >= 0, got " + std::to_string(device));
+    for (const int d : devices) require(d >= 0, "--devices: ordinals must be >= 0, got " + std::to_string(d));
+    require(!(all_devices && !devices.empty()), "--devices: 'all' or a list, not both");
     require(batch_pairs > 0, "--batch-pairs must be > 0");
     require(batch_bases > 0, "--batch-bases must be > 0");
     require(gpu_memory == 0 || gpu_memory >= Defaults::gpu_memory_min,

@@ -246,6 +246,30 @@ TEST_F(Cli, BatchRunProgressLineGoesToStderrOnlyWhenAsked) {
     EXPECT_EQ(to_stdout.out.find("aligned"), std::string::npos);
 }
 
+TEST_F(Cli, DevicesOptionIsCheckedBeforeAnyWork) {
+    // Issue 15: --devices all|LIST; a bad list or --device beside it is a
+    // command-line error (exit 2) naming the option, before any input is read.
+    const std::string pair = "sw " + data("reads.fa") + " " + data("ref_windows.fa") + " -o " + (dir_ / "o.tsv").string();
+    for (const std::string bad : {"0,x", "-1", "0,,1", "", "all,0"}) {
+        const auto r = run(pair + " --devices '" + bad + "'");
+        EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+        EXPECT_NE(r.err.find("--devices '" + bad + "'"), std::string::npos) << r.err;
+    }
+    const auto both = run(pair + " --device 1 --devices 0");
+    EXPECT_EQ(both.exit_code, 2) << both.err;
+    EXPECT_NE(both.err.find("--device and --devices conflict"), std::string::npos) << both.err;
+    EXPECT_FALSE(fs::exists(dir_ / "o.tsv"));
+    const auto help = run("--help");
+    EXPECT_NE(help.out.find("--devices"), std::string::npos);
+    // On the CPU backend the list of GPUs plays no part: the same bytes.
+    const auto cpu = run(pair + " --backend cpu --devices 0,1");
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    const std::string with = slurp(dir_ / "o.tsv");
+    ASSERT_EQ(run(pair + " --backend cpu").exit_code, 0);
+    EXPECT_EQ(with, slurp(dir_ / "o.tsv"));
+    EXPECT_FALSE(with.empty());
+}
+
 TEST_F(Cli, CpuKernelsSimdAndScalarWriteTheSameBytes) {
     // Issue 13: --cpu-kernel simd (the default) and scalar, every output
     // format and both modes, with and without CIGAR, on the bundled pairs.

@@ -668,6 +668,7 @@ struct LongEngine::Impl {
     }
 
     ~Impl() {
+        (void)cudaSetDevice(cx.device);  // this engine's device, whichever the calling thread has current
         workers.clear();
         if (cx.matrix) cudaFree(cx.matrix);
     }

@@ -200,7 +200,10 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     }
 }
 
-ScanEngine::~ScanEngine() = default;
+ScanEngine::~ScanEngine() {
+    // The members free on this engine's device, whichever the calling thread has current.
+    if (impl_) (void)cudaSetDevice(impl_->options.device);
+}
 
 std::vector<std::int32_t> ScanEngine::scores(std::span<const std::uint8_t> query) {
     const std::span<const std::uint8_t> one[] = {query};

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "gpualign/batch_aligner.hpp"
 #include "gpualign/scoring.hpp"
@@ -104,6 +105,16 @@ struct SearchOptions {
 ///         text is empty, malformed, or overflows std::size_t.
 std::size_t parse_byte_size(const std::string& text, const char* option);
 
+/// Parses a --devices value: "all", or a comma-separated list of device
+/// ordinals (decimal, >= 0; e.g. "0,1").
+/// @param text      the value.
+/// @param ordinals  set to the list (cleared for "all").
+/// @return true for "all".
+/// @throws std::invalid_argument naming --devices and the value for an
+///         empty value or element, a sign, a non-digit, or an ordinal above
+///         INT_MAX.
+bool parse_device_list(const std::string& text, std::vector<int>& ordinals);
+
 /// Everything one run needs. Optional fields left empty take the defaults of
 /// the alphabet that is finally chosen (see resolve_scoring in pipeline.hpp).
 struct AlignConfig {
@@ -130,7 +141,19 @@ struct AlignConfig {
     /// CPU kernel of the CPU backend (and of the pairs a GPU run aligns on
     /// the CPU): inter-pair SIMD or the scalar reference (--cpu-kernel).
     CpuKernel cpu_kernel = CpuKernel::simd;
-    int device = 0;                         ///< CUDA device ordinal
+    int device = 0;                         ///< CUDA device ordinal (the one-GPU form of `devices`)
+    /// --devices LIST: the CUDA device ordinals the GPU backend uses, in the
+    /// order work is handed out; empty = the one device `device`. An ordinal
+    /// may repeat: each occurrence is a worker of its own on that GPU, with
+    /// its own engines (a way to test the multi-GPU paths on one GPU).
+    std::vector<int> devices;
+    /// --devices all: every visible CUDA device (then `devices` is empty).
+    bool all_devices = false;
+    /// The device ordinals to use when `visible` CUDA devices are visible:
+    /// 0 .. visible-1 with all_devices, else `devices`, else {device}.
+    /// @throws std::runtime_error naming the option when an ordinal is not
+    ///         below `visible` (or no device is visible for --devices all).
+    std::vector<int> gpu_devices(int visible) const;
     std::size_t batch_pairs = Defaults::batch_pairs;
     std::size_t batch_bases = Defaults::batch_bases;
     /// Cap on the GPU backend's device memory in bytes, 0 = no cap; a

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +39,7 @@
 #include "gpualign/statistics.hpp"
 #include "gpualign/strand.hpp"
 #include "gpualign/writers.hpp"
+#include "device_shares.hpp"
 
 namespace gpualign {
 namespace {
@@ -313,26 +315,65 @@ void align_on_cpu(const Batch& b, const std::vector<std::size_t>& indices, const
     for (std::size_t n = 0; n < indices.size(); ++n) out[indices[n]] = std::move(results[n]);
 }
 
-/// A backend: the CPU, or the GPU engines (batch and long-pair) with the CPU
-/// for pairs neither can take.
+/// One GPU worker of the backend: the engines of one device (ordinal) and
+/// what it did, for the -v log. A device listed twice in --devices has two.
+struct GpuWorker {
+    int device = 0;
+    std::unique_ptr<gpu::Engine> engine;
+    std::unique_ptr<gpu::LongEngine> long_engine;  // created at its first long pair
+    /// Measured speed of its batch engine (DP cells per kernel millisecond,
+    /// smoothed); 0 until its first share is collected.
+    double cells_per_ms = 0;
+    std::uint64_t batch_pairs = 0, batch_cells = 0, long_pairs = 0, long_cells = 0;
+    double batch_kernel_ms = 0, long_kernel_ms = 0;
+};
+
+/// Adds the counters of `b` to `a` (the run's profile over every GPU).
+void add_profile(gpu::EngineProfile& a, const gpu::EngineProfile& b) {
+    a.batches += b.batches;
+    a.order_s += b.order_s;
+    a.pack_s += b.pack_s;
+    a.wait_s += b.wait_s;
+    a.results_s += b.results_s;
+    a.h2d_ms += b.h2d_ms;
+    a.kernel_ms += b.kernel_ms;
+    a.d2h_ms += b.d2h_ms;
+    a.h2d_bytes += b.h2d_bytes;
+    a.d2h_bytes += b.d2h_bytes;
+    a.cigar_overflows += b.cigar_overflows;
+}
+
+/// A backend: the CPU, or the GPU engines (batch and long-pair) of one or
+/// more GPUs, with the CPU for pairs none can take.
 ///
 /// Routing of each pair (query_len * ref_len = its cells):
-///  - GPU: the batch engine (gpu::Engine, a warp per pair) takes the pairs it
-///    accepts below Defaults::long_pair_cells; the others go to the long-pair
-///    engine (gpu::LongEngine), created at the first such pair: one alone
-///    across the whole GPU, several of one batch together (align_many, many
-///    pairs at once). A pair the long engine refuses for a --gpu-memory cap
-///    too small for it is aligned on the CPU's long-pair path instead
-///    (counted in cpu_fallback).
+///  - GPU: the batch engines (gpu::Engine, a warp per pair) take the pairs
+///    every one accepts below Defaults::long_pair_cells; the others go to the
+///    long-pair engines (gpu::LongEngine), created at a GPU's first such
+///    pair: one alone across a whole GPU, several together (align_many).
+///    A pair the long engine refuses for a --gpu-memory cap too small for it
+///    is aligned on the CPU's long-pair path instead (counted in
+///    cpu_fallback).
+///  - Several GPUs (--devices): each batch's pairs for the batch engines are
+///    cut into consecutive runs, one per GPU, in proportion to each GPU's
+///    measured speed (DP cells per kernel millisecond, from the runs it
+///    finished), so a slower GPU takes fewer; a batch's long pairs are
+///    dealt to the GPUs, the longest first to the least loaded, and the
+///    GPUs align their shares at the same time. Every engine's results are
+///    canonical, so which GPU aligns a pair never changes its bytes.
 ///  - CPU: pairs up to full_matrix_cells run align_pair in parallel over
 ///    pairs; larger ones run align_pair_long one at a time on every thread,
 ///    outside that loop (no nested parallelism).
 /// Long pairs show a progress line on stderr (ProgressLine) when asked.
 class Aligner {
 public:
-    /// @param engine_threads  host threads of the GPU engine (packing, results).
+    /// Starts the engines of every GPU of c.gpu_devices() at once (each on
+    /// its own thread), or the CPU backend.
+    /// @param engine_threads  host threads of each GPU batch engine (packing, results).
+    /// @throws std::runtime_error for an ordinal that is not visible, and what
+    ///         gpu::Engine's constructor throws.
     Aligner(const AlignConfig& c, const ScoringScheme& s, int engine_threads)
-        : scheme_(s), mode_(c.mode), score_only_(c.score_only), cpu_kernel_(c.cpu_kernel), device_(c.device),
+        : scheme_(s), mode_(c.mode), score_only_(c.score_only), cpu_kernel_(c.cpu_kernel),
           long_engine_memory_(c.long_engine_memory()), capped_(c.gpu_memory != 0),
           progress_(stderr,
                     c.progress == ProgressChoice::always ||
@@ -341,73 +382,133 @@ public:
                     Defaults::progress_period_s) {
         threads_ = c.threads > 0 ? c.threads : omp_get_num_procs();
         bool use_gpu = false;
-        const int devices = c.backend == BackendChoice::cpu ? 0 : gpu::device_count();
+        const int visible = c.backend == BackendChoice::cpu ? 0 : gpu::device_count();
         if (c.backend == BackendChoice::gpu) {
-            if (devices == 0) throw std::runtime_error("--backend gpu: no CUDA device is visible");
+            if (visible == 0) throw std::runtime_error("--backend gpu: no CUDA device is visible");
             use_gpu = true;
         } else if (c.backend == BackendChoice::automatic) {
-            use_gpu = devices > 0;
+            use_gpu = visible > 0;
             if (!use_gpu) spdlog::warn("no CUDA device is visible; using the CPU backend");
         }
         if (use_gpu) {
-            if (c.device >= devices)
-                throw std::runtime_error("--device " + std::to_string(c.device) + ": only " + std::to_string(devices) +
-                                         " CUDA device(s) visible");
+            const std::vector<int> devices = c.gpu_devices(visible);
             gpu::EngineOptions options;
-            options.device = c.device;
             options.host_threads = engine_threads;
             options.gpu_memory_limit = c.batch_engine_memory();
             options.streams = c.engine_streams();
-            engine_ = std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, options);
-            const gpu::EngineMemory mem = engine_->memory();
-            spdlog::debug("GPU engine: {} streams, batches of up to {} bases / {} pairs / {} traceback bytes; {} bytes "
-                          "of device memory (limit {}), {} allocation retries",
-                          mem.streams, mem.batch_bases, mem.batch_pairs, mem.traceback_bytes, mem.device_bytes,
-                          mem.limit ? std::to_string(mem.limit) : std::string("none"), mem.allocation_retries);
-            description_ = "gpu " + gpu::device_description(c.device);
-            spdlog::info("using GPU {}", gpu::device_description(c.device));
+            // Each GPU's CUDA context and buffers start on a thread of their own.
+            std::vector<std::future<std::unique_ptr<gpu::Engine>>> starting;
+            for (const int d : devices)
+                starting.push_back(std::async(std::launch::async, [this, options, d] {
+                    gpu::EngineOptions o = options;
+                    o.device = d;
+                    return std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, o);
+                }));
+            std::exception_ptr failed;
+            for (std::size_t w = 0; w < devices.size(); ++w) {
+                auto worker = std::make_unique<GpuWorker>();
+                worker->device = devices[w];
+                try {
+                    worker->engine = starting[w].get();
+                } catch (...) {
+                    if (!failed) failed = std::current_exception();
+                }
+                workers_.push_back(std::move(worker));
+            }
+            if (failed) std::rethrow_exception(failed);
+            for (const auto& w : workers_) {
+                const gpu::EngineMemory mem = w->engine->memory();
+                spdlog::debug("GPU engine on device {}: {} streams, batches of up to {} bases / {} pairs / {} "
+                              "traceback bytes; {} bytes of device memory (limit {}), {} allocation retries",
+                              w->device, mem.streams, mem.batch_bases, mem.batch_pairs, mem.traceback_bytes,
+                              mem.device_bytes, mem.limit ? std::to_string(mem.limit) : std::string("none"),
+                              mem.allocation_retries);
+            }
+            if (devices.size() == 1) {
+                description_ = "gpu " + gpu::device_description(devices[0]);
+                spdlog::info("using GPU {}", gpu::device_description(devices[0]));
+            } else {
+                description_ = std::to_string(devices.size()) + " gpus";
+                for (std::size_t w = 0; w < devices.size(); ++w) {
+                    const std::string about = gpu::device_description(devices[w]);
+                    description_ += (w == 0 ? ": " : "; ") + std::to_string(devices[w]) + " " + about;
+                    spdlog::info("using GPU {} {}", devices[w], about);
+                }
+                std::vector<int> sorted(devices);
+                std::sort(sorted.begin(), sorted.end());
+                if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+                    spdlog::warn("--devices lists device {} more than once: its workers share that GPU", *twice);
+            }
         } else {
             description_ = "cpu (" + std::to_string(threads_) + " threads, " +
                            (cpu_kernel_ == CpuKernel::simd ? "simd " + simd_target() : std::string("scalar")) + ")";
         }
+        progress_done_.assign(std::max<std::size_t>(1, workers_.size()), 0);
     }
+
+    /// One GPU's part of a batch: the pairs it aligns on its batch engine.
+    struct Share {
+        std::size_t worker = 0;
+        std::vector<std::size_t> pairs;    // indices within the batch
+        std::vector<gpu::PairView> views;  // read by the engine in align_async (and after a shrink, in collect)
+        std::uint64_t cells = 0;
+        gpu::Ticket ticket = 0;
+    };
 
     /// A batch handed to the backend and not yet collected: on the GPU its
     /// device batches are in flight (gpu::Engine::align_async); the pairs
     /// for the CPU and the long-pair paths are aligned in collect().
     struct Pending {
         std::shared_ptr<const Batch> batch;
-        std::vector<std::size_t> on_gpu, on_cpu, on_long;  // pair indices within the batch
-        std::optional<gpu::Ticket> ticket;
+        std::vector<std::size_t> on_cpu, on_long;  // pair indices within the batch
+        std::vector<Share> shares;
     };
 
-    /// Starts aligning `b` and returns without waiting for the GPU (the CPU
+    /// Starts aligning `b` and returns without waiting for the GPUs (the CPU
     /// and long-pair paths do their work in collect()).
     Pending submit(std::shared_ptr<const Batch> b) {
         Pending p;
         p.batch = std::move(b);
         const Batch& batch = *p.batch;
-        if (engine_) {
-            std::vector<gpu::PairView> views;
-            views.reserve(batch.size());
-            p.on_gpu.reserve(batch.size());
-            for (std::size_t k = 0; k < batch.size(); ++k) {
-                const std::span<const std::uint8_t> q = batch.queries[k].codes, r = batch.refs[k].codes;
-                if (pair_cells(batch, k) < Defaults::long_pair_cells && engine_->accepts(q.size(), r.size())) {
-                    views.push_back({q, r});
-                    p.on_gpu.push_back(k);
-                } else {
-                    p.on_long.push_back(k);
-                }
-            }
-            // The engine reads the views only inside align_async (packing)
-            // and, after an allocation failure, inside collect; the records
-            // they point to live in p.batch.
-            views_.push_back(std::move(views));
-            if (!views_.back().empty()) p.ticket = engine_->align_async(views_.back());
-        } else {
+        if (workers_.empty()) {
             for (std::size_t k = 0; k < batch.size(); ++k)
                 (pair_cells(batch, k) > full_matrix_cells ? p.on_long : p.on_cpu).push_back(k);
+            return p;
+        }
+        std::vector<std::size_t> on_gpu;
+        std::vector<std::uint64_t> cells;
+        on_gpu.reserve(batch.size());
+        cells.reserve(batch.size());
+        for (std::size_t k = 0; k < batch.size(); ++k) {
+            const std::size_t m = batch.queries[k].codes.size(), n = batch.refs[k].codes.size();
+            const bool accepted = std::all_of(workers_.begin(), workers_.end(),
+                                              [&](const auto& w) { return w->engine->accepts(m, n); });
+            if (pair_cells(batch, k) < Defaults::long_pair_cells && accepted) {
+                on_gpu.push_back(k);
+                cells.push_back(std::max<std::uint64_t>(1, pair_cells(batch, k)));
+            } else {
+                p.on_long.push_back(k);
+            }
+        }
+        // Shares in proportion to the measured speeds (equal until every GPU has one).
+        std::vector<double> weights(workers_.size(), 1.0);
+        if (std::all_of(workers_.begin(), workers_.end(), [](const auto& w) { return w->cells_per_ms > 0; }))
+            for (std::size_t w = 0; w < workers_.size(); ++w) weights[w] = workers_[w]->cells_per_ms;
+        const std::vector<std::size_t> cuts = detail::proportional_cuts(cells, weights);
+        for (std::size_t w = 0; w < workers_.size(); ++w) {
+            if (cuts[w] == cuts[w + 1]) continue;
+            Share s;
+            s.worker = w;
+            for (std::size_t i = cuts[w]; i < cuts[w + 1]; ++i) {
+                const std::size_t k = on_gpu[i];
+                s.pairs.push_back(k);
+                s.views.push_back({batch.queries[k].codes, batch.refs[k].codes});
+                s.cells += cells[i];
+            }
+            // The views point into p.batch, which outlives the share; moving
+            // the vector keeps their storage where the engine saw it.
+            s.ticket = workers_[w]->engine->align_async(s.views);
+            p.shares.push_back(std::move(s));
         }
         return p;
     }
@@ -415,137 +516,271 @@ public:
     /// The results of a submitted batch, in the batch's order. Submissions
     /// are collected in the order they were made.
     /// @throws std::runtime_error "pair N (query X, ref Y): message" when a
-    ///         pair cannot be aligned; errors of the GPU engine as they come.
+    ///         pair cannot be aligned; errors of the GPU engines as they come.
     std::vector<AlignmentResult> collect(Pending& p) {
         const Batch& b = *p.batch;
         std::vector<AlignmentResult> out(b.size());
-        // CPU and long pairs first: the GPU's batch engine keeps working meanwhile.
+        // CPU and long pairs first: the GPUs' batch engines keep working meanwhile.
         if (!p.on_cpu.empty()) align_on_cpu(b, p.on_cpu, scheme_, mode_, score_only_, cpu_kernel_, threads_, out);
-        if (engine_ && p.on_long.size() > 1)
-            align_long_many(b, p.on_long, out);
-        else
-            for (const std::size_t k : p.on_long) out[k] = align_long(b, k);
-        if (p.ticket) {
-            std::vector<AlignmentResult> got = engine_->collect(*p.ticket);
-            kernel_ms_ += engine_->last_kernel_ms();
-            for (std::size_t n = 0; n < p.on_gpu.size(); ++n) out[p.on_gpu[n]] = std::move(got[n]);
+        if (!p.on_long.empty()) {
+            if (workers_.empty())
+                for (const std::size_t k : p.on_long) out[k] = align_long_on_cpu(b, k);
+            else
+                align_long_on_gpus(b, p.on_long, out);
         }
-        if (engine_) views_.pop_front();
+        for (Share& s : p.shares) {
+            GpuWorker& w = *workers_[s.worker];
+            std::vector<AlignmentResult> got = w.engine->collect(s.ticket);
+            const double ms = w.engine->last_kernel_ms();
+            kernel_ms_ += ms;
+            w.batch_kernel_ms += ms;
+            w.batch_pairs += s.pairs.size();
+            w.batch_cells += s.cells;
+            if (ms > 0) {
+                const double rate = static_cast<double>(s.cells) / ms;
+                w.cells_per_ms = w.cells_per_ms > 0 ? 0.5 * (w.cells_per_ms + rate) : rate;
+            }
+            for (std::size_t n = 0; n < s.pairs.size(); ++n) out[s.pairs[n]] = std::move(got[n]);
+        }
         return out;
     }
 
     const std::string& description() const noexcept { return description_; }
     /// Pairs aligned on the CPU by the GPU backend: those the long-pair
-    /// engine refused under a --gpu-memory cap, plus those the batch engine
-    /// aligned on the host after shrinking its buffers (0 on the CPU backend).
+    /// engines refused under a --gpu-memory cap, plus those the batch engines
+    /// aligned on the host after shrinking their buffers (0 on the CPU backend).
     std::uint64_t cpu_fallback() const noexcept {
-        return cpu_fallback_ + (engine_ ? engine_->memory().host_pairs : 0);
+        std::uint64_t n = cpu_fallback_;
+        for (const auto& w : workers_) n += w->engine->memory().host_pairs;
+        return n;
     }
     /// Pairs aligned one at a time by a long-pair path (GPU: the long-pair
-    /// engine; CPU: align_pair_long on every thread).
-    std::uint64_t long_pairs() const noexcept { return long_pairs_; }
-    /// The GPU engine's profile (all zero on the CPU).
-    gpu::EngineProfile engine_profile() const noexcept { return engine_ ? engine_->profile() : gpu::EngineProfile{}; }
-    /// Sum of Engine::last_kernel_ms over the batches (0 on the CPU).
+    /// engines; CPU: align_pair_long on every thread).
+    std::uint64_t long_pairs() const noexcept {
+        std::uint64_t n = cpu_long_pairs_;
+        for (const auto& w : workers_) n += w->long_pairs;
+        return n;
+    }
+    /// The GPU engines' profile, summed over the GPUs (all zero on the CPU).
+    gpu::EngineProfile engine_profile() const noexcept {
+        gpu::EngineProfile e;
+        for (const auto& w : workers_) add_profile(e, w->engine->profile());
+        return e;
+    }
+    /// Sum of Engine::last_kernel_ms over the batches and GPUs (0 on the CPU).
     double kernel_ms() const noexcept { return kernel_ms_; }
-    /// Device milliseconds of the long-pair engine's passes (0 on the CPU).
-    double long_engine_ms() const noexcept { return long_engine_ms_; }
+    /// Device milliseconds of the long-pair engines' passes (0 on the CPU).
+    double long_engine_ms() const noexcept {
+        double ms = 0;
+        for (const auto& w : workers_) ms += w->long_kernel_ms;
+        return ms;
+    }
     int threads() const noexcept { return threads_; }
 
+    /// Logs (debug, -v) the work each GPU did.
+    void log_devices() const {
+        for (const auto& w : workers_)
+            spdlog::debug("device {}: {} pairs ({:.3e} cells) on the batch engine, {:.3f} s of kernels ({:.1f} "
+                          "GCUPS); {} long pairs ({:.3e} cells), {:.3f} s of long-engine kernels",
+                          w->device, w->batch_pairs, static_cast<double>(w->batch_cells), w->batch_kernel_ms / 1e3,
+                          w->batch_kernel_ms > 0 ? static_cast<double>(w->batch_cells) / w->batch_kernel_ms / 1e6 : 0.0,
+                          w->long_pairs, static_cast<double>(w->long_cells), w->long_kernel_ms / 1e3);
+    }
+
 private:
-    /// Aligns pair k of b on the long-pair path of the backend, with the
-    /// progress line. @throws std::runtime_error naming the pair.
-    AlignmentResult align_long(const Batch& b, std::size_t k) {
-        const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
-        progress_.begin(progress_label(b, k), pair_cells(b, k));
+    /// The progress of GPU worker `w` (or of the CPU's long path, w = 0):
+    /// the line shows the sum over the workers.
+    void report_progress(std::size_t w, std::uint64_t done) {
+        std::lock_guard lock(progress_mutex_);
+        progress_done_[w] = done;
+        std::uint64_t sum = 0;
+        for (const std::uint64_t d : progress_done_) sum += d;
+        progress_.update(sum, progress_total_);
+    }
+
+    void begin_progress(std::string label, std::uint64_t cells) {
+        std::lock_guard lock(progress_mutex_);
+        std::fill(progress_done_.begin(), progress_done_.end(), 0);
+        progress_total_ = cells;
+        progress_.begin(std::move(label), cells);
+    }
+
+    void end_progress(bool succeeded) {
+        std::lock_guard lock(progress_mutex_);
+        progress_.end(succeeded);
+    }
+
+    /// Aligns pair k of b on the CPU's long-pair path, with the progress
+    /// line. @throws std::runtime_error naming the pair.
+    AlignmentResult align_long_on_cpu(const Batch& b, std::size_t k) {
+        begin_progress(progress_label(b, k), pair_cells(b, k));
         try {
-            AlignmentResult res = engine_ ? align_on_long_engine(b, k) : align_on_cpu_long(q, r);
-            progress_.end(true);
-            ++long_pairs_;
+            AlignmentResult res = align_on_cpu_long(b.queries[k].codes, b.refs[k].codes, 0);
+            end_progress(true);
+            ++cpu_long_pairs_;
             return res;
         } catch (...) {
-            progress_.end(false);
+            end_progress(false);
             rethrow_for_pair(b, k);
         }
     }
 
-    /// align_pair_long on every thread, reporting to the progress line.
-    /// Memory: the default bound (512 MiB) for checkpoints and tiles, raised
-    /// for very long pairs to the floor documented in long_aligner.hpp
-    /// (about 32 bytes per base of query + ref) plus 64 MiB, so that
-    /// length alone never makes a pair fail.
-    AlignmentResult align_on_cpu_long(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r) {
+    /// align_pair_long on every thread, reporting to the progress line as
+    /// worker `w`. Memory: the default bound (512 MiB) for checkpoints and
+    /// tiles, raised for very long pairs to the floor documented in
+    /// long_aligner.hpp (about 32 bytes per base of query + ref) plus 64 MiB,
+    /// so that length alone never makes a pair fail.
+    AlignmentResult align_on_cpu_long(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r,
+                                      std::size_t w) {
         LongAlignOptions options;
         options.threads = threads_;
         const std::size_t bases = q.size() + r.size();
         if (bases < (SIZE_MAX - (std::size_t{64} << 20)) / 32)
             options.memory_limit = std::max(options.memory_limit, 32 * bases + (std::size_t{64} << 20));
         if (progress_.enabled())
-            options.progress = [this](std::uint64_t done, std::uint64_t forward) { progress_.update(done, forward); };
+            options.progress = [this, w](std::uint64_t done, std::uint64_t) { report_progress(w, done); };
         return align_pair_long(q, r, scheme_, mode_, score_only_, options);
     }
 
-    /// Aligns the pairs `ks` of b on the long-pair engine at once
-    /// (gpu::LongEngine::align_many), with one progress line for them all.
-    /// @throws std::runtime_error naming the first pair (in batch order) that
-    ///         failed and cannot fall back to the CPU.
-    void align_long_many(const Batch& b, const std::vector<std::size_t>& ks, std::vector<AlignmentResult>& out) {
-        std::uint64_t cells = 0;
-        std::vector<gpu::LongPair> pairs;
-        pairs.reserve(ks.size());
+    /// Aligns the long pairs `ks` of b on the GPUs' long-pair engines, with
+    /// one progress line for them all. One GPU takes them all; with several,
+    /// the pairs are dealt longest first to the GPU with the fewest cells so
+    /// far, and the GPUs run at the same time (a thread each). A GPU given
+    /// one pair aligns it alone across the whole GPU, one given several
+    /// aligns them together (LongEngine::align_many).
+    /// @throws std::runtime_error naming the first pair (in batch order)
+    ///         whose error ended the run.
+    void align_long_on_gpus(const Batch& b, const std::vector<std::size_t>& ks, std::vector<AlignmentResult>& out) {
+        std::uint64_t cells = 0, lowest = b.number(ks.front()), highest = lowest;
         for (const std::size_t k : ks) {
             cells += pair_cells(b, k);
-            pairs.push_back({b.queries[k].codes, b.refs[k].codes});
-        }
-        std::uint64_t lowest = b.number(ks.front()), highest = lowest;
-        for (const std::size_t k : ks) {
             lowest = std::min(lowest, b.number(k));
             highest = std::max(highest, b.number(k));
         }
-        progress_.begin(std::to_string(ks.size()) + " long pairs (pairs " + std::to_string(lowest) + " to " +
-                            std::to_string(highest) + ")",
-                        cells);
+        std::vector<std::vector<std::size_t>> dealt(workers_.size());
+        std::vector<std::uint64_t> load(workers_.size(), 0);
+        std::vector<std::size_t> longest(ks);
+        std::stable_sort(longest.begin(), longest.end(),
+                         [&](std::size_t x, std::size_t y) { return pair_cells(b, x) > pair_cells(b, y); });
+        for (const std::size_t k : longest) {
+            const std::size_t w = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+            dealt[w].push_back(k);
+            load[w] += std::max<std::uint64_t>(1, pair_cells(b, k));
+        }
+        for (auto& d : dealt) std::sort(d.begin(), d.end());
+        begin_progress(ks.size() == 1 ? progress_label(b, ks.front())
+                                      : std::to_string(ks.size()) + " long pairs (pairs " + std::to_string(lowest) +
+                                            " to " + std::to_string(highest) + ")",
+                       cells);
+        // Each GPU's first failing pair (in batch order) and its error.
+        std::vector<std::size_t> failed_pair(workers_.size(), b.size());
+        std::vector<std::exception_ptr> failure(workers_.size());
+        const auto run = [&](std::size_t w) {
+            try {
+                if (dealt[w].size() == 1)
+                    out[dealt[w][0]] = align_one_on_long_engine(w, b, dealt[w][0]);
+                else
+                    align_many_on_long_engine(w, b, dealt[w], out, failed_pair[w]);
+            } catch (...) {
+                failure[w] = std::current_exception();
+                if (failed_pair[w] == b.size()) failed_pair[w] = dealt[w].front();
+            }
+        };
+        std::vector<std::size_t> busy;
+        for (std::size_t w = 0; w < workers_.size(); ++w)
+            if (!dealt[w].empty()) busy.push_back(w);
+        if (busy.size() == 1) {
+            run(busy[0]);
+        } else {
+            std::vector<std::jthread> threads;
+            for (const std::size_t w : busy) threads.emplace_back(run, w);
+        }
+        std::size_t first = workers_.size();
+        for (std::size_t w = 0; w < workers_.size(); ++w)
+            if (failure[w] && (first == workers_.size() || failed_pair[w] < failed_pair[first])) first = w;
+        end_progress(first == workers_.size());
+        if (first != workers_.size()) std::rethrow_exception(failure[first]);
+    }
+
+    /// Creates GPU worker w's long-pair engine at its first long pair.
+    gpu::LongEngine& long_engine(std::size_t w) {
+        GpuWorker& g = *workers_[w];
+        if (!g.long_engine) {
+            gpu::LongEngineOptions options;
+            options.device = g.device;
+            options.gpu_memory_limit = long_engine_memory_;
+            if (progress_.enabled())
+                options.progress = [this, w](std::uint64_t done, std::uint64_t) { report_progress(w, done); };
+            g.long_engine = std::make_unique<gpu::LongEngine>(scheme_, mode_, score_only_, options);
+            spdlog::debug("GPU long-pair engine started on device {} (device memory limit {})", g.device,
+                          long_engine_memory_ ? std::to_string(long_engine_memory_) : std::string("90% of free"));
+        }
+        return *g.long_engine;
+    }
+
+    /// Pair k of b alone on worker w's long-pair engine.
+    /// @throws std::runtime_error naming the pair.
+    AlignmentResult align_one_on_long_engine(std::size_t w, const Batch& b, std::size_t k) {
+        GpuWorker& g = *workers_[w];
+        const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
+        AlignmentResult res;
+        try {
+            try {
+                res = long_engine(w).align(q, r);
+                const gpu::LongEngineStats st = g.long_engine->last_stats();
+                g.long_kernel_ms += st.total_ms;
+                spdlog::debug("{}: {} x {} on the long-pair engine of device {}: {} passes, {:.3f} s of kernels "
+                              "(forward {:.3f} s), {:.3f} s wall, {:.1f} MB of device memory at most",
+                              pair_context(b, k), q.size(), r.size(), g.device, st.passes, st.total_ms / 1000.0,
+                              st.forward_ms / 1000.0, st.wall_s, st.peak_device_bytes / 1e6);
+            } catch (...) {
+                res = long_engine_failed(w, b, k, std::current_exception());
+            }
+        } catch (...) {
+            rethrow_for_pair(b, k);
+        }
+        ++g.long_pairs;
+        g.long_cells += pair_cells(b, k);
+        return res;
+    }
+
+    /// The pairs `ks` of b together on worker w's long-pair engine
+    /// (LongEngine::align_many). `failed` is set to the pair whose error is
+    /// thrown. @throws std::runtime_error naming that pair.
+    void align_many_on_long_engine(std::size_t w, const Batch& b, const std::vector<std::size_t>& ks,
+                                   std::vector<AlignmentResult>& out, std::size_t& failed) {
+        GpuWorker& g = *workers_[w];
+        std::vector<gpu::LongPair> pairs;
+        pairs.reserve(ks.size());
+        for (const std::size_t k : ks) pairs.push_back({b.queries[k].codes, b.refs[k].codes});
         std::vector<std::exception_ptr> errors;
         std::vector<AlignmentResult> got;
         try {
-            ensure_long_engine();
-            got = long_engine_->align_many(pairs, &errors);
+            got = long_engine(w).align_many(pairs, &errors);
         } catch (...) {
-            progress_.end(false);
+            failed = ks.front();
             rethrow_for_pair(b, ks.front());
         }
-        progress_.end(true);
-        const gpu::LongEngineStats st = long_engine_->last_stats();
-        long_engine_ms_ += st.total_ms;
-        spdlog::debug("{} pairs on the long-pair engine, {} at once: {} passes, {:.3f} s of kernels (summed over "
-                      "streams), {:.3f} s wall, {:.1f} MB of device memory at most",
-                      ks.size(), st.workers, st.passes, st.total_ms / 1000.0, st.wall_s, st.peak_device_bytes / 1e6);
+        const gpu::LongEngineStats st = g.long_engine->last_stats();
+        g.long_kernel_ms += st.total_ms;
+        spdlog::debug("{} pairs on the long-pair engine of device {}, {} at once: {} passes, {:.3f} s of kernels "
+                      "(summed over streams), {:.3f} s wall, {:.1f} MB of device memory at most",
+                      ks.size(), g.device, st.workers, st.passes, st.total_ms / 1000.0, st.wall_s,
+                      st.peak_device_bytes / 1e6);
         for (std::size_t n = 0; n < ks.size(); ++n) {
             const std::size_t k = ks[n];
             if (errors[n]) {
                 try {
-                    out[k] = long_engine_failed(b, k, errors[n]);
+                    out[k] = long_engine_failed(w, b, k, errors[n]);
                 } catch (...) {
+                    failed = k;
                     rethrow_for_pair(b, k);
                 }
             } else {
                 out[k] = std::move(got[n]);
             }
-            ++long_pairs_;
-        }
-    }
-
-    /// Creates the long-pair engine at the first long pair.
-    void ensure_long_engine() {
-        if (!long_engine_) {
-            gpu::LongEngineOptions options;
-            options.device = device_;
-            options.gpu_memory_limit = long_engine_memory_;
-            if (progress_.enabled())
-                options.progress = [this](std::uint64_t done, std::uint64_t forward) { progress_.update(done, forward); };
-            long_engine_ = std::make_unique<gpu::LongEngine>(scheme_, mode_, score_only_, options);
-            spdlog::debug("GPU long-pair engine started (device memory limit {})",
-                          long_engine_memory_ ? std::to_string(long_engine_memory_) : std::string("90% of free"));
+            ++g.long_pairs;
+            g.long_cells += pair_cells(b, k);
         }
     }
 
@@ -554,7 +789,7 @@ private:
     /// large for the batch engine under a cap always have); every other
     /// error, the 32-bit score bound included, is the run's error.
     /// @throws `error` itself, or what the CPU path throws (callers name the pair).
-    AlignmentResult long_engine_failed(const Batch& b, std::size_t k, const std::exception_ptr& error) {
+    AlignmentResult long_engine_failed(std::size_t w, const Batch& b, std::size_t k, const std::exception_ptr& error) {
         const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
         std::string why;
         try {
@@ -566,43 +801,25 @@ private:
         spdlog::warn("{}: {}; aligning it on the CPU (raise --gpu-memory to keep it on the GPU)", pair_context(b, k),
                      why);
         ++cpu_fallback_;
-        return align_on_cpu_long(q, r);
-    }
-
-    AlignmentResult align_on_long_engine(const Batch& b, std::size_t k) {
-        const std::span<const std::uint8_t> q = b.queries[k].codes, r = b.refs[k].codes;
-        ensure_long_engine();
-        try {
-            AlignmentResult res = long_engine_->align(q, r);
-            const gpu::LongEngineStats st = long_engine_->last_stats();
-            long_engine_ms_ += st.total_ms;
-            spdlog::debug("{}: {} x {} on the long-pair engine: {} passes, {:.3f} s of kernels (forward {:.3f} s), "
-                          "{:.3f} s wall, {:.1f} MB of device memory at most",
-                          pair_context(b, k), q.size(), r.size(), st.passes, st.total_ms / 1000.0,
-                          st.forward_ms / 1000.0, st.wall_s, st.peak_device_bytes / 1e6);
-            return res;
-        } catch (...) {
-            return long_engine_failed(b, k, std::current_exception());
-        }
+        return align_on_cpu_long(q, r, w);
     }
 
     const ScoringScheme& scheme_;
     AlignMode mode_;
     bool score_only_;
     CpuKernel cpu_kernel_;
-    int device_ = 0;
     std::size_t long_engine_memory_ = 0;
     bool capped_ = false;
     int threads_ = 1;
-    std::unique_ptr<gpu::Engine> engine_;
-    std::unique_ptr<gpu::LongEngine> long_engine_;  // created at the first long pair
-    std::deque<std::vector<gpu::PairView>> views_;  // of the submissions not yet collected, oldest first
+    std::vector<std::unique_ptr<GpuWorker>> workers_;  // empty on the CPU backend
     std::string description_;
     ProgressLine progress_;
-    std::uint64_t cpu_fallback_ = 0;
-    std::uint64_t long_pairs_ = 0;
+    std::mutex progress_mutex_;                  // the GPUs' long-pair threads report at once
+    std::vector<std::uint64_t> progress_done_;   // per worker, of the current progress line
+    std::uint64_t progress_total_ = 0;
+    std::atomic<std::uint64_t> cpu_fallback_{0};
+    std::uint64_t cpu_long_pairs_ = 0;
     double kernel_ms_ = 0.0;
-    double long_engine_ms_ = 0.0;
 };
 
 /// Seconds each stage spent, for the debug log. "busy" is time inside the
@@ -904,6 +1121,7 @@ RunStats run_alignment(const AlignConfig& c) {
             if (stats.cpu_fallback > 0)
                 spdlog::info("{} pairs did not fit the GPU engines' --gpu-memory and were aligned on the CPU",
                              stats.cpu_fallback);
+            aligner->log_devices();
             if (aligner->long_engine_ms() > 0)
                 spdlog::debug("GPU long-pair engine: {:.3f} s of kernels", aligner->long_engine_ms() / 1000.0);
             stats.backend = aligner->description();

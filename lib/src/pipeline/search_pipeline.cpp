@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
+#include <iterator>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -29,8 +31,12 @@
 #include "gpualign/search_writer.hpp"
 #include "gpualign/statistics.hpp"
 #include "gpualign/strand.hpp"
+#include "device_shares.hpp"
 
 namespace gpualign {
+
+using detail::even_cuts;
+using detail::run_on_devices;
 
 std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, AlignMode mode,
                                        const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
@@ -158,8 +164,9 @@ namespace {
 /// engine does not accept.
 class GpuSearch {
 public:
-    GpuSearch(const AlignConfig& c, const ScoringScheme& s, int threads) : c_(c), s_(s), threads_(threads) {
-        options_.device = c.device;
+    GpuSearch(const AlignConfig& c, const ScoringScheme& s, int device, int threads)
+        : c_(c), s_(s), device_(device), threads_(threads) {
+        options_.device = device;
         options_.host_threads = threads;
         options_.gpu_memory_limit = c.gpu_memory;
         options_.streams = c.engine_streams();
@@ -174,7 +181,7 @@ public:
         std::vector<std::span<const std::uint8_t>> seqs(chunk.size());
         for (std::size_t t = 0; t < chunk.size(); ++t) seqs[t] = chunk[t].codes;
         gpu::ScanOptions so;
-        so.device = c_.device;
+        so.device = device_;
         if (c_.gpu_memory) so.boundary_bytes = c_.gpu_memory / 4;
         // Tuning override for benchmarks (docs/search.md): the DB length
         // from which sequences go to the warp kernel.
@@ -214,6 +221,7 @@ public:
     }
 
     double scan_kernel_ms() const noexcept { return kernel_ms_; }
+    int device() const noexcept { return device_; }
     bool dedicated_scan() const noexcept { return dedicated_; }
 
 private:
@@ -241,6 +249,7 @@ private:
 
     const AlignConfig& c_;
     const ScoringScheme& s_;
+    int device_;
     int threads_;
     gpu::EngineOptions options_;
     std::unique_ptr<gpu::ScanEngine> scan_;
@@ -249,19 +258,38 @@ private:
     bool dedicated_ = false;
 };
 
-bool use_gpu(const AlignConfig& c) {
-    const int devices = c.backend == BackendChoice::cpu ? 0 : gpu::device_count();
+/// The GPUs of the run (c.gpu_devices()), or none for the CPU backend.
+/// @throws std::runtime_error for --backend gpu without a device, or an
+///         ordinal that is not visible.
+std::vector<int> search_devices(const AlignConfig& c) {
+    const int visible = c.backend == BackendChoice::cpu ? 0 : gpu::device_count();
     if (c.backend == BackendChoice::gpu) {
-        if (devices == 0) throw std::runtime_error("--backend gpu: no CUDA device is visible");
-    } else if (c.backend == BackendChoice::automatic && devices == 0) {
+        if (visible == 0) throw std::runtime_error("--backend gpu: no CUDA device is visible");
+    } else if (c.backend == BackendChoice::automatic && visible == 0) {
         spdlog::warn("no CUDA device is visible; using the CPU backend");
-        return false;
+        return {};
     }
-    if (devices > 0 && c.device >= devices)
-        throw std::runtime_error("--device " + std::to_string(c.device) + ": only " + std::to_string(devices) +
-                                 " CUDA device(s) visible");
-    return devices > 0;
+    if (visible == 0) return {};
+    return c.gpu_devices(visible);
 }
+
+/// Orders hits canonically (score descending, then DB index) and keeps the
+/// best max_hits.
+void keep_best(std::vector<SearchHit>& kept, std::size_t max_hits) {
+    std::stable_sort(kept.begin(), kept.end(), [](const SearchHit& x, const SearchHit& y) {
+        return x.result.score != y.result.score ? x.result.score > y.result.score : x.target < y.target;
+    });
+    if (kept.size() > max_hits) kept.resize(max_hits);
+}
+
+/// What one GPU scans: DB records [begin, end) against every query.
+struct ScanPart {
+    std::size_t begin = 0, end = 0;
+    std::uint64_t letters = 0;
+    std::size_t chunks = 0;
+    double kernel_ms = 0;
+    std::vector<std::vector<SearchHit>> hits;  // per query: the part's best max_hits, scores only
+};
 
 }  // namespace
 
@@ -308,11 +336,16 @@ RunStats run_search(const AlignConfig& c) {
     if (!ka && c.output_format() != OutputFormat::sam) spdlog::warn("{}", missing_statistics_warning(scheme, c.mode));
 
     RunStats stats;
-    std::unique_ptr<GpuSearch> gpu;
-    if (use_gpu(c)) {
-        gpu = std::make_unique<GpuSearch>(c, scheme, threads);
-        stats.backend = "gpu " + gpu::device_description(c.device);
-        spdlog::info("using GPU {}", gpu::device_description(c.device));
+    const std::vector<int> devices = search_devices(c);
+    const bool gpu = !devices.empty();
+    if (gpu) {
+        stats.backend = devices.size() == 1 ? "gpu " + gpu::device_description(devices[0])
+                                            : std::to_string(devices.size()) + " gpus";
+        for (std::size_t d = 0; d < devices.size(); ++d) {
+            const std::string about = gpu::device_description(devices[d]);
+            if (devices.size() > 1) stats.backend += (d == 0 ? ": " : "; ") + std::to_string(devices[d]) + " " + about;
+            spdlog::info("using GPU {} {}", devices[d], about);
+        }
     } else {
         stats.backend = "cpu (" + std::to_string(threads) + " threads)";
     }
@@ -340,73 +373,110 @@ RunStats run_search(const AlignConfig& c) {
             hits[qi] = search_query_cpu(queries.views[qi].codes, db.views, scheme, c.mode, c.score_only, o, ka, threads,
                                         c.cpu_kernel, c.strand);
     } else {
-        // The DB goes to the GPU in chunks of at most search_chunk_letters
-        // letters (a quarter of --gpu-memory when set); each query keeps the
-        // canonical best hits of all chunks so far. The best max_hits of a
-        // union are the best max_hits of the parts' best max_hits (the order,
-        // score then DB index, is total), and the E-values use the whole
-        // DB's letters, so chunking never changes the output.
+        // Each GPU scans a part of the DB: consecutive records of about equal
+        // letters. Within its part the DB goes to the GPU in chunks of at
+        // most search_chunk_letters letters (a quarter of --gpu-memory when
+        // set); each query keeps the canonical best hits of all chunks so
+        // far. The best max_hits of a union are the best max_hits of the
+        // parts' best max_hits (the order, score then DB index, is total),
+        // and the E-values use the whole DB's letters, so neither chunks nor
+        // GPUs ever change the output.
         const std::uint64_t chunk_letters = c.gpu_memory ? std::max<std::uint64_t>(c.gpu_memory / 4, 1) : search_chunk_letters;
-        std::size_t chunks = 0;
-        for (std::size_t b = 0; b < db.views.size(); ++chunks) {
-            std::size_t e = b;
-            std::uint64_t letters = 0;
-            while (e < db.views.size() && (e == b || letters + db.views[e].codes.size() <= chunk_letters))
-                letters += db.views[e++].codes.size();
-            const std::span<const RecordView> chunk = std::span(db.views).subspan(b, e - b);
-            gpu->load_chunk(chunk);
-            // Queries go in groups of about scan_pairs pairs per call (their
-            // scores, 4 bytes a pair in device memory, come back at once; an
-            // eighth of --gpu-memory when set): the more queries a call has,
-            // the better the scan kernels fill the GPU.
-            const std::size_t scan_pairs =
-                c.gpu_memory ? std::max<std::size_t>(1, c.gpu_memory / 32) : std::size_t{1} << 25;
-            // With both strands a call scans the group's queries and then their
-            // reverse complements, so a group has half the queries.
-            const std::size_t group = std::max<std::size_t>(1, scan_pairs / chunk.size() / (both ? 2 : 1));
-            for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
-                const std::size_t q1 = std::min(queries.views.size(), q0 + group);
-                std::vector<RecordView> scanned(queries.views.begin() + q0, queries.views.begin() + q1);
-                if (both) scanned.insert(scanned.end(), minus_views.begin() + q0, minus_views.begin() + q1);
-                std::vector<std::int32_t> scan = gpu->scan(scanned, chunk);
-                for (std::size_t qi = q0; qi < q1; ++qi) {
-                    const RecordView& q = queries.views[qi];
-                    const std::span<std::int32_t> scores(scan.data() + (qi - q0) * chunk.size(), chunk.size());
-                    std::vector<Strand> strands(chunk.size(), Strand::plus);
-                    if (both)
-                        strands = keep_better_strand_scores(
-                            scores, std::span(scan.data() + (q1 - q0 + qi - q0) * chunk.size(), chunk.size()));
-                    std::vector<SearchHit>& kept = hits[qi];
-                    for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
-                        SearchHit h;
-                        h.target = static_cast<std::uint32_t>(b + t);
-                        h.result.score = scores[t];  // the alignment (below) has this score and the coordinates
-                        h.result.strand = strands[t];
-                        add_statistics(h, c.mode, ka, q.codes.size(), n);
-                        kept.push_back(std::move(h));
+        const int part_threads = std::max(1, threads / static_cast<int>(devices.size()));
+        std::vector<std::uint64_t> record_letters(db.views.size());
+        for (std::size_t t = 0; t < db.views.size(); ++t) record_letters[t] = std::max<std::size_t>(1, db.views[t].codes.size());
+        const std::vector<std::size_t> cuts = even_cuts(record_letters, devices.size());
+        std::vector<ScanPart> parts(devices.size());
+        const auto scan_part = [&](std::size_t d) {
+            ScanPart& part = parts[d];
+            part.begin = cuts[d];
+            part.end = cuts[d + 1];
+            part.hits.resize(queries.views.size());
+            if (part.begin == part.end) return;
+            GpuSearch g(c, scheme, devices[d], part_threads);
+            for (std::size_t b = part.begin; b < part.end; ++part.chunks) {
+                std::size_t e = b;
+                std::uint64_t chunk_size = 0;
+                while (e < part.end && (e == b || chunk_size + db.views[e].codes.size() <= chunk_letters))
+                    chunk_size += db.views[e++].codes.size();
+                part.letters += chunk_size;
+                const std::span<const RecordView> chunk = std::span(db.views).subspan(b, e - b);
+                g.load_chunk(chunk);
+                // Queries go in groups of about scan_pairs pairs per call
+                // (their scores, 4 bytes a pair in device memory, come back
+                // at once; an eighth of --gpu-memory when set): the more
+                // queries a call has, the better the scan kernels fill the GPU.
+                const std::size_t scan_pairs =
+                    c.gpu_memory ? std::max<std::size_t>(1, c.gpu_memory / 32) : std::size_t{1} << 25;
+                // With both strands a call scans the group's queries and then
+                // their reverse complements, so a group has half the queries.
+                const std::size_t group = std::max<std::size_t>(1, scan_pairs / chunk.size() / (both ? 2 : 1));
+                for (std::size_t q0 = 0; q0 < queries.views.size(); q0 += group) {
+                    const std::size_t q1 = std::min(queries.views.size(), q0 + group);
+                    std::vector<RecordView> scanned(queries.views.begin() + q0, queries.views.begin() + q1);
+                    if (both) scanned.insert(scanned.end(), minus_views.begin() + q0, minus_views.begin() + q1);
+                    std::vector<std::int32_t> scan = g.scan(scanned, chunk);
+                    for (std::size_t qi = q0; qi < q1; ++qi) {
+                        const RecordView& q = queries.views[qi];
+                        const std::span<std::int32_t> scores(scan.data() + (qi - q0) * chunk.size(), chunk.size());
+                        std::vector<Strand> strands(chunk.size(), Strand::plus);
+                        if (both)
+                            strands = keep_better_strand_scores(
+                                scores, std::span(scan.data() + (q1 - q0 + qi - q0) * chunk.size(), chunk.size()));
+                        std::vector<SearchHit>& kept = part.hits[qi];
+                        for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
+                            SearchHit h;
+                            h.target = static_cast<std::uint32_t>(b + t);
+                            h.result.score = scores[t];  // the alignment (below) has this score and the coordinates
+                            h.result.strand = strands[t];
+                            add_statistics(h, c.mode, ka, q.codes.size(), n);
+                            kept.push_back(std::move(h));
+                        }
+                        keep_best(kept, o.max_hits);
                     }
-                    std::stable_sort(kept.begin(), kept.end(), [](const SearchHit& x, const SearchHit& y) {
-                        return x.result.score != y.result.score ? x.result.score > y.result.score : x.target < y.target;
-                    });
-                    if (kept.size() > o.max_hits) kept.resize(o.max_hits);
                 }
+                b = e;
             }
-            b = e;
+            part.kernel_ms = g.scan_kernel_ms();
+            spdlog::debug("search: device {} scanned DB records {} to {} ({} letters) in {} chunk(s) of at most {} "
+                          "letters, {:.3f} s of scan kernels ({})",
+                          devices[d], part.begin, part.end, part.letters, part.chunks, chunk_letters,
+                          part.kernel_ms / 1e3, g.dedicated_scan() ? "ScanEngine" : "batch engine");
+        };
+        run_on_devices(devices.size(), scan_part);
+        for (std::size_t qi = 0; qi < hits.size(); ++qi) {
+            for (ScanPart& part : parts)
+                hits[qi].insert(hits[qi].end(), std::make_move_iterator(part.hits[qi].begin()),
+                                std::make_move_iterator(part.hits[qi].end()));
+            keep_best(hits[qi], o.max_hits);
         }
-        spdlog::debug("search: the DB went to the GPU in {} chunk(s) of at most {} letters", chunks, chunk_letters);
-    }
-    if (gpu) {
+
+        // The hits' alignments: consecutive runs of about equal cells, one per GPU.
         std::vector<gpu::PairView> pairs;
+        std::vector<std::uint64_t> pair_cells;
         for (std::size_t qi = 0; qi < hits.size(); ++qi)
-            for (const SearchHit& h : hits[qi])
+            for (const SearchHit& h : hits[qi]) {
                 pairs.push_back({(h.result.strand == Strand::minus ? minus_views : queries.views)[qi].codes,
                                  db.views[h.target].codes});
-        std::vector<AlignmentResult> aligned = gpu->align(pairs, c.score_only);
-        std::size_t k = 0;
+                pair_cells.push_back(std::max<std::uint64_t>(1, pairs.back().query.size() * pairs.back().ref.size()));
+            }
+        const std::vector<std::size_t> pair_cuts = even_cuts(pair_cells, devices.size());
+        std::vector<std::vector<AlignmentResult>> aligned(devices.size());
+        run_on_devices(devices.size(), [&](std::size_t d) {
+            if (pair_cuts[d] == pair_cuts[d + 1]) return;
+            GpuSearch g(c, scheme, devices[d], part_threads);
+            aligned[d] = g.align(std::span(pairs).subspan(pair_cuts[d], pair_cuts[d + 1] - pair_cuts[d]), c.score_only);
+            spdlog::debug("search: device {} aligned hits {} to {}", devices[d], pair_cuts[d], pair_cuts[d + 1]);
+        });
+        std::size_t d = 0, k = 0;
         for (auto& per_query : hits)
             for (SearchHit& h : per_query) {
+                while (k == aligned[d].size()) {
+                    ++d;
+                    k = 0;
+                }
                 const Strand strand = h.result.strand;
-                h.result = std::move(aligned[k++]);
+                h.result = std::move(aligned[d][k++]);
                 h.result.strand = strand;
             }
     }
@@ -419,9 +489,6 @@ RunStats run_search(const AlignConfig& c) {
     writer.commit();
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     spdlog::debug("search: {} hits written", hits_written);
-    if (gpu)
-        spdlog::debug("search: scan on the GPU ({}), {:.3f} s of scan kernels", gpu->dedicated_scan() ? "ScanEngine" : "batch engine",
-                      gpu->scan_kernel_ms() / 1e3);
     return stats;
 }
 
