@@ -67,6 +67,14 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::uint8_t>) {
 std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std::uint8_t>>) {
     throw std::runtime_error("gpualign was built without CUDA support");
 }
+std::vector<std::vector<ScanHit>> ScanEngine::top_hits(std::span<const std::span<const std::uint8_t>>, std::size_t,
+                                                       bool) {
+    throw std::runtime_error("gpualign was built without CUDA support");
+}
+std::size_t ScanEngine::top_hits_bytes(std::size_t, std::size_t) { return 0; }
+std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::uint8_t>>) {
+    throw std::runtime_error("gpualign was built without CUDA support");
+}
 double ScanEngine::last_kernel_ms() const noexcept { return 0.0; }
 std::uint64_t ScanEngine::last_cells() const noexcept { return 0; }
 std::uint64_t ScanEngine::last_rescored() const noexcept { return 0; }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "gpualign/cpu_aligner.hpp"
@@ -296,6 +297,81 @@ TEST(ScanEngine, SixteenBitOverflowIsRescoredExactly) {
         expect_scores(w, q, db, s, AlignMode::local, std::to_string(records) + " records, warp kernel");
         EXPECT_EQ(w.last_rescored(), 0u);
     }
+}
+
+/// The canonical top k of every query (score descending, then DB order;
+/// with both strands each record's better strand, ties to plus) from
+/// scores(), as the host would choose them.
+std::vector<std::vector<gpu::ScanHit>> host_top(gpu::ScanEngine& e, const std::vector<Codes>& qs, std::size_t records,
+                                                std::size_t k, bool both) {
+    const std::vector<std::span<const std::uint8_t>> q(qs.begin(), qs.end());
+    const std::vector<std::int32_t> all = e.scores(q);
+    const std::size_t n = both ? qs.size() / 2 : qs.size();
+    std::vector<std::vector<gpu::ScanHit>> out(n);
+    for (std::size_t y = 0; y < n; ++y) {
+        std::vector<gpu::ScanHit> h(records);
+        for (std::size_t r = 0; r < records; ++r) {
+            h[r] = {static_cast<std::uint32_t>(r), all[y * records + r], false};
+            if (both && all[(n + y) * records + r] > h[r].score) h[r] = {h[r].record, all[(n + y) * records + r], true};
+        }
+        std::stable_sort(h.begin(), h.end(), [](const gpu::ScanHit& a, const gpu::ScanHit& b) { return a.score > b.score; });
+        h.resize(std::min(k, records));
+        out[y] = h;
+    }
+    return out;
+}
+
+// Hits chosen on the GPU (ScanEngine::top_hits: radix sort of query/score
+// keys) equal the host's canonical choice from scores(): many ties (short
+// DNA records, repeats of one record), 16-bit rows that wrapped and were
+// re-scored, both strands, k = 1, k at and above the record count, local,
+// global and semi-global.
+TEST(ScanEngine, TopHitsOnTheGpuEqualTheCanonicalChoice) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::mt19937_64 rng(17);
+    constexpr std::uint8_t acgt[] = {0, 1, 2, 4};
+    const auto random_codes = [&](std::size_t len) {
+        Codes c(len);
+        for (auto& x : c) x = acgt[rng() % 4];
+        return c;
+    };
+    std::vector<Codes> qs;
+    for (const std::size_t len : {40, 700, 33, 64, 5}) qs.push_back(random_codes(len));
+    std::vector<Codes> db;
+    for (std::size_t t = 0; t < 900; ++t) {
+        if (t % 50 == 7) db.push_back(db[3]);  // exact ties with record 3
+        else if (t % 97 == 11) db.emplace_back(qs[1].begin() + 50, qs[1].begin() + 650);  // wraps 16 bits
+        else db.push_back(random_codes(3 + rng() % 40));
+    }
+    std::vector<Codes> both_qs(qs);
+    for (const Codes& q : qs) both_qs.emplace_back(q.rbegin(), q.rend());  // any second strand will do
+    for (const AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
+        const ScoringScheme s = make_dna_scheme(60, 3, 5, 2, -3);
+        gpu::ScanEngine e(s, mode, spans(db));
+        for (const bool both : {false, true}) {
+            const std::vector<Codes>& q = both ? both_qs : qs;
+            const std::vector<std::span<const std::uint8_t>> qv(q.begin(), q.end());
+            for (const std::size_t k : {std::size_t{1}, std::size_t{10}, db.size(), db.size() + 5}) {
+                const auto got = e.top_hits(qv, k, both);
+                const auto want = host_top(e, q, db.size(), k, both);
+                ASSERT_EQ(got.size(), want.size());
+                for (std::size_t y = 0; y < got.size(); ++y) {
+                    ASSERT_EQ(got[y].size(), want[y].size()) << "query " << y << " k " << k;
+                    for (std::size_t t = 0; t < got[y].size(); ++t) {
+                        const std::string at = std::string(to_string(mode)) + (both ? " both" : " plus") + " k " + std::to_string(k) +
+                                               " query " + std::to_string(y) + " rank " + std::to_string(t);
+                        ASSERT_EQ(got[y][t].record, want[y][t].record) << at;
+                        ASSERT_EQ(got[y][t].score, want[y][t].score) << at;
+                        ASSERT_EQ(got[y][t].minus, want[y][t].minus) << at;
+                    }
+                }
+            }
+            if (mode == AlignMode::local && !both) EXPECT_GT(e.last_rescored(), 0u);  // 16-bit rows wrapped
+        }
+    }
+    // Ties really occurred: record 3 and its copies share a score for every query.
+    EXPECT_EQ(align_pair(qs[0], db[3], make_dna_scheme(60, 3, 5, 2, -3), AlignMode::local, true).score,
+              align_pair(qs[0], db[7], make_dna_scheme(60, 3, 5, 2, -3), AlignMode::local, true).score);
 }
 
 // Semi-global (the query end to end, the DB record's end gaps free): the

@@ -16,6 +16,7 @@
 
 #include "../cuda_check.hpp"
 #include "scan_dispatch.hpp"
+#include "scan_select.hpp"
 
 namespace gpualign::gpu {
 namespace {
@@ -73,6 +74,8 @@ struct ScanEngine::Impl {
     bool s16 = false;                       // local scans in 16-bit lanes (scan_kernel_s16x2)
     int overflow_at = 0;                    // 32767 - max s
     DeviceMemory rescore;                   // offsets, lengths, slots of the pairs scored again in 32 bits
+    DeviceMemory wrapped;                   // per query row: scores the 16-bit kernel reported as wrapped
+    DeviceMemory select;                    // hit selection: sort keys and values, CUB's storage, query rows
     std::uint64_t rescored = 0;
     std::vector<Launch> launches;
     std::size_t records = 0;
@@ -210,7 +213,61 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::uint8_t> query
     return scores(std::span<const std::span<const std::uint8_t>>(one));
 }
 
-std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std::uint8_t>> queries_in) {
+std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std::uint8_t>> queries) {
+    Impl& im = *impl_;
+    const std::vector<std::size_t> qorder = scan(queries);
+    std::vector<std::int32_t> in_order(queries.size() * im.records);
+    if (in_order.empty()) return in_order;
+    std::vector<std::int32_t> result(in_order.size());
+    GPUALIGN_CUDA(cudaMemcpyAsync(result.data(), im.scores.ptr, result.size() * sizeof(int), cudaMemcpyDeviceToHost,
+                                  im.stream),
+                  "scores download");
+    GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scores download");
+    for (std::size_t y = 0; y < qorder.size(); ++y)
+        std::copy_n(result.begin() + static_cast<std::ptrdiff_t>(y * im.records), im.records,
+                    in_order.begin() + static_cast<std::ptrdiff_t>(qorder[y] * im.records));
+    return in_order;
+}
+
+std::vector<std::vector<ScanHit>> ScanEngine::top_hits(std::span<const std::span<const std::uint8_t>> queries,
+                                                       std::size_t k, bool both_strands) {
+    Impl& im = *impl_;
+    if (both_strands && queries.size() % 2 != 0)
+        throw std::invalid_argument("ScanEngine::top_hits: both strands need an even number of queries");
+    const std::size_t n = both_strands ? queries.size() / 2 : queries.size();
+    k = std::min(k, im.records);
+    std::vector<std::vector<ScanHit>> hits(n);
+    if (n == 0 || k == 0) {
+        if (!queries.empty()) scan(queries);  // the same errors for the same queries
+        return hits;
+    }
+    const std::size_t work = detail::select_best_bytes(n, im.records);
+    const std::vector<std::size_t> qorder = scan(queries);
+    // Query q's scores are in row rows[q] (scan() runs them longest first).
+    std::vector<int> rows(queries.size());
+    for (std::size_t y = 0; y < qorder.size(); ++y) rows[qorder[y]] = static_cast<int>(y);
+    if (im.select.bytes < work + rows.size() * sizeof(int))
+        im.select.allocate(work + rows.size() * sizeof(int), "scan engine hit selection");
+    int* d_rows = reinterpret_cast<int*>(static_cast<unsigned char*>(im.select.ptr) + work);
+    GPUALIGN_CUDA(cudaMemcpyAsync(d_rows, rows.data(), rows.size() * sizeof(int), cudaMemcpyHostToDevice, im.stream),
+                  "hit selection rows upload");
+    std::vector<std::int32_t> best_scores(n * k);
+    std::vector<std::uint32_t> best_values(n * k);
+    detail::select_best(static_cast<const int*>(im.scores.ptr), d_rows, both_strands ? d_rows + n : nullptr, n,
+                        im.records, k, im.select.ptr, best_scores.data(), best_values.data(), im.stream);
+    for (std::size_t q = 0; q < n; ++q) {
+        hits[q].resize(k);
+        for (std::size_t t = 0; t < k; ++t)
+            hits[q][t] = {best_values[q * k + t] >> 1, best_scores[q * k + t], (best_values[q * k + t] & 1) != 0};
+    }
+    return hits;
+}
+
+std::size_t ScanEngine::top_hits_bytes(std::size_t queries, std::size_t records) {
+    return detail::select_best_bytes(queries, records) + 2 * queries * sizeof(int);
+}
+
+std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::uint8_t>> queries_in) {
     Impl& im = *impl_;
     const ScoringScheme& s = im.scheme;
     const int rows = detail::scan_strip_rows();
@@ -269,8 +326,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
         im.cells += static_cast<std::uint64_t>(q.size()) * im.letters;
     }
     const std::size_t nq = queries.size();
-    std::vector<std::int32_t> result(nq * im.records);
-    if (nq == 0) return result;
+    if (nq == 0) return qorder;
     // The 16-bit kernel's pair profiles: queries 2y and 2y+1 (consecutive in
     // length order, so of similar lengths) share a thread; word (k, c, r)
     // holds both rows' s + O, 0 past a query's end (and in the high half of
@@ -425,27 +481,35 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
         }
     }
     if (warp_set) GPUALIGN_CUDA(cudaStreamWaitEvent(im.stream, im.warp_done, 0), "scan engine stream wait");
-    GPUALIGN_CUDA(cudaMemcpyAsync(result.data(), im.scores.ptr, result.size() * sizeof(int), cudaMemcpyDeviceToHost,
-                                  im.stream),
-                  "scores download");
-    GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scan kernel");
     // 16-bit lanes: a best score that may have wrapped (reported -1) is
-    // scored again by the 32-bit kernel, query by query.
+    // scored again by the 32-bit kernel, which writes the row in place; only
+    // the rows with such scores come back to the host, to list them.
     im.rescored = 0;
     if (im.s16) {
+        ensure(im.wrapped, nq * sizeof(int), "scan engine wrapped counts");
+        detail::count_wrapped(static_cast<const int*>(im.scores.ptr), nq, im.records, static_cast<int*>(im.wrapped.ptr),
+                              im.stream);
+        std::vector<int> wrapped(nq);
+        GPUALIGN_CUDA(cudaMemcpyAsync(wrapped.data(), im.wrapped.ptr, nq * sizeof(int), cudaMemcpyDeviceToHost, im.stream),
+                      "wrapped counts download");
+        GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scan kernel");
+        std::vector<int> row(im.records);
         for (std::size_t y = 0; y < nq; ++y) {
+            if (wrapped[y] == 0) continue;
+            GPUALIGN_CUDA(cudaMemcpy(row.data(), static_cast<const int*>(im.scores.ptr) + y * im.records,
+                                     im.records * sizeof(int), cudaMemcpyDeviceToHost),
+                          "wrapped row download");
             std::vector<long long> offs;
             std::vector<int> lens, slots;
             int longest = 0;
             for (std::size_t r = 0; r < im.records; ++r)
-                if (result[y * im.records + r] < 0) {
+                if (row[r] < 0) {
                     const int k = im.position[r];
                     offs.push_back(im.sorted_offsets[static_cast<std::size_t>(k)]);
                     lens.push_back(im.sorted_lengths[static_cast<std::size_t>(k)]);
                     slots.push_back(static_cast<int>(r));
                     longest = std::max(longest, lens.back());
                 }
-            if (offs.empty()) continue;
             const std::size_t c = offs.size();
             ensure(im.rescore, c * (sizeof(long long) + 2 * sizeof(int)), "scan engine re-score lists");
             auto* d_offs = static_cast<long long*>(im.rescore.ptr);
@@ -457,11 +521,6 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
             ensure(im.boundary, static_cast<std::size_t>(longest) * c * 8, "scan engine strip boundaries");
             const detail::ScanLaunch a = thread_launch(d_offs, d_lens, d_slots, static_cast<int>(c), 1, y);
             detail::launch_scan(a, detail::ScanMode::local, false, 0, im.stream);
-            std::vector<int> got(im.records);
-            GPUALIGN_CUDA(cudaMemcpyAsync(got.data(), a.scores, im.records * sizeof(int), cudaMemcpyDeviceToHost, im.stream),
-                          "re-scored download");
-            GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scan kernel (32-bit re-score)");
-            for (const int r : slots) result[y * im.records + static_cast<std::size_t>(r)] = got[static_cast<std::size_t>(r)];
             im.rescored += c;
         }
     }
@@ -470,11 +529,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     float ms = 0;
     GPUALIGN_CUDA(cudaEventElapsedTime(&ms, im.ev0, im.ev1), "scan timing");
     im.kernel_ms = ms;
-    std::vector<std::int32_t> in_order(result.size());
-    for (std::size_t y = 0; y < nq; ++y)
-        std::copy_n(result.begin() + static_cast<std::ptrdiff_t>(y * im.records), im.records,
-                    in_order.begin() + static_cast<std::ptrdiff_t>(qorder[y] * im.records));
-    return in_order;
+    return qorder;
 }
 
 double ScanEngine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }

@@ -38,19 +38,28 @@ namespace gpualign {
 using detail::even_cuts;
 using detail::run_on_devices;
 
+namespace {
+
+/// Whether a hit of score `s` passes the filters: local scores above 0,
+/// --min-score, --evalue (each keeps the scores from a threshold up).
+bool passes_filters(std::int32_t s, AlignMode mode, const SearchOptions& options,
+                    const std::optional<KarlinAltschul>& ka, std::uint64_t query_len, std::uint64_t db_letters) {
+    if (mode == AlignMode::local && s <= 0) return false;
+    if (options.min_score && s < *options.min_score) return false;
+    if (options.max_evalue && evalue(*ka, s, query_len, db_letters) > *options.max_evalue) return false;
+    return true;
+}
+
+}  // namespace
+
 std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, AlignMode mode,
                                        const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
                                        std::uint64_t query_len, std::uint64_t db_letters) {
     if (options.max_evalue && !ka)
         throw std::invalid_argument("--evalue needs Karlin-Altschul parameters, which this scoring scheme has none of");
     std::vector<std::uint32_t> hits;
-    for (std::size_t t = 0; t < scores.size(); ++t) {
-        const std::int32_t s = scores[t];
-        if (mode == AlignMode::local && s <= 0) continue;
-        if (options.min_score && s < *options.min_score) continue;
-        if (options.max_evalue && evalue(*ka, s, query_len, db_letters) > *options.max_evalue) continue;
-        hits.push_back(static_cast<std::uint32_t>(t));
-    }
+    for (std::size_t t = 0; t < scores.size(); ++t)
+        if (passes_filters(scores[t], mode, options, ka, query_len, db_letters)) hits.push_back(static_cast<std::uint32_t>(t));
     auto better = [&](std::uint32_t a, std::uint32_t b) { return scores[a] != scores[b] ? scores[a] > scores[b] : a < b; };
     const std::size_t k = std::min(options.max_hits, hits.size());
     std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(k), hits.end(), better);
@@ -210,6 +219,41 @@ public:
         if (!batch_scan_) batch_scan_ = std::make_unique<gpu::Engine>(s_, c_.mode, true, options_);
         for (const AlignmentResult& r : run(*batch_scan_, pairs, true)) out.push_back(r.score);
         return out;
+    }
+
+    /// Each query's best k records of `db` (indices into db, scores and
+    /// strands) in the canonical order, unfiltered. `qs` holds the queries
+    /// and, with `both`, then their minus strands. The ScanEngine chooses
+    /// them on the GPU; the batch-engine scan returns every score and the
+    /// host chooses.
+    std::vector<std::vector<gpu::ScanHit>> top(std::span<const RecordView> qs, std::span<const RecordView> db,
+                                               std::size_t k, bool both) {
+        if (scan_) {
+            std::vector<std::span<const std::uint8_t>> q(qs.size());
+            for (std::size_t i = 0; i < qs.size(); ++i) q[i] = qs[i].codes;
+            std::vector<std::vector<gpu::ScanHit>> hits = scan_->top_hits(q, k, both);
+            kernel_ms_ += scan_->last_kernel_ms();
+            return hits;
+        }
+        std::vector<std::int32_t> all = scan(qs, db);
+        const std::size_t n = both ? qs.size() / 2 : qs.size();
+        std::vector<std::vector<gpu::ScanHit>> hits(n);
+        for (std::size_t y = 0; y < n; ++y) {
+            const std::span<std::int32_t> scores(all.data() + y * db.size(), db.size());
+            std::vector<Strand> strands(db.size(), Strand::plus);
+            if (both)
+                strands = keep_better_strand_scores(scores, std::span(all.data() + (n + y) * db.size(), db.size()));
+            std::vector<std::uint32_t> order(db.size());
+            std::iota(order.begin(), order.end(), 0u);
+            const std::size_t kk = std::min(k, order.size());
+            std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kk), order.end(),
+                              [&](std::uint32_t a, std::uint32_t b) {
+                                  return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
+                              });
+            for (std::size_t t = 0; t < kk; ++t)
+                hits[y].push_back({order[t], scores[order[t]], strands[order[t]] == Strand::minus});
+        }
+        return hits;
     }
 
     /// The alignments of `pairs` (with CIGAR unless `score_only`).
@@ -403,11 +447,13 @@ RunStats run_search(const AlignConfig& c) {
                 const std::span<const RecordView> chunk = std::span(db.views).subspan(b, e - b);
                 g.load_chunk(chunk);
                 // Queries go in groups of about scan_pairs pairs per call
-                // (their scores, 4 bytes a pair in device memory, come back
-                // at once; an eighth of --gpu-memory when set): the more
-                // queries a call has, the better the scan kernels fill the GPU.
+                // (each pair takes 4 bytes of scores and, for the hit
+                // selection on the GPU, 24 more of device memory: 28 MiB a
+                // million; with --gpu-memory, at most a sixth of it): the
+                // more queries a call has, the better the scan kernels fill
+                // the GPU.
                 const std::size_t scan_pairs =
-                    c.gpu_memory ? std::max<std::size_t>(1, c.gpu_memory / 32) : std::size_t{1} << 25;
+                    c.gpu_memory ? std::max<std::size_t>(1, c.gpu_memory / 168) : std::size_t{1} << 25;
                 // With both strands a call scans the group's queries and then
                 // their reverse complements, so a group has half the queries.
                 const std::size_t group = std::max<std::size_t>(1, scan_pairs / chunk.size() / (both ? 2 : 1));
@@ -415,20 +461,18 @@ RunStats run_search(const AlignConfig& c) {
                     const std::size_t q1 = std::min(queries.views.size(), q0 + group);
                     std::vector<RecordView> scanned(queries.views.begin() + q0, queries.views.begin() + q1);
                     if (both) scanned.insert(scanned.end(), minus_views.begin() + q0, minus_views.begin() + q1);
-                    std::vector<std::int32_t> scan = g.scan(scanned, chunk);
+                    // Each query's best max_hits of the chunk (on the GPU), in
+                    // the canonical order; the filters keep a prefix of them.
+                    const std::vector<std::vector<gpu::ScanHit>> top = g.top(scanned, chunk, o.max_hits, both);
                     for (std::size_t qi = q0; qi < q1; ++qi) {
                         const RecordView& q = queries.views[qi];
-                        const std::span<std::int32_t> scores(scan.data() + (qi - q0) * chunk.size(), chunk.size());
-                        std::vector<Strand> strands(chunk.size(), Strand::plus);
-                        if (both)
-                            strands = keep_better_strand_scores(
-                                scores, std::span(scan.data() + (q1 - q0 + qi - q0) * chunk.size(), chunk.size()));
                         std::vector<SearchHit>& kept = part.hits[qi];
-                        for (const std::uint32_t t : select_hits(scores, c.mode, o, ka, q.codes.size(), n)) {
+                        for (const gpu::ScanHit& t : top[qi - q0]) {
+                            if (!passes_filters(t.score, c.mode, o, ka, q.codes.size(), n)) continue;
                             SearchHit h;
-                            h.target = static_cast<std::uint32_t>(b + t);
-                            h.result.score = scores[t];  // the alignment (below) has this score and the coordinates
-                            h.result.strand = strands[t];
+                            h.target = static_cast<std::uint32_t>(b + t.record);
+                            h.result.score = t.score;  // the alignment (below) has this score and the coordinates
+                            h.result.strand = t.minus ? Strand::minus : Strand::plus;
                             add_statistics(h, c.mode, ka, q.codes.size(), n);
                             kept.push_back(std::move(h));
                         }

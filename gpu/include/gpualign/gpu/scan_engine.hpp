@@ -41,6 +41,13 @@ struct ScanOptions {
     int warp_min_length = 1024;
 };
 
+/// One hit of ScanEngine::top_hits.
+struct ScanHit {
+    std::uint32_t record = 0;  ///< the DB record (0-based, DB order)
+    std::int32_t score = 0;    ///< its score, as align_pair's
+    bool minus = false;        ///< the query's minus strand scored it (both strands only)
+};
+
 /// The DB, sorted by length and copied to device memory once; scores() then
 /// runs one query against all of it.
 ///
@@ -90,6 +97,31 @@ public:
     /// @throws as the one-query form (an empty query: std::invalid_argument).
     std::vector<std::int32_t> scores(std::span<const std::span<const std::uint8_t>> queries);
 
+    /// The best `k` DB records of each query, chosen on the GPU: the scan of
+    /// scores(), then a stable radix sort (CUB) of (query, score descending)
+    /// keys, so that each list is in the canonical hit order of
+    /// docs/search.md: score descending, then DB order. Only the lists come
+    /// back to the host (and the rows of 16-bit scores that wrapped, to be
+    /// scored again in 32 bits).
+    /// @param queries       the queries (host memory, non-empty); with
+    ///                      both_strands, queries [0, n) then their minus
+    ///                      strands [n, 2n), in the same order.
+    /// @param k             hits per query (at most the DB's records are returned).
+    /// @param both_strands  each record keeps the better of its two strands'
+    ///                      scores, ties to plus (ScanHit::minus).
+    /// @return n lists of min(k, records) hits (n = queries, or half of them
+    ///         with both strands); filters by score (local > 0, --min-score,
+    ///         --evalue) are the caller's: each keeps a prefix of a list.
+    /// @throws as scores(); std::invalid_argument for an odd count with
+    ///         both_strands, or more than 2^31 (query, record) items.
+    std::vector<std::vector<ScanHit>> top_hits(std::span<const std::span<const std::uint8_t>> queries, std::size_t k,
+                                               bool both_strands);
+
+    /// Device bytes top_hits() adds for `queries` queries (after halving for
+    /// both strands) against `records` DB records: 24 per (query, record)
+    /// and the sort's temporary storage.
+    static std::size_t top_hits_bytes(std::size_t queries, std::size_t records);
+
     /// Device milliseconds of the last scores() call's kernels.
     double last_kernel_ms() const noexcept;
     /// DP cells of the last scores() call (query length x DB letters).
@@ -102,6 +134,11 @@ public:
     std::size_t warp_records() const noexcept;
 
 private:
+    /// Scans `queries` and leaves their scores in device memory, one row per
+    /// query, longest query first (16-bit rows that wrapped re-scored);
+    /// returns the caller's index of each row.
+    std::vector<std::size_t> scan(std::span<const std::span<const std::uint8_t>> queries);
+
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
