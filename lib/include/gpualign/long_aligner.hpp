@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "gpualign/alignment.hpp"
+#include "gpualign/batch_aligner.hpp"
 #include "gpualign/checkpoint_traceback.hpp"
 #include "gpualign/scoring.hpp"
 
@@ -39,6 +41,12 @@ struct LongAlignOptions {
     /// (RegionBackend::tile_batch); 1 = one at a time, cut at the path. More
     /// only costs CPU time; tests use it to run the GPU's path on the CPU.
     std::size_t tile_batch = 1;
+    /// The tile kernel (`--cpu-kernel`): simd computes each tile by
+    /// anti-diagonals in 32-bit SIMD lanes (lib/src/cpu/long_tile_kernel.cpp,
+    /// the CPU's best instruction set picked at run time; the scalar tile
+    /// where the CPU has none), scalar runs the readable row-by-row twin
+    /// (CpuBackend::tile_rows). Both write the same values, bit for bit.
+    CpuKernel kernel = CpuKernel::simd;
 };
 
 /// Aligns one pair on the CPU with the checkpoint method: byte-identical to
@@ -65,5 +73,13 @@ struct LongAlignOptions {
 AlignmentResult align_pair_long(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
                                 const ScoringScheme& s, AlignMode mode, bool score_only,
                                 const LongAlignOptions& options = {});
+
+/// The RegionBackend align_pair_long drives (the OpenMP tile wavefront with
+/// `options.kernel`'s tile kernel), for tests that compare Region outputs
+/// (checkpoint rows and columns, direction bytes, best cell) directly.
+/// `query`, `ref` and `s` are borrowed and must outlive the backend.
+std::unique_ptr<RegionBackend> make_cpu_region_backend(std::span<const std::uint8_t> query,
+                                                       std::span<const std::uint8_t> ref, const ScoringScheme& s,
+                                                       AlignMode mode, const LongAlignOptions& options = {});
 
 }  // namespace gpualign

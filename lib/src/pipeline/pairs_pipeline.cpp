@@ -477,6 +477,7 @@ private:
     AlignmentResult align_on_cpu_long(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r) {
         LongAlignOptions options;
         options.threads = threads_;
+        options.kernel = cpu_kernel_;
         const std::size_t bases = q.size() + r.size();
         if (bases < (SIZE_MAX - (std::size_t{64} << 20)) / 32)
             options.memory_limit = std::max(options.memory_limit, 32 * bases + (std::size_t{64} << 20));
