@@ -42,11 +42,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
 
+#include "core/traceback_walk.hpp"
 #include "cpu/long_tile_kernel.hpp"
 
 #ifndef GPUALIGN_LONG_TILE_KERNEL_ONCE
@@ -55,8 +55,6 @@ namespace gpualign::cpu::detail {
 /// Padding of every scratch array past its last column: the widest vector
 /// (2048-bit SVE: 64 lanes of 32 bits) may run that far past a diagonal.
 inline constexpr std::size_t kLongTilePad = 64;
-/// Minus infinity of the non-local floor: detail::neg_inf of traceback_walk.hpp.
-inline constexpr std::int32_t kNegInf = std::numeric_limits<std::int32_t>::min() / 2;
 }  // namespace gpualign::cpu::detail
 #endif
 
@@ -106,8 +104,12 @@ HWY_NOINLINE void Tile(const LongTile& t, const LongTileScheme& s, std::int32_t*
 
     const V v_open = hn::Set(d, s.open);
     const V v_ext = hn::Set(d, s.extend);
-    const V v_floor = hn::Set(d, kLocal ? 0 : detail::kNegInf);
-    const V k1 = hn::Set(d, 1), k2 = hn::Set(d, 2), k3 = hn::Set(d, 3), k4 = hn::Set(d, 4), k8 = hn::Set(d, 8);
+    const V v_floor = hn::Set(d, s.floor);
+    // Direction byte (docs/scoring.md, traceback_walk.hpp): H source in bits
+    // 0-1 (from_zero is 0), E extended, F extended.
+    const V k_diag = hn::Set(d, gpualign::detail::from_diag), k_e = hn::Set(d, gpualign::detail::from_e);
+    const V k_f = hn::Set(d, gpualign::detail::from_f), k_e_ext = hn::Set(d, gpualign::detail::e_extended);
+    const V k_f_ext = hn::Set(d, gpualign::detail::f_extended);
     const V v15 = hn::Set(d, 15), v16 = hn::Set(d, 16), v_bias = hn::Set(d, 128);
     // Byte-shuffle index: the low 4 bits of the table index in byte 0, bit 7
     // set in bytes 1-3 (they read 0), so each 32-bit lane gets its table byte.
@@ -167,10 +169,10 @@ HWY_NOINLINE void Tile(const LongTile& t, const LongTileScheme& s, std::int32_t*
             hn::StoreU(e, d, en + c);
             hn::StoreU(f, d, fn + c);
             if constexpr (kDirs) {
-                V src = hn::IfThenElse(e_wins, k2, k1);
-                src = hn::IfThenElse(f_wins, k3, src);
-                src = hn::IfThenZeroElse(floored, src);
-                src = hn::Or(src, hn::Or(hn::IfThenElseZero(e_is_ext, k4), hn::IfThenElseZero(f_is_ext, k8)));
+                V src = hn::IfThenElse(e_wins, k_e, k_diag);
+                src = hn::IfThenElse(f_wins, k_f, src);
+                src = hn::IfThenZeroElse(floored, src);  // from_zero
+                src = hn::Or(src, hn::Or(hn::IfThenElseZero(e_is_ext, k_e_ext), hn::IfThenElseZero(f_is_ext, k_f_ext)));
                 hn::StoreU(src, d, dt + c);
             }
             if constexpr (kLocal) {
@@ -230,6 +232,7 @@ LongTileScheme make_long_tile_scheme(const ScoringScheme& s, AlignMode mode) {
     k.open = s.gap_open + s.gap_extend;
     k.extend = s.gap_extend;
     k.local = mode == AlignMode::local;
+    k.floor = k.local ? 0 : gpualign::detail::neg_inf;
     k.byte_table = s.size * s.size <= 32 &&
                    std::all_of(s.matrix.begin(), s.matrix.end(), [](std::int32_t v) { return v >= -128 && v <= 127; });
     if (k.byte_table)

@@ -21,6 +21,7 @@ struct LongTileScheme {
     std::int32_t open = 0;                 ///< go + ge: the cost of a gap's first position
     std::int32_t extend = 0;               ///< ge
     bool local = false;                    ///< zero floor (local mode)
+    std::int32_t floor = 0;                ///< H's floor: 0 (local) or detail::neg_inf, as tile_rows' h_floor
     /// Scores looked up with byte shuffles (size^2 <= 32 and every score in
     /// [-128, 127], dna5): lo[k] / hi[k] = score of index k / k + 16 plus 128,
     /// index = query code * size + ref code. Otherwise 32-bit gathers.
