@@ -239,6 +239,9 @@ private:
         if (mode_ == AlignMode::local && b.h > 0) best.merge({b.h, reg.i0 + r0 + b.r, reg.j0 + c0 + b.c});
     }
 
+    /// The scalar tile kernel, row by row: the readable twin of
+    /// cpu::compute_long_tile (lib/src/cpu/long_tile_kernel.cpp), which must
+    /// write exactly what this writes (tests/lib/long_aligner_test.cpp).
     template <bool Local, bool Dirs>
     void tile_rows(const Ctx& c, std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1,
                    std::int32_t& corner, Best& best) const {
