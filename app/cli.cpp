@@ -83,7 +83,8 @@ cxxopts::Options make_options() {
         ("threads", "CPU threads, 0 = all cores", cxxopts::value<int>()->default_value("0"))
         ("backend", "auto|cpu|gpu (auto uses a GPU when one is visible)", cxxopts::value<std::string>()->default_value("auto"))
         ("cpu-kernel", "simd|scalar: the CPU backend's kernel, inter-pair SIMD (the best instruction set of this CPU, "
-                       "picked at run time) or the scalar reference; both give the same bytes",
+                       "picked at run time) or the scalar reference, and for long pairs the SIMD or scalar tile "
+                       "kernel; both give the same bytes",
          cxxopts::value<std::string>()->default_value("simd"))
         ("device", "CUDA device ordinal (one GPU)", cxxopts::value<int>()->default_value("0"))
         ("devices", "all|LIST: the CUDA devices to use, e.g. 0,1 (batches of pairs go to the GPUs by their measured "

@@ -104,6 +104,37 @@ TEST_F(LongPairsCli, PairAboveFullMatrixCellsMatchesTheFullMatrixReference) {
     }
 }
 
+// Issue 13: a long pair (18.9 M cells, the long-pair path) written with
+// --cpu-kernel simd (the SIMD tile kernel, the default) and scalar (its
+// scalar twin) gives the same bytes in every mode, TSV with CIGAR, score-only
+// and PAF, and matches the full matrix.
+TEST_F(LongPairsCli, LongPairSimdAndScalarTileKernelsWriteTheSameBytes) {
+    const auto [q, r] = long_pair(23);
+    const fs::path qf = write_fasta("q.fa", "q", {q}), rf = write_fasta("r.fa", "r", {r});
+    const gpualign::ScoringScheme scheme = gpualign::test::dna_scheme(5, 2);
+    for (const auto& [mode, align_mode] : {std::pair{"sw", AlignMode::local}, std::pair{"nw", AlignMode::global},
+                                           std::pair{"sg", AlignMode::semi_global}})
+        for (const std::string extra : {"", " --score-only", " --format paf"}) {
+            const std::string base =
+                std::string(mode) + " " + qf.string() + " " + rf.string() + " --backend cpu --threads 2" + extra;
+            const RunResult simd = run(base + " --cpu-kernel simd -o " + (dir_ / "simd.out").string());
+            const RunResult scalar = run(base + " --cpu-kernel scalar -o " + (dir_ / "scalar.out").string());
+            ASSERT_EQ(simd.exit_code, 0) << simd.err;
+            ASSERT_EQ(scalar.exit_code, 0) << scalar.err;
+            const std::string a = slurp(dir_ / "simd.out");
+            EXPECT_FALSE(a.empty()) << base;
+            EXPECT_EQ(a, slurp(dir_ / "scalar.out")) << base;
+            EXPECT_NE(simd.err.find("1 long pairs on the long-pair path"), std::string::npos) << simd.err;
+            if (extra.empty()) {
+                const std::vector<std::string> got = rows(a);
+                ASSERT_EQ(got.size(), 1u);
+                const AlignmentResult want = gpualign::align_pair_full_matrix(
+                    gpualign::test::dna(q), gpualign::test::dna(r), scheme, align_mode, false);
+                EXPECT_EQ(got_columns(got[0]), expected_columns(want)) << mode;
+            }
+        }
+}
+
 // `gpualign sg` on a 4,000-base read in a 4,700-base ref (18.8 M cells, above
 // full_matrix_cells: the long-pair path) writes the full-matrix reference's
 // columns, with CIGAR and score-only (the begin column comes from the walk).

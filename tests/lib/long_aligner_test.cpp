@@ -3,23 +3,31 @@
 // byte (score, coordinates, CIGAR, has_cigar) under every scheme, mode and
 // checkpoint plan, including plans that put tile, checkpoint and leaf
 // boundaries on every cell. Then real long pairs, the memory limit, and the
-// routing of align_pair above full_matrix_cells.
+// routing of align_pair above full_matrix_cells. Last, the SIMD tile kernel
+// (lib/src/cpu/long_tile_kernel.cpp) against its scalar twin tile_rows and the
+// full matrix on every SIMD target of this CPU: Region outputs (checkpoint
+// rows and columns, direction bytes, best cell) and whole alignments.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <filesystem>
 #include <iterator>
+#include <limits>
+#include <memory>
 #include <new>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "gpualign/batch_aligner.hpp"
 #include "gpualign/long_aligner.hpp"
 #include "lib/test_util.hpp"
 #include "semi_global_pairs.hpp"
+#include "test_matrices.hpp"
 
 
 namespace gpualign::test {
@@ -554,6 +562,276 @@ TEST(LongAligner, AlignPairAboveFullMatrixCellsMatchesReference) {
                                      << describe(got).substr(0, 300) << "\nwant " << describe(want).substr(0, 300);
         }
     }
+}
+
+// ---- the SIMD tile kernel against its scalar twin ------------------------------------
+
+/// Each SIMD target of this CPU in turn (restored afterwards): Highway's
+/// target mask, which the long tile kernel's dispatch shares with the
+/// inter-pair kernel's.
+class LongTileEveryTarget : public testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override { force_simd_target(GetParam()); }
+    void TearDown() override { force_simd_target(""); }
+};
+
+/// Minus infinity of the gap states at the matrix border (docs/scoring.md).
+constexpr std::int32_t minus_inf = std::numeric_limits<std::int32_t>::min() / 2;
+
+struct TileScheme {
+    const char* name;
+    ScoringScheme s;
+    bool iupac;  // sprinkle IUPAC ambiguity codes into DNA sequences
+};
+
+/// dna5 (byte-shuffle lookup), EDNAFULL (15 IUPAC codes: gathers) and
+/// BLOSUM62 (gathers), affine and linear.
+std::vector<TileScheme> tile_schemes() {
+    return {{"dna_5_2", dna_scheme(5, 2), false},          {"dna_linear_0_2", dna_scheme(0, 2), false},
+            {"ednafull_10_1", ednafull_scheme(10, 1), true}, {"ednafull_linear_0_2", ednafull_scheme(0, 2), true},
+            {"blosum62_11_1", blosum62_scheme(11, 1), false}, {"blosum62_linear_0_2", blosum62_scheme(0, 2), false}};
+}
+
+/// About one letter in five becomes an IUPAC code (DnaCodes::iupac) or N.
+void sprinkle_iupac(PairGenerator& g, Codes& c) {
+    for (auto& x : c)
+        if (g.below(5) == 0) x = static_cast<std::uint8_t>(g.below(dna_code_letters.size()));
+}
+
+/// What one Region pass writes, as RegionOutputs asks for it.
+struct RegionRun {
+    std::vector<BoundaryCell> rows, cols;
+    std::vector<std::uint8_t> dirs;
+    RegionResult res;
+};
+
+RegionRun run_region(const Codes& q, const Codes& r, const ScoringScheme& s, AlignMode mode, CpuKernel kernel,
+                     std::int64_t tile, int threads, const Region& reg, std::int64_t row_stride,
+                     std::int64_t col_stride, bool dirs) {
+    LongAlignOptions o;
+    o.tile = tile;
+    o.threads = threads;
+    o.kernel = kernel;
+    const auto backend = make_cpu_region_backend(q, r, s, mode, o);
+    RegionRun run;
+    RegionOutputs out;
+    out.want_best = true;
+    const std::int64_t n_rows = row_stride > 0 ? (reg.rows - 1) / row_stride : 0;
+    const std::int64_t n_cols = col_stride > 0 ? (reg.cols - 1) / col_stride : 0;
+    run.rows.assign(static_cast<std::size_t>(n_rows * (reg.cols + 1)), BoundaryCell{-7, -7});
+    run.cols.assign(static_cast<std::size_t>(n_cols * (reg.rows + 1)), BoundaryCell{-7, -7});
+    if (n_rows > 0) out.row_stride = row_stride, out.row_out = run.rows.data();
+    if (n_cols > 0) out.col_stride = col_stride, out.col_out = run.cols.data();
+    if (dirs) {
+        run.dirs.assign(static_cast<std::size_t>(reg.rows * reg.cols), 0xEE);
+        out.dirs = run.dirs.data();
+    }
+    run.res = backend->compute(reg, out, {});
+    return run;
+}
+
+/// "" when equal, else what differs first.
+std::string region_diff(const RegionRun& a, const RegionRun& b) {
+    const auto cells = [](const std::vector<BoundaryCell>& x, const std::vector<BoundaryCell>& y, const char* what) {
+        if (x.size() != y.size()) return std::string(what) + " sizes differ";
+        for (std::size_t k = 0; k < x.size(); ++k)
+            if (x[k].h != y[k].h || x[k].g != y[k].g)
+                return std::string(what) + "[" + std::to_string(k) + "] simd {" + std::to_string(x[k].h) + "," +
+                       std::to_string(x[k].g) + "} scalar {" + std::to_string(y[k].h) + "," + std::to_string(y[k].g) +
+                       "}";
+        return std::string();
+    };
+    std::string d = cells(a.rows, b.rows, "checkpoint row cell");
+    if (d.empty()) d = cells(a.cols, b.cols, "checkpoint column cell");
+    if (d.empty() && a.dirs != b.dirs) {
+        const auto at = std::mismatch(a.dirs.begin(), a.dirs.end(), b.dirs.begin());
+        d = "direction byte " + std::to_string(at.first - a.dirs.begin()) + ": simd " + std::to_string(*at.first) +
+            " scalar " + std::to_string(*at.second);
+    }
+    if (d.empty() && (a.res.best != b.res.best || a.res.best_i != b.res.best_i || a.res.best_j != b.res.best_j ||
+                      a.res.corner_h != b.res.corner_h))
+        d = "result: simd best " + std::to_string(a.res.best) + " at (" + std::to_string(a.res.best_i) + "," +
+            std::to_string(a.res.best_j) + ") corner " + std::to_string(a.res.corner_h) + ", scalar best " +
+            std::to_string(b.res.best) + " at (" + std::to_string(b.res.best_i) + "," + std::to_string(b.res.best_j) +
+            ") corner " + std::to_string(b.res.corner_h);
+    return d;
+}
+
+// Proves the SIMD tile kernel writes exactly the scalar tiles' Region outputs
+// (every checkpoint row and column cell, every direction byte, the best cell
+// and the corner) on every target, every scheme (dna5 byte shuffles, IUPAC
+// and protein gathers; affine and linear) and mode, for regions of 1 to 130
+// cells a side at offsets in the pair, tile sides 1 to 256 (so diagonals of
+// every length around the lane count), checkpoint strides of every size,
+// and boundaries from the matrix border or arbitrary (minus infinity
+// included), on one and two threads.
+TEST_P(LongTileEveryTarget, RegionOutputsMatchTheScalarTiles) {
+    constexpr std::int64_t sides[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 100, 130};
+    constexpr std::int64_t tile_sides[] = {1, 3, 4, 8, 16, 17, 64, 256};
+    int failures = 0, runs = 0;
+    for (const TileScheme& ts : tile_schemes()) {
+        const ScoringScheme& s = ts.s;
+        PairGenerator g(0x711E5u + static_cast<std::uint64_t>(ts.s.gap_open * 7 + ts.s.gap_extend) + (ts.iupac ? 99 : 0),
+                        s.alphabet);
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
+            for (int k = 0; k < (under_asan ? 12 : 40); ++k) {
+                Region reg;
+                reg.rows = sides[g.below(std::size(sides))];
+                reg.cols = sides[g.below(std::size(sides))];
+                reg.i0 = static_cast<std::int64_t>(g.below(6));
+                reg.j0 = static_cast<std::int64_t>(g.below(6));
+                const std::size_t m = static_cast<std::size_t>(reg.i0 + reg.rows) + g.below(4);
+                const std::size_t n = static_cast<std::size_t>(reg.j0 + reg.cols) + g.below(4);
+                Codes q = g.random_seq(m, g.below(6) == 0 ? 2 : 20);
+                Codes r = g.below(2) ? g.mutate(q, 0.2, 20, n) : g.random_seq(n, 20);
+                while (r.size() < n) r.push_back(g.random_seq(1, 20)[0]);
+                if (ts.iupac) sprinkle_iupac(g, q), sprinkle_iupac(g, r);
+                // Boundaries: the matrix border of the mode, or arbitrary values.
+                std::vector<BoundaryCell> top(static_cast<std::size_t>(reg.cols + 1)),
+                    left(static_cast<std::size_t>(reg.rows + 1));
+                const bool border = g.below(3) == 0;
+                const std::int32_t open = s.gap_open + s.gap_extend;
+                auto any = [&](std::int64_t t, bool row) -> BoundaryCell {
+                    if (border) {
+                        const bool zero = mode == AlignMode::local || (row && mode == AlignMode::semi_global);
+                        const std::int32_t h = zero || t == 0 ? 0 : -(s.gap_open + static_cast<std::int32_t>(t) * s.gap_extend);
+                        return {h, minus_inf};
+                    }
+                    const std::int32_t h = static_cast<std::int32_t>(g.below(601)) - 300;
+                    const std::int32_t gap = g.below(5) == 0 ? minus_inf
+                                                             : h - open + static_cast<std::int32_t>(g.below(2 * open + 3));
+                    return {h, gap};
+                };
+                for (std::int64_t t = 0; t <= reg.cols; ++t) top[static_cast<std::size_t>(t)] = any(t, true);
+                for (std::int64_t t = 0; t <= reg.rows; ++t) left[static_cast<std::size_t>(t)] = any(t, false);
+                left[0] = top[0];
+                reg.top = top.data();
+                reg.left = left.data();
+                const std::int64_t tile = tile_sides[g.below(std::size(tile_sides))];
+                const std::int64_t row_stride = g.below(3) == 0 ? 0 : 1 + static_cast<std::int64_t>(g.below(static_cast<std::uint64_t>(reg.rows)));
+                const std::int64_t col_stride = g.below(3) == 0 ? 0 : 1 + static_cast<std::int64_t>(g.below(static_cast<std::uint64_t>(reg.cols)));
+                const int threads = reg.rows * reg.cols >= 4000 && g.below(4) == 0 ? 2 : 1;
+                for (bool dirs : {false, true}) {
+                    ++runs;
+                    const RegionRun simd =
+                        run_region(q, r, s, mode, CpuKernel::simd, tile, threads, reg, row_stride, col_stride, dirs);
+                    const RegionRun scalar =
+                        run_region(q, r, s, mode, CpuKernel::scalar, tile, threads, reg, row_stride, col_stride, dirs);
+                    const std::string d = region_diff(simd, scalar);
+                    if (!d.empty() && ++failures <= 5)
+                        ADD_FAILURE() << ts.name << " " << to_string(mode) << " region " << reg.rows << " x "
+                                      << reg.cols << " at (" << reg.i0 << "," << reg.j0 << ") tile " << tile
+                                      << " strides " << row_stride << "/" << col_stride << " dirs " << dirs
+                                      << " threads " << threads << (border ? " border" : " arbitrary") << ": " << d;
+                }
+            }
+    }
+    EXPECT_EQ(failures, 0) << "of " << runs << " regions";
+}
+
+/// Runs align_pair_long with the SIMD and the scalar tile kernel: "" when both
+/// equal align_pair_full_matrix byte for byte, else a reproducer.
+std::string compare_kernels(const Codes& q, const Codes& r, const ScoringScheme& s, AlignMode mode, bool score_only,
+                            LongAlignOptions o) {
+    o.kernel = CpuKernel::simd;
+    std::string what = compare(q, r, s, mode, score_only, o);
+    if (!what.empty()) return "SIMD tiles: " + what;
+    o.kernel = CpuKernel::scalar;
+    what = compare(q, r, s, mode, score_only, o);
+    return what.empty() ? "" : "scalar tiles: " + what;
+}
+
+// Proves align_pair_long with the SIMD tile kernel gives align_pair_full_matrix's
+// bytes (and so the scalar tiles' too, checked as well) on every target, for
+// every scheme of tile_schemes() and mode, with CIGAR and score-only: the
+// edge cases (length 1, homopolymers, all-N, divergent, long gaps, identical),
+// lengths at tile-16 boundaries +-1, and random pairs, under rotating plans.
+TEST_P(LongTileEveryTarget, AlignmentsMatchFullMatrixAndScalarTiles) {
+    int failures = 0, runs = 0;
+    std::size_t k = 0;
+    for (const TileScheme& ts : tile_schemes()) {
+        const ScoringScheme& s = ts.s;
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
+            PairGenerator g(0x51AD0u + k, s.alphabet);
+            std::vector<Pair> pairs = edge_pairs(g, s.alphabet);
+            const std::vector<Pair> bounds = boundary_pairs(g, s.alphabet);
+            for (int t = 0; t < (under_asan ? 6 : 20); ++t) pairs.push_back(g.next(300));
+            if (ts.iupac)
+                for (Pair& p : pairs) sprinkle_iupac(g, p.query), sprinkle_iupac(g, p.ref);
+            auto check = [&](const Pair& p, bool score_only, const LongAlignOptions& o) {
+                ++runs;
+                const std::string what = compare_kernels(p.query, p.ref, s, mode, score_only, o);
+                if (!what.empty() && ++failures <= 5) ADD_FAILURE() << ts.name << ": " << what;
+            };
+            for (const Pair& p : pairs)
+                for (bool score_only : {false, true})
+                    check(p, score_only, fit_threads(plan(k++ * 7), p.query.size(), p.ref.size()));
+            for (std::size_t b = 0; b < bounds.size(); ++b)
+                check(bounds[b], b % 2 == 1, boundary_plans[b % std::size(boundary_plans)]);
+        }
+    }
+    EXPECT_EQ(failures, 0) << "of " << runs << " runs";
+}
+
+// Proves real pairs align with the SIMD tiles exactly as with the scalar tiles
+// and the full matrix on every target: H. pylori (record 0, the first 3,000
+// bases of each side; DNA, byte shuffles) in every mode with CIGAR on two
+// threads, and protein orthologs (BLOSUM62, gathers) under a small plan.
+TEST_P(LongTileEveryTarget, RealPairsMatchFullMatrixAndScalarTiles) {
+    const auto long_dir = shared_data() / "dna" / "long";
+    const auto prot = shared_data() / "protein";
+    if (!std::filesystem::is_directory(long_dir) || !std::filesystem::is_directory(prot))
+        GTEST_SKIP() << "no data folder " << shared_data();
+    auto qs = read_fasta_codes<Alphabet::dna>(long_dir / "hpyloriG27_vs_SJM180.A.fa", 1);
+    auto rs = read_fasta_codes<Alphabet::dna>(long_dir / "hpyloriG27_vs_SJM180.B.fa", 1);
+    ASSERT_EQ(qs.size(), 1u);
+    ASSERT_EQ(rs.size(), 1u);
+    const std::size_t len = under_asan ? 1000 : 3000;
+    ASSERT_GE(qs[0].size(), len);
+    ASSERT_GE(rs[0].size(), len);
+    qs[0].resize(len);
+    rs[0].resize(len);
+    const ScoringScheme dna = make_dna_scheme(2, 3, 5, 2, -3);
+    const LongAlignOptions o = make_options(64, 4, 4096, 8, 2);
+    int failures = 0;
+    for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
+        const std::string what = compare_kernels(qs[0], rs[0], dna, mode, false, o);
+        if (!what.empty() && ++failures <= 3) ADD_FAILURE() << "H. pylori: " << what.substr(0, 2000);
+    }
+    const auto prot_pairs =
+        read_pairs<Alphabet::protein>(prot / "orthologs_cow.fa", prot / "orthologs_pig.fa", under_asan ? 5 : 20);
+    ASSERT_FALSE(prot_pairs.empty());
+    const ScoringScheme blosum = blosum62_scheme(11, 1);
+    std::size_t k = 0;
+    for (const Pair& p : prot_pairs)
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
+            const std::string what =
+                compare_kernels(p.query, p.ref, blosum, mode, k % 2 == 1, make_options(k % 2 ? 16 : 37, 3, 256, 8, 1));
+            ++k;
+            if (!what.empty() && ++failures <= 3) ADD_FAILURE() << "orthologs: " << what.substr(0, 2000);
+        }
+    EXPECT_EQ(failures, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, LongTileEveryTarget, testing::ValuesIn(simd_targets()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Proves the SIMD tile kernel is the default (LongAlignOptions::kernel) and
+// that the default target gives the scalar tiles' bytes on the human vs
+// orangutan mitochondria (global, CIGAR, two threads).
+TEST_F(LongAlignerRealData, MitoSimdTilesMatchScalarTiles) {
+    EXPECT_EQ(LongAlignOptions{}.kernel, CpuKernel::simd);
+    const auto recs = read_fasta_codes<Alphabet::dna>(dir() / "mito_human_vs_orangutan.fa");
+    ASSERT_EQ(recs.size(), 2u);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    LongAlignOptions o;
+    o.threads = 2;
+    const AlignmentResult simd = align_pair_long(recs[0], recs[1], s, AlignMode::global, false, o);
+    o.kernel = CpuKernel::scalar;
+    const AlignmentResult scalar = align_pair_long(recs[0], recs[1], s, AlignMode::global, false, o);
+    EXPECT_EQ(simd.score, 18184);
+    EXPECT_TRUE(simd == scalar) << "simd   " << describe(simd).substr(0, 300) << "\nscalar "
+                                << describe(scalar).substr(0, 300);
 }
 
 }  // namespace

@@ -22,6 +22,10 @@ namespace gpualign {
 ///            scalar reference where 16 bits cannot hold the scores.
 ///  - scalar: the readable reference align_pair, pair by pair (the oracle).
 /// Both give byte-identical results (tests/lib/simd_aligner_test.cpp).
+/// Long pairs (align_pair_long, LongAlignOptions::kernel): simd computes the
+/// wavefront's tiles in 32-bit SIMD lanes (lib/src/cpu/long_tile_kernel.cpp),
+/// scalar with their readable twin; byte-identical too
+/// (tests/lib/long_aligner_test.cpp).
 enum class CpuKernel : std::uint8_t { simd, scalar };
 
 /// Printable name ("simd" or "scalar").

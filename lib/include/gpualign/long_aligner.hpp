@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "gpualign/alignment.hpp"
+#include "gpualign/batch_aligner.hpp"
 #include "gpualign/checkpoint_traceback.hpp"
 #include "gpualign/scoring.hpp"
 
@@ -27,8 +29,10 @@ struct LongAlignOptions {
     /// Checkpoint plan (fan-out, leaf size); tests use small values to put
     /// tile boundaries everywhere.
     CheckpointPlan plan{};
-    /// Side of the square tiles of the CPU wavefront (cells), >= 1.
-    std::int64_t tile = 256;
+    /// Side of the square tiles of the CPU wavefront (cells), >= 1. 512: the
+    /// SIMD tile kernel's anti-diagonals are then long enough to amortise
+    /// their ends (10-15% faster than 256 on H. pylori 50 kb, docs/long.md).
+    std::int64_t tile = 512;
     /// Called from the calling thread as cells are computed (may be empty).
     ProgressCallback progress;
     /// Leaves computed ahead of the traceback's walk, as the GPU does (see
@@ -39,6 +43,12 @@ struct LongAlignOptions {
     /// (RegionBackend::tile_batch); 1 = one at a time, cut at the path. More
     /// only costs CPU time; tests use it to run the GPU's path on the CPU.
     std::size_t tile_batch = 1;
+    /// The tile kernel (`--cpu-kernel`): simd computes each tile by
+    /// anti-diagonals in 32-bit SIMD lanes (lib/src/cpu/long_tile_kernel.cpp,
+    /// the CPU's best instruction set picked at run time; the scalar tile
+    /// where the CPU has none), scalar runs the readable row-by-row twin
+    /// (CpuBackend::tile_rows). Both write the same values, bit for bit.
+    CpuKernel kernel = CpuKernel::simd;
 };
 
 /// Aligns one pair on the CPU with the checkpoint method: byte-identical to
@@ -65,5 +75,13 @@ struct LongAlignOptions {
 AlignmentResult align_pair_long(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
                                 const ScoringScheme& s, AlignMode mode, bool score_only,
                                 const LongAlignOptions& options = {});
+
+/// The RegionBackend align_pair_long drives (the OpenMP tile wavefront with
+/// `options.kernel`'s tile kernel), for tests that compare Region outputs
+/// (checkpoint rows and columns, direction bytes, best cell) directly.
+/// `query`, `ref` and `s` are borrowed and must outlive the backend.
+std::unique_ptr<RegionBackend> make_cpu_region_backend(std::span<const std::uint8_t> query,
+                                                       std::span<const std::uint8_t> ref, const ScoringScheme& s,
+                                                       AlignMode mode, const LongAlignOptions& options = {});
 
 }  // namespace gpualign

@@ -18,6 +18,11 @@
 // (a, b-1) from a shared column buffer, and overwrites both in place; tiles
 // on one anti-diagonal touch disjoint parts of them, so a diagonal runs in
 // parallel.
+//
+// Tile kernels: tile_rows below (scalar, row by row: the readable reference)
+// or its SIMD twin cpu::compute_long_tile (lib/src/cpu/long_tile_kernel.cpp,
+// anti-diagonals in 32-bit lanes), chosen by LongAlignOptions::kernel; both
+// read and write the same buffers with the same values.
 #include "gpualign/long_aligner.hpp"
 
 #include <omp.h>
@@ -30,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/long_tile_kernel.hpp"
 #include "gpualign/cpu_aligner.hpp"
 #include "traceback_walk.hpp"
 
@@ -74,7 +80,9 @@ public:
                AlignMode mode, const LongAlignOptions& o)
         : q_(q), r_(r), s_(s), mode_(mode), tile_(o.tile),
           threads_(o.threads > 0 ? o.threads : omp_get_num_procs()), budget_(o.memory_limit),
-          leaf_batch_(std::max<std::size_t>(1, o.leaf_batch)), tile_batch_(std::max<std::size_t>(1, o.tile_batch)) {}
+          leaf_batch_(std::max<std::size_t>(1, o.leaf_batch)), tile_batch_(std::max<std::size_t>(1, o.tile_batch)),
+          simd_(o.kernel == CpuKernel::simd && cpu::long_tile_simd_available()),
+          tile_scheme_(cpu::make_long_tile_scheme(s, mode)) {}
 
     BoundaryCell* allocate(std::size_t count) override {
         const std::size_t bytes = count * sizeof(BoundaryCell);
@@ -187,7 +195,9 @@ private:
     void run_tile(const Ctx& c, std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1,
                   std::int32_t& corner, bool first_row, bool first_col, Best& best) const {
         const bool dirs = c.out.dirs != nullptr;
-        if (mode_ == AlignMode::local)
+        if (simd_)
+            simd_tile(c, r0, r1, c0, c1, corner, best);
+        else if (mode_ == AlignMode::local)
             dirs ? tile_rows<true, true>(c, r0, r1, c0, c1, corner, best)
                  : tile_rows<true, false>(c, r0, r1, c0, c1, corner, best);
         else
@@ -208,6 +218,30 @@ private:
         }
     }
 
+    /// tile_rows' SIMD twin: the same tile through cpu::compute_long_tile.
+    void simd_tile(const Ctx& c, std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1,
+                   std::int32_t& corner, Best& best) const {
+        const Region& reg = c.reg;
+        cpu::LongTile t;
+        t.rows = r1 - r0;
+        t.cols = c1 - c0;
+        t.query = q_.data() + reg.i0 + r0;
+        t.ref = r_.data() + reg.j0 + c0;
+        t.corner = corner;                 // H(r0, c0)
+        corner = c.rowbuf[c1].h;           // H(r0, c1), before the tile overwrites it
+        t.top = c.rowbuf + c0;
+        t.left = c.colbuf + r0;
+        if (c.out.dirs) {
+            t.dirs = c.out.dirs + r0 * reg.cols + c0;
+            t.dirs_pitch = reg.cols;
+        }
+        const cpu::LongTileBest b = cpu::compute_long_tile(t, tile_scheme_);
+        if (mode_ == AlignMode::local && b.h > 0) best.merge({b.h, reg.i0 + r0 + b.r, reg.j0 + c0 + b.c});
+    }
+
+    /// The scalar tile kernel, row by row: the readable twin of
+    /// cpu::compute_long_tile (lib/src/cpu/long_tile_kernel.cpp), which must
+    /// write exactly what this writes (tests/lib/long_aligner_test.cpp).
     template <bool Local, bool Dirs>
     void tile_rows(const Ctx& c, std::int64_t r0, std::int64_t r1, std::int64_t c0, std::int64_t c1,
                    std::int32_t& corner, Best& best) const {
@@ -273,6 +307,8 @@ private:
     std::size_t leaf_batch_;
     std::size_t tile_batch_;
     std::vector<std::vector<std::uint8_t>> batch_;
+    bool simd_;
+    cpu::LongTileScheme tile_scheme_;
 };
 
 }  // namespace
@@ -284,6 +320,13 @@ AlignmentResult align_pair_long(std::span<const std::uint8_t> query, std::span<c
     if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
     CpuBackend backend(query, ref, s, mode, options);
     return checkpoint_align(backend, query, ref, s, mode, score_only, options.plan, options.progress);
+}
+
+std::unique_ptr<RegionBackend> make_cpu_region_backend(std::span<const std::uint8_t> query,
+                                                       std::span<const std::uint8_t> ref, const ScoringScheme& s,
+                                                       AlignMode mode, const LongAlignOptions& options) {
+    if (options.tile < 1) throw std::invalid_argument("LongAlignOptions::tile must be >= 1");
+    return std::make_unique<CpuBackend>(query, ref, s, mode, options);
 }
 
 }  // namespace gpualign

@@ -634,6 +634,7 @@ private:
                                       std::size_t w) {
         LongAlignOptions options;
         options.threads = threads_;
+        options.kernel = cpu_kernel_;
         const std::size_t bases = q.size() + r.size();
         if (bases < (SIZE_MAX - (std::size_t{64} << 20)) / 32)
             options.memory_limit = std::max(options.memory_limit, 32 * bases + (std::size_t{64} << 20));
