@@ -14,7 +14,7 @@
 #           midway (unlock, rerun with --rerun-incomplete)
 # Usage: tests/workflow/run_workflow_test.sh [GPUALIGN]   (default build/app/gpualign)
 # Skips (exit 0) when snakemake or seqkit is not installed. WORKFLOW_TEST_SLURM=1
-# also runs the SLURM profile against a mock sbatch (slow: Snakemake polls);
+# also runs the SLURM profile against a mock sbatch and scontrol (slow: Snakemake polls);
 # WORKFLOW_TEST_KEEP=1 keeps the work directory (logs, outputs).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -171,13 +171,23 @@ fi
 if [ "${WORKFLOW_TEST_SLURM:-0}" = 1 ]; then
   echo "== workflow: the SLURM profile, with a mock sbatch =="
   mkdir -p "$W/mock"
+  # The mock runs each job in the background and keeps its exit status; the
+  # mock scontrol reports it as SLURM would to the profile's cluster-status.
   cat > "$W/mock/sbatch" <<EOF
 #!/usr/bin/env bash
 echo "sbatch \$*" >> "$W/mock/sbatch.log"
-bash "\${@: -1}" > "$W/mock/job.\$\$.log" 2>&1 &
-echo \$\$
+id=\$(date +%s%N)
+(bash "\${@: -1}" > "$W/mock/job.\$id.log" 2>&1; echo \$? > "$W/mock/rc.\$id") &
+echo \$id
 EOF
-  chmod +x "$W/mock/sbatch"
+  cat > "$W/mock/scontrol" <<EOF
+#!/usr/bin/env bash
+id=\${@: -1}
+if [ ! -f "$W/mock/rc.\$id" ]; then echo "JobId=\$id JobState=RUNNING"
+elif [ "\$(cat "$W/mock/rc.\$id")" = 0 ]; then echo "JobId=\$id JobState=COMPLETED"
+else echo "JobId=\$id JobState=FAILED"; fi
+EOF
+  chmod +x "$W/mock/sbatch" "$W/mock/scontrol"
   if (cd "$W/wf" && PATH="$W/mock:$PATH" snakemake -s "$SNAKEFILE" --profile "$ROOT/workflow/profiles/slurm" \
         --config shards=3 gpualign="$G" mode=sw queries="$D/reads.fa" refs="$D/ref_windows.fa" out=slurm.sam) \
       > "$W/logs/slurm.log" 2>&1; then

@@ -183,7 +183,7 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
     if (im.options.boundary_bytes == 0) {
         std::size_t free_bytes = 0, total_bytes = 0;
         GPUALIGN_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes), "scan engine, device memory");
-        im.options.boundary_bytes = std::max(std::size_t{2} << 30, free_bytes / 8);
+        im.options.boundary_bytes = std::max(std::size_t{2} << 30, free_bytes / 4);
     }
     const std::size_t budget = std::max<std::size_t>(im.options.boundary_bytes, std::size_t{1} << 20);
     auto length_class = [](int len) {
@@ -373,7 +373,12 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
     for (std::size_t l = 0; l < im.launches.size(); ++l) {
         const Launch& la = im.launches[l];
         const std::size_t one = static_cast<std::size_t>(la.max_len) * static_cast<std::size_t>(la.end - la.begin) * 8;
-        per_launch[l] = static_cast<int>(std::clamp<std::size_t>(budget / one, 1, std::min<std::size_t>(grid_y, 65535)));
+        // As many as fit, then the same number in every launch of the class
+        // (10 query pairs at most 4 a launch: 4, 3, 3, not 4, 4, 2): each
+        // launch ends in a partly filled wave, the shorter the more even.
+        const std::size_t fit = std::clamp<std::size_t>(budget / one, 1, std::min<std::size_t>(grid_y, 65535));
+        const std::size_t launches = (grid_y + fit - 1) / fit;
+        per_launch[l] = static_cast<int>((grid_y + launches - 1) / launches);
         need = std::max(need, one * static_cast<std::size_t>(per_launch[l]));
     }
     if (im.s16) {

@@ -20,10 +20,11 @@ struct ScanOptions {
     /// Device bytes for the per-thread strip boundaries of one launch (8 bytes
     /// per DB letter of the launch's longest sequence, per sequence, per
     /// query): the DB is scanned in launches of sequences of one length class
-    /// (up to 64, 128, 256, ...), with as many queries as fit. 0 (default):
-    /// an eighth of the device memory free when the engine is made, at
-    /// least 2 GiB (more queries a launch fill the GPU's last wave better:
-    /// H100, s1 at 1 M records, 2 GiB 4.12 s, 8 GiB 4.00 s of scan kernels).
+    /// (up to 64, 128, 256, ...), with as many queries as fit, spread evenly
+    /// over the launches of a class. 0 (default): a quarter of the device
+    /// memory free when the engine is made, at least 2 GiB (more queries a
+    /// launch fill the GPU's last wave better: H100, s1 at 1 M records,
+    /// 2 GiB 4.12 s, 8 GiB 4.00 s, 16 GiB 3.90 s of scan kernels).
     std::size_t boundary_bytes = 0;
     /// Local scans in 16-bit lanes, two queries per thread (more than twice
     /// the rate); a pair whose best score may have wrapped (at least 32767 -
