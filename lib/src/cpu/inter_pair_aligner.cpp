@@ -1,7 +1,14 @@
 // gpualign — the CPU backend's batch aligner (batch_aligner.hpp): groups
-// pairs for the inter-pair SIMD kernel (inter_pair_kernel.cpp), walks the
-// tracebacks, and sends every pair the kernel cannot take in 16 bits to the
-// scalar reference align_pair (cpu_aligner.cpp).
+// pairs for the inter-pair SIMD kernel (inter_pair_kernel.cpp) or hands them
+// one by one to the intra-pair striped kernel (striped_kernel.cpp), walks
+// the tracebacks, and sends every pair the kernels cannot take in 16 bits
+// to the scalar reference align_pair (cpu_aligner.cpp).
+//
+// Which SIMD kernel (one rule, run_pairs): a batch whose inter-pair score
+// lookup would be ScoreLookup::gather — the scheme has no byte tables
+// (protein, IUPAC DNA) and the pairs do not all share one query (a search's
+// scan, which looks up matrix rows: row_table) — takes the striped kernel;
+// every other batch (DNA, shared-query batches) the inter-pair kernel.
 #include "gpualign/batch_aligner.hpp"
 
 #include <algorithm>
@@ -9,6 +16,7 @@
 
 #include "core/traceback_walk.hpp"
 #include "cpu/inter_pair_kernel.hpp"
+#include "cpu/striped_kernel.hpp"
 #include "gpualign/cpu_aligner.hpp"
 
 namespace gpualign {
@@ -151,6 +159,51 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     }
 }
 
+/// Aligns one SIMD-eligible pair with the striped kernel.
+///  - CIGAR: one traceback pass, then the walk.
+///  - local / semi-global score with begin cell: a score pass for the end
+///    cell (i, j), then a traceback pass over the prefix rectangle rows
+///    1..i, columns 1..j only (its cells equal the full DP's, and the walk
+///    from (i, j) never leaves it), walked without building the CIGAR.
+///  - global score-only, score_pairs_cpu: the score pass alone.
+/// Overflow or direction bits above max_group_dir_bytes: the scalar reference.
+AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, const cpu::KernelScheme& ks,
+                                   AlignMode mode, Output what, Workspace& w) {
+    const bool score_only = what != Output::cigar;
+    const bool local = mode == AlignMode::local;
+    const std::size_t m = p.query.size(), n = p.ref.size();
+    const auto scalar = [&] { return align_pair(p.query, p.ref, s, mode, score_only); };
+    cpu::StripedShape shape = cpu::striped_shape(m, n);
+    if (what == Output::cigar && shape.dir_bytes() > max_group_dir_bytes) return scalar();
+    const cpu::StripedPair sp{p.query.data(), m, p.ref.data(), n};
+    if (what == Output::cigar) w.dir.resize(shape.dir_bytes());
+    const cpu::StripedResult r = cpu::align_striped(
+        sp, ks, what == Output::cigar ? cpu::KernelKind::traceback : cpu::KernelKind::score, w.dir.data());
+    if (r.overflow) return scalar();  // a local score reached the 16-bit limit: re-score in 32 bits
+    AlignmentResult res;
+    res.has_cigar = !score_only;
+    if (local && r.score == 0) return res;  // unaligned
+    res.score = r.score;
+    res.query_end = r.query_end;
+    res.ref_end = r.ref_end;
+    const bool begin_pass = what == Output::score_begin && mode != AlignMode::global;
+    if (what != Output::cigar && !begin_pass) return res;
+    if (begin_pass && r.ref_end > 0) {
+        const std::size_t qe = static_cast<std::size_t>(r.query_end), re = static_cast<std::size_t>(r.ref_end);
+        shape = cpu::striped_shape(qe, re);
+        if (shape.dir_bytes() > max_group_dir_bytes) return scalar();
+        w.dir.resize(shape.dir_bytes());
+        cpu::align_striped({p.query.data(), qe, p.ref.data(), re}, ks, cpu::KernelKind::traceback, w.dir.data());
+    }
+    const std::uint8_t* dir = w.dir.data();
+    detail::traceback_walk(
+        [&](std::int64_t i, std::int64_t j) {
+            return cpu::striped_dir_byte(dir, shape, static_cast<std::size_t>(i), static_cast<std::size_t>(j), local);
+        },
+        p.query.data(), p.ref.data(), s.alphabet, mode, !score_only, res);
+    return res;
+}
+
 }  // namespace
 
 const char* to_string(CpuKernel k) noexcept { return k == CpuKernel::simd ? "simd" : "scalar"; }
@@ -172,6 +225,14 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
         (target_lanes > 0 && simd_eligible(pairs[k].query.size(), pairs[k].ref.size(), s, mode) ? simd : scalar)
             .push_back(k);
     const std::size_t L = std::max<std::size_t>(1, target_lanes);
+    const cpu::KernelScheme ks = kernel_scheme(s, mode);
+    // The routing rule (file comment): gather-lookup batches go striped.
+    const bool shared_query = ks.row_tables && !simd.empty() && std::all_of(simd.begin(), simd.end(), [&](std::size_t k) {
+        return pairs[k].query.data() == pairs[simd[0]].query.data() &&
+               pairs[k].query.size() == pairs[simd[0]].query.size();
+    });
+    const bool striped = !ks.byte_table && !shared_query;
+    const std::size_t per_item = striped ? 1 : L;  // pairs per SIMD work item
     // Longest side first, then the other side: groups of similar shape pad
     // least (pacbio_ecoli: 5% padded cells, against 16% sorted by area).
     std::stable_sort(simd.begin(), simd.end(), [&](std::size_t a, std::size_t b) {
@@ -181,8 +242,7 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
         };
         return key(a) > key(b);
     });
-    const std::size_t groups = (simd.size() + L - 1) / L;
-    const cpu::KernelScheme ks = kernel_scheme(s, mode);
+    const std::size_t groups = (simd.size() + per_item - 1) / per_item;
 
     std::exception_ptr error;
     std::size_t error_pair = pairs.size();
@@ -199,10 +259,13 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
 #pragma omp for schedule(dynamic, 1)
         for (std::size_t item = 0; item < groups + scalar.size(); ++item) {
             if (item < groups) {
-                const std::span<const std::size_t> members(simd.data() + item * L,
-                                                           std::min(L, simd.size() - item * L));
+                const std::span<const std::size_t> members(simd.data() + item * per_item,
+                                                           std::min(per_item, simd.size() - item * per_item));
                 try {
-                    align_group(pairs, members, s, ks, mode, what, L, w, out);
+                    if (striped)
+                        out[members[0]] = align_striped_pair(pairs[members[0]], s, ks, mode, what, w);
+                    else
+                        align_group(pairs, members, s, ks, mode, what, L, w, out);
                 } catch (...) {
                     fail(*std::min_element(members.begin(), members.end()));
                 }

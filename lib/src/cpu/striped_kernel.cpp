@@ -1,0 +1,343 @@
+// gpualign — the intra-pair striped SIMD kernel (Farrar 2007, "Striped
+// Smith-Waterman speeds database searches six times over other SIMD
+// implementations", Bioinformatics 23(2):156-161), with Google Highway:
+// compiled for every x86/ARM target and dispatched at run time exactly as
+// inter_pair_kernel.cpp (HWY_DYNAMIC_DISPATCH; force_target() restricts
+// both). Interface and ownership: striped_kernel.hpp. Scalar twin:
+// align_pair_full_matrix (lib/src/core/cpu_aligner.cpp); every cell gets
+// exactly its values and direction bits.
+//
+// Recurrence (Gotoh 1982; docs/scoring.md), O = go + ge, E = ge:
+//   Ecell(i,j) = max(Ecell(i,j-1) - E, H(i,j-1) - O)      opening wins ties
+//   Fcell(i,j) = max(Fcell(i-1,j) - E, H(i-1,j) - O)      opening wins ties
+//   H(i,j)     = max(H(i-1,j-1) + s(q_i, r_j), Ecell, Fcell [, 0 if local])
+//                preference diagonal > E > F, zero first in local mode
+//   borders: H(0,j) = 0 (local, semi-global) or -(go + j ge) (global);
+//            H(i,0) = 0 (local) or -(go + i ge) (global, semi-global);
+//            Ecell(i,0) = Fcell(0,j) = -inf.
+//
+// Striped layout. With L 16-bit lanes and seg_len = ceil(m / L), query row
+// i (1-based) sits in segment k = (i-1) % seg_len, lane l = (i-1) / seg_len:
+// vector k of a column holds rows k+1, seg_len+k+1, 2 seg_len+k+1, ...
+// Rows m+1 .. L*seg_len are padding: they follow every real row, so they
+// never feed one, and are kept out of the end cell. One query profile per
+// pair: profile[a][k] = s(row of (k, l), a) for every ref code a, so a
+// column reads its scores as seg_len aligned vectors (no gathers).
+//
+// Columns j = 1..n (ref) outer, segments inner. Per column:
+//   1. main pass over k = 0..seg_len-1: Ecell from the previous column's H
+//      and Ecell (final: they never change within a column), the diagonal
+//      H(i-1,j-1) (segment k-1 of the previous column; for k = 0 the last
+//      segment shifted up one lane, H(0,j-1) entering lane 0), and Fcell
+//      from the segment above within the same lane only;
+//   2. lazy-F loop (Farrar): the F carried out of the last segment, shifted
+//      up one lane (Fcell(1,j) = H(0,j) - O entering lane 0), runs down the
+//      segments again, raising F and H, until it changes no lane (at most L
+//      sweeps, usually one). Fcell of every segment is kept, and the loop
+//      stops only where the carry does not exceed it in any lane (not at
+//      Farrar's carry <= H - go, which an F-run cell fails for ever when
+//      go > 0), so every H, Ecell and Fcell it leaves is the exact final
+//      value.
+//   3. direction bits (traceback kernel): the main pass stores each cell's
+//      bits from its first-pass values; every segment the lazy-F loop visits
+//      (the one where it stops included) gets its F-dependent bits (F wins,
+//      positive, F extended) rewritten from the final values, so each bit
+//      compares exactly the values the scalar reference compares and ties
+//      resolve as there. Cells the loop does not reach kept final inputs.
+//   4. end cell: local: the column's maximum; when it reaches the best so
+//      far, the smallest real row holding it (the lowest lane with a match,
+//      then its smallest segment) replaces the best cell when better or, on
+//      a tie, when its row is smaller (rows first, then columns: the first
+//      maximum in row-major order). Semi-global: H(m, j) against the best of
+//      the last row (strictly better wins: smallest j, j = 0 included).
+//      Global: H(m, n).
+// Arithmetic saturates: a local best reaching 32767 reports overflow (the
+// host re-scores the pair in 32 bits); global and semi-global pairs are
+// admitted only under the host's static bound (simd_eligible), so their
+// real cells never saturate; -32768 is minus infinity (it survives
+// saturating subtraction, and every real value opens a gap above it, as
+// the scalar neg_inf does).
+//
+// Direction bits: the five bit planes of LaneResults::dir (E wins, F wins,
+// positive, E extended, F extended), one bit per lane, one plane_bytes()
+// group per (column, segment): striped_dir_byte() reads them.
+//
+// Method of the timings quoted in docs/benchmarks.md: build/bench/cpu_bench
+// --repeat 3 (best of 3, all threads, alignment only), parasail 2.6's
+// sw|nw_striped_16 (score-only) and sw|nw_trace_scan_16 + CIGAR on the
+// same pairs in the same run; ratios are taken within one run.
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/striped_kernel.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+#include <hwy/aligned_allocator.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+
+#include "cpu/striped_kernel.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace gpualign::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if HWY_TARGET == HWY_SCALAR
+StripedResult AlignStriped(const StripedPair&, const KernelScheme&, KernelKind, std::uint8_t*) {
+    throw std::logic_error("striped kernel called on the scalar target");
+}
+#else
+
+// -(go + k*ge) clamped to the 16-bit range.
+inline std::int16_t striped_border(const KernelScheme& s, std::size_t k) {
+    if (k == 0) return 0;
+    const std::int64_t v = -(static_cast<std::int64_t>(s.gap_open) + static_cast<std::int64_t>(k) * s.gap_extend);
+    return static_cast<std::int16_t>(std::max<std::int64_t>(v, -32768));
+}
+
+template <AlignMode kMode, KernelKind kKind>
+HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std::uint8_t* dir) {
+    constexpr bool kLocal = kMode == AlignMode::local;
+    constexpr bool kGlobal = kMode == AlignMode::global;
+    constexpr bool kBits = kKind == KernelKind::traceback;
+    const hn::ScalableTag<std::int16_t> d;
+    using V = hn::Vec<decltype(d)>;
+    const std::size_t L = hn::Lanes(d);
+    const std::size_t m = p.query_len, n = p.ref_len;
+    const std::size_t S = (m + L - 1) / L;  // seg_len
+    const std::size_t size = static_cast<std::size_t>(ks.alphabet_size);
+    const std::size_t pb = dir_plane_bytes(L);
+    const std::size_t stride = n * S * pb;  // bytes between planes
+
+    // Buffers: the profile, two H columns (one guard vector in front, for
+    // the shifted load of the last segment), Ecell, Fcell, a scratch vector.
+    auto prof = hwy::AllocateAligned<std::int16_t>(size * S * L);
+    auto h_buf = hwy::AllocateAligned<std::int16_t>(2 * (S + 1) * L);
+    auto e_buf = hwy::AllocateAligned<std::int16_t>(S * L);
+    auto f_buf = hwy::AllocateAligned<std::int16_t>(S * L);
+    auto tmp = hwy::AllocateAligned<std::int16_t>(2 * L + 2);
+    if (!prof || !h_buf || !e_buf || !f_buf || !tmp) throw std::bad_alloc();
+
+    // Profile: padding rows score -16384 (they never feed a real cell).
+    constexpr std::int16_t kPad = -16384;
+    for (std::size_t k = 0; k < S; ++k)
+        for (std::size_t l = 0; l < L; ++l) {
+            const std::size_t i = l * S + k;  // 0-based row
+            std::int16_t* out = prof.get() + k * L + l;
+            if (i < m) {
+                const std::int32_t* row = ks.matrix + static_cast<std::size_t>(p.query[i]) * size;
+                for (std::size_t a = 0; a < size; ++a) out[a * S * L] = static_cast<std::int16_t>(row[a]);
+            } else {
+                for (std::size_t a = 0; a < size; ++a) out[a * S * L] = kPad;
+            }
+        }
+
+    const std::int16_t go = ks.gap_open, ge = ks.gap_extend;
+    const std::int16_t open = static_cast<std::int16_t>(go + ge);
+    const V v_open = hn::Set(d, open), v_ext = hn::Set(d, ge);
+    const V v_zero = hn::Zero(d);
+    const V v_neg = hn::Set(d, static_cast<std::int16_t>(-32768));
+    const auto first_lane = hn::FirstN(d, 1);
+
+    std::int16_t* hp = h_buf.get() + L;          // H of column j-1
+    std::int16_t* hc = h_buf.get() + (S + 2) * L;  // H of column j
+    std::int16_t* ecol = e_buf.get();
+    std::int16_t* fcol = f_buf.get();
+    // Column 0: H(i,0), Ecell(i,0) = -inf.
+    for (std::size_t k = 0; k < S; ++k)
+        for (std::size_t l = 0; l < L; ++l) {
+            const std::size_t i = l * S + k + 1;
+            hp[k * L + l] = kLocal ? std::int16_t{0} : striped_border(ks, i);
+            ecol[k * L + l] = -32768;
+        }
+    hp[-1] = hc[-1] = 0;  // guards (lane 0 of the shifted load is replaced)
+
+    // Vector up-shift by one lane through memory; lane 0 takes `first`.
+    std::int16_t* t = tmp.get();
+    auto shift_up = [&](V v, std::int16_t first) HWY_ATTR {
+        hn::StoreU(v, d, t + 1);
+        t[0] = first;
+        return hn::LoadU(d, t);
+    };
+    auto top = [&](std::size_t j) { return kGlobal ? striped_border(ks, j) : std::int16_t{0}; };
+
+    // Where row m lives (global, semi-global end cells).
+    const std::size_t m_at = ((m - 1) % S) * L + (m - 1) / S;
+    std::int32_t best = kLocal ? 0 : kGlobal ? 0 : striped_border(ks, m);
+    std::int32_t best_i = kLocal ? 0 : static_cast<std::int32_t>(m), best_j = 0;
+
+    for (std::size_t j = 1; j <= n; ++j) {
+        const std::int16_t* pr = prof.get() + static_cast<std::size_t>(p.ref[j - 1]) * S * L;
+        const std::int16_t top_prev = top(j - 1), top_cur = top(j);
+        const std::int16_t f_row1 = static_cast<std::int16_t>(std::max<std::int32_t>(top_cur - open, -32768));
+        std::uint8_t* cdir = kBits ? dir + (j - 1) * S * pb : nullptr;  // this column's bits, plane 0
+        // 1. Main pass.
+        V diag = hn::IfThenElse(first_lane, hn::Set(d, top_prev), hn::LoadU(d, hp + (S - 1) * L - 1));
+        V c_ext = v_neg;  // F carried down: its extension and opening parts
+        V c_open = hn::IfThenElse(first_lane, hn::Set(d, f_row1), v_neg);
+        V col_max = v_zero;
+        for (std::size_t k = 0; k < S; ++k) {
+            const V h_left = hn::Load(d, hp + k * L);
+            const V e_ext = hn::SaturatedSub(hn::Load(d, ecol + k * L), v_ext);
+            const V e_open = hn::SaturatedSub(h_left, v_open);
+            const V e = hn::Max(e_ext, e_open);
+            hn::Store(e, d, ecol + k * L);
+            V h = hn::SaturatedAdd(diag, hn::Load(d, pr + k * L));
+            const V f = hn::Max(c_ext, c_open);
+            if constexpr (kBits) {
+                const auto e_wins = hn::Gt(e, h);
+                h = hn::Max(h, e);
+                const auto f_wins = hn::Gt(f, h);
+                h = hn::Max(h, f);
+                std::uint8_t* b = cdir + k * pb;
+                hn::StoreMaskBits(d, e_wins, b);
+                hn::StoreMaskBits(d, f_wins, b + stride);
+                hn::StoreMaskBits(d, hn::Gt(e_ext, e_open), b + 3 * stride);
+                hn::StoreMaskBits(d, hn::Gt(c_ext, c_open), b + 4 * stride);
+                if constexpr (kLocal) hn::StoreMaskBits(d, hn::Gt(h, v_zero), b + 2 * stride);
+            } else {
+                h = hn::Max(h, hn::Max(e, f));
+            }
+            hn::Store(f, d, fcol + k * L);
+            if constexpr (kLocal) {
+                h = hn::Max(h, v_zero);
+                col_max = hn::Max(col_max, h);
+            }
+            hn::Store(h, d, hc + k * L);
+            c_ext = hn::SaturatedSub(f, v_ext);
+            c_open = hn::SaturatedSub(h, v_open);
+            diag = h_left;
+        }
+        // 2. Lazy-F loop.
+        if constexpr (kBits) {
+            for (;;) {
+                c_ext = shift_up(c_ext, -32768);
+                c_open = shift_up(c_open, f_row1);
+                bool done = false;
+                for (std::size_t k = 0; k < S; ++k) {
+                    const V f_old = hn::Load(d, fcol + k * L);
+                    const V f = hn::Max(c_ext, c_open);  // >= f_old (values only rise)
+                    std::uint8_t* b = cdir + k * pb;
+                    hn::StoreMaskBits(d, hn::Gt(c_ext, c_open), b + 4 * stride);
+                    if (hn::AllFalse(d, hn::Gt(f, f_old))) {  // nothing changes from here on
+                        done = true;
+                        break;
+                    }
+                    hn::Store(f, d, fcol + k * L);
+                    V h = hn::Max(hn::Load(d, hc + k * L), f);
+                    hn::Store(h, d, hc + k * L);
+                    // F wins against max(diagonal, E) of this cell.
+                    const V dg = k == 0 ? hn::IfThenElse(first_lane, hn::Set(d, top_prev),
+                                                         hn::LoadU(d, hp + (S - 1) * L - 1))
+                                        : hn::Load(d, hp + (k - 1) * L);
+                    const V hde = hn::Max(hn::SaturatedAdd(dg, hn::Load(d, pr + k * L)), hn::Load(d, ecol + k * L));
+                    hn::StoreMaskBits(d, hn::Gt(f, hde), b + stride);
+                    if constexpr (kLocal) {
+                        hn::StoreMaskBits(d, hn::Gt(h, v_zero), b + 2 * stride);
+                        col_max = hn::Max(col_max, h);
+                    }
+                    c_ext = hn::SaturatedSub(f, v_ext);
+                    c_open = hn::SaturatedSub(h, v_open);
+                }
+                if (done) break;
+            }
+        } else {
+            V c = hn::Max(c_ext, c_open);
+            for (;;) {
+                c = shift_up(c, f_row1);
+                bool done = false;
+                for (std::size_t k = 0; k < S; ++k) {
+                    const V f_old = hn::Load(d, fcol + k * L);
+                    if (hn::AllFalse(d, hn::Gt(c, f_old))) {  // nothing changes from here on
+                        done = true;
+                        break;
+                    }
+                    const V f = hn::Max(c, f_old);
+                    hn::Store(f, d, fcol + k * L);
+                    const V h = hn::Max(hn::Load(d, hc + k * L), f);
+                    hn::Store(h, d, hc + k * L);
+                    if constexpr (kLocal) col_max = hn::Max(col_max, h);
+                    c = hn::Max(hn::SaturatedSub(f, v_ext), hn::SaturatedSub(h, v_open));
+                }
+                if (done) break;
+            }
+        }
+        // 4. End cell.
+        if constexpr (kLocal) {
+            // col_max >= best (> 0 while unaligned).
+            const V below = hn::Set(d, static_cast<std::int16_t>(std::max<std::int32_t>(best - 1, 0)));
+            if (!hn::AllFalse(d, hn::Gt(col_max, below))) {
+                hn::Store(col_max, d, t);
+                std::int16_t cb = t[0];
+                for (std::size_t l = 1; l < L; ++l) cb = std::max(cb, t[l]);
+                const V v_cb = hn::Set(d, cb);
+                auto any = hn::Eq(hn::Load(d, hc), v_cb);
+                for (std::size_t k = 1; k < S; ++k) any = hn::Or(any, hn::Eq(hn::Load(d, hc + k * L), v_cb));
+                const intptr_t first = hn::FindFirstTrue(d, any);  // lowest lane with a match: smallest rows
+                const std::size_t lane = first < 0 ? L : static_cast<std::size_t>(first);
+                std::int32_t row = 0;  // 0: only padding rows hold the maximum
+                for (std::size_t k = 0; lane < L && k < S && lane * S + k < m; ++k)
+                    if (hc[k * L + lane] == cb) {
+                        row = static_cast<std::int32_t>(lane * S + k + 1);
+                        break;
+                    }
+                if (row > 0 && (cb > best || row < best_i)) {
+                    best = cb;
+                    best_i = row;
+                    best_j = static_cast<std::int32_t>(j);
+                }
+            }
+        } else if constexpr (!kGlobal) {
+            if (hc[m_at] > best) {
+                best = hc[m_at];
+                best_j = static_cast<std::int32_t>(j);
+            }
+        }
+        std::swap(hp, hc);
+    }
+
+    StripedResult r;
+    if constexpr (kGlobal) {
+        r.score = hp[m_at];
+        r.query_end = static_cast<std::int32_t>(m);
+        r.ref_end = static_cast<std::int32_t>(n);
+    } else {
+        r.score = best;
+        r.query_end = best_i;
+        r.ref_end = best_j;
+        r.overflow = kLocal && best >= 32767;
+    }
+    return r;
+}
+
+StripedResult AlignStriped(const StripedPair& p, const KernelScheme& s, KernelKind kind, std::uint8_t* dir) {
+    using Fn = StripedResult (*)(const StripedPair&, const KernelScheme&, std::uint8_t*);
+    using M = AlignMode;
+    using K = KernelKind;
+    static constexpr Fn table[3][2] = {
+        {&Run<M::local, K::traceback>, &Run<M::local, K::score>},
+        {&Run<M::global, K::traceback>, &Run<M::global, K::score>},
+        {&Run<M::semi_global, K::traceback>, &Run<M::semi_global, K::score>},
+    };
+    return table[static_cast<int>(s.mode)][static_cast<int>(kind)](p, s, dir);
+}
+
+#endif  // HWY_TARGET == HWY_SCALAR
+
+}  // namespace HWY_NAMESPACE
+}  // namespace gpualign::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace gpualign::cpu {
+
+HWY_EXPORT(AlignStriped);
+
+StripedResult align_striped(const StripedPair& p, const KernelScheme& s, KernelKind kind, std::uint8_t* dir) {
+    return HWY_DYNAMIC_DISPATCH(AlignStriped)(p, s, kind, dir);
+}
+
+}  // namespace gpualign::cpu
+#endif  // HWY_ONCE
