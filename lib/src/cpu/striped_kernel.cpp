@@ -32,12 +32,17 @@
 //      from the segment above within the same lane only;
 //   2. lazy-F loop (Farrar): the F carried out of the last segment, shifted
 //      up one lane (Fcell(1,j) = H(0,j) - O entering lane 0), runs down the
-//      segments again, raising F and H, until it changes no lane (at most L
-//      sweeps, usually one). Fcell of every segment is kept, and the loop
-//      stops only where the carry does not exceed it in any lane (not at
-//      Farrar's carry <= H - go, which an F-run cell fails for ever when
-//      go > 0), so every H, Ecell and Fcell it leaves is the exact final
-//      value.
+//      segments again, raising F and H, until no lane changes anything that
+//      matters: Fcell of every segment is kept, and a lane is settled where
+//      the carry c does not exceed its Fcell (nothing changes) or c <= H -
+//      g, g = max(go, 1). In the latter case Fcell may stay below its final
+//      value, but the final Fcell <= H - g < H neither wins H, nor makes the
+//      next row's F an extension (F - ge <= H - O, and for go = 0 F < H),
+//      nor changes the next row's Fcell (= H - O either way): the values
+//      and bits every cell ends with are exactly the final ones, the stored
+//      Fcell only read by later sweeps, which stop here again. (Farrar's
+//      original test, c <= H - go alone, is the go >= 1 half of this.) At
+//      most L sweeps, usually one.
 //   3. direction bits (traceback kernel): the main pass stores each cell's
 //      bits from its first-pass values; every segment the lazy-F loop visits
 //      (the one where it stops included) gets its F-dependent bits (F wins,
@@ -137,6 +142,8 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
     const std::int16_t go = ks.gap_open, ge = ks.gap_extend;
     const std::int16_t open = static_cast<std::int16_t>(go + ge);
     const V v_open = hn::Set(d, open), v_ext = hn::Set(d, ge);
+    // Lazy-F: a carry c <= H - max(go, 1) changes no H and no bit (below).
+    const V v_settle = hn::Set(d, static_cast<std::int16_t>(std::max<std::int16_t>(go, 1)));
     const V v_zero = hn::Zero(d);
     const V v_neg = hn::Set(d, static_cast<std::int16_t>(-32768));
     const auto first_lane = hn::FirstN(d, 1);
@@ -154,13 +161,28 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
         }
     hp[-1] = hc[-1] = 0;  // guards (lane 0 of the shifted load is replaced)
 
-    // Vector up-shift by one lane through memory; lane 0 takes `first`.
     std::int16_t* t = tmp.get();
-    auto shift_up = [&](V v, std::int16_t first) HWY_ATTR {
-        hn::StoreU(v, d, t + 1);
-        t[0] = first;
+    // Up-shift by s lanes (lane l takes lane l - s; lanes below s take
+    // `fill`): one permute on AVX-512, through memory elsewhere.
+    auto shift_up_n = [&](V v, std::size_t s, std::int16_t fill) HWY_ATTR {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+        const V idx = hn::Iota(d, static_cast<std::int16_t>(-static_cast<int>(s)));
+        return V{_mm512_mask_permutexvar_epi16(hn::Set(d, fill).raw, static_cast<__mmask32>(~0u << s), idx.raw, v.raw)};
+#else
+        hn::StoreU(v, d, t + s);
+        for (std::size_t i = 0; i < s; ++i) t[i] = fill;
         return hn::LoadU(d, t);
+#endif
     };
+    // The carry into lane l is max(out(l-1), carry(l-1) - seg_len * ge): a
+    // prefix scan over lanes in log2(L) steps; step s (shift 2^s lanes)
+    // subtracts 2^s * seg_len * ge, as two saturating parts.
+    std::int16_t decay_a[16], decay_b[16];
+    for (std::size_t s = 1, step = 0; s < L; s *= 2, ++step) {
+        const std::int64_t dec = static_cast<std::int64_t>(s) * static_cast<std::int64_t>(S) * ge;
+        decay_a[step] = static_cast<std::int16_t>(std::min<std::int64_t>(dec, 32767));
+        decay_b[step] = static_cast<std::int16_t>(std::min<std::int64_t>(std::max<std::int64_t>(dec - 32767, 0), 32767));
+    }
     auto top = [&](std::size_t j) { return kGlobal ? striped_border(ks, j) : std::int16_t{0}; };
 
     // Where row m lives (global, semi-global end cells).
@@ -210,58 +232,57 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
             c_open = hn::SaturatedSub(h, v_open);
             diag = h_left;
         }
-        // 2. Lazy-F loop.
+        // 2. Cross-lane F: the exact carry into segment 0 of every lane.
+        V cin = shift_up_n(hn::Max(c_ext, c_open), 1, -32768);
+        for (std::size_t s = 1, step = 0; s < L; s *= 2, ++step)
+            cin = hn::Max(cin, hn::SaturatedSub(hn::SaturatedSub(shift_up_n(cin, s, -32768), hn::Set(d, decay_a[step])),
+                                                hn::Set(d, decay_b[step])));
+        // 3. One sweep of the lazy-F loop from that carry.
         if constexpr (kBits) {
-            for (;;) {
-                c_ext = shift_up(c_ext, -32768);
-                c_open = shift_up(c_open, f_row1);
-                bool done = false;
-                for (std::size_t k = 0; k < S; ++k) {
-                    const V f_old = hn::Load(d, fcol + k * L);
-                    const V f = hn::Max(c_ext, c_open);  // >= f_old (values only rise)
-                    std::uint8_t* b = cdir + k * pb;
-                    hn::StoreMaskBits(d, hn::Gt(c_ext, c_open), b + 4 * stride);
-                    if (hn::AllFalse(d, hn::Gt(f, f_old))) {  // nothing changes from here on
-                        done = true;
-                        break;
-                    }
-                    hn::Store(f, d, fcol + k * L);
-                    V h = hn::Max(hn::Load(d, hc + k * L), f);
-                    hn::Store(h, d, hc + k * L);
-                    // F wins against max(diagonal, E) of this cell.
-                    const V dg = k == 0 ? hn::IfThenElse(first_lane, hn::Set(d, top_prev),
-                                                         hn::LoadU(d, hp + (S - 1) * L - 1))
-                                        : hn::Load(d, hp + (k - 1) * L);
-                    const V hde = hn::Max(hn::SaturatedAdd(dg, hn::Load(d, pr + k * L)), hn::Load(d, ecol + k * L));
-                    hn::StoreMaskBits(d, hn::Gt(f, hde), b + stride);
-                    if constexpr (kLocal) {
-                        hn::StoreMaskBits(d, hn::Gt(h, v_zero), b + 2 * stride);
-                        col_max = hn::Max(col_max, h);
-                    }
-                    c_ext = hn::SaturatedSub(f, v_ext);
-                    c_open = hn::SaturatedSub(h, v_open);
+            c_ext = cin;
+            c_open = v_neg;
+            for (std::size_t k = 0; k < S; ++k) {
+                const V f_old = hn::Load(d, fcol + k * L);
+                const V f = hn::Max(hn::Max(c_ext, c_open), f_old);
+                const V h_old = hn::Load(d, hc + k * L);
+                std::uint8_t* b = cdir + k * pb;
+                if (k > 0) hn::StoreMaskBits(d, hn::Gt(c_ext, c_open), b + 4 * stride);
+                if (hn::AllFalse(d, hn::And(hn::Gt(f, f_old), hn::Gt(f, hn::SaturatedSub(h_old, v_settle)))))
+                    break;  // every lane settled: nothing that matters changes from here on
+                hn::Store(f, d, fcol + k * L);
+                const V h = hn::Max(h_old, f);
+                hn::Store(h, d, hc + k * L);
+                // F wins against max(diagonal, E) of this cell.
+                const V dg = k == 0 ? hn::IfThenElse(first_lane, hn::Set(d, top_prev),
+                                                     hn::LoadU(d, hp + (S - 1) * L - 1))
+                                    : hn::Load(d, hp + (k - 1) * L);
+                const V hde = hn::Max(hn::SaturatedAdd(dg, hn::Load(d, pr + k * L)), hn::Load(d, ecol + k * L));
+                hn::StoreMaskBits(d, hn::Gt(f, hde), b + stride);
+                if constexpr (kLocal) {
+                    hn::StoreMaskBits(d, hn::Gt(h, v_zero), b + 2 * stride);
+                    col_max = hn::Max(col_max, h);
                 }
-                if (done) break;
+                c_ext = hn::SaturatedSub(f, v_ext);
+                c_open = hn::SaturatedSub(h, v_open);
             }
+            // Segment 0's "F extended" from the row above: the previous
+            // lane's last segment (lane 0: F(0,j) = -inf, H(0,j)).
+            const V f_up = shift_up_n(hn::Load(d, fcol + (S - 1) * L), 1, -32768);
+            const V h_up = shift_up_n(hn::Load(d, hc + (S - 1) * L), 1, top_cur);
+            hn::StoreMaskBits(d, hn::Gt(hn::SaturatedSub(f_up, v_ext), hn::SaturatedSub(h_up, v_open)), cdir + 4 * stride);
         } else {
-            V c = hn::Max(c_ext, c_open);
-            for (;;) {
-                c = shift_up(c, f_row1);
-                bool done = false;
-                for (std::size_t k = 0; k < S; ++k) {
-                    const V f_old = hn::Load(d, fcol + k * L);
-                    if (hn::AllFalse(d, hn::Gt(c, f_old))) {  // nothing changes from here on
-                        done = true;
-                        break;
-                    }
-                    const V f = hn::Max(c, f_old);
-                    hn::Store(f, d, fcol + k * L);
-                    const V h = hn::Max(hn::Load(d, hc + k * L), f);
-                    hn::Store(h, d, hc + k * L);
-                    if constexpr (kLocal) col_max = hn::Max(col_max, h);
-                    c = hn::Max(hn::SaturatedSub(f, v_ext), hn::SaturatedSub(h, v_open));
-                }
-                if (done) break;
+            V c = cin;
+            for (std::size_t k = 0; k < S; ++k) {
+                const V f_old = hn::Load(d, fcol + k * L);
+                const V h_old = hn::Load(d, hc + k * L);
+                if (hn::AllFalse(d, hn::And(hn::Gt(c, f_old), hn::Gt(c, hn::SaturatedSub(h_old, v_settle)))))
+                    break;  // every lane settled
+                const V f = hn::Max(c, f_old);
+                hn::Store(f, d, fcol + k * L);
+                const V h = hn::Max(h_old, f);
+                hn::Store(h, d, hc + k * L);
+                if constexpr (kLocal) col_max = hn::Max(col_max, h);
+                c = hn::Max(hn::SaturatedSub(f, v_ext), hn::SaturatedSub(h, v_open));
             }
         }
         // 4. End cell.
