@@ -126,24 +126,41 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
     if (!prof || !h_buf || !e_buf || !f_buf || !tmp) throw std::bad_alloc();
 
     // Profile: padding rows score -16384 (they never feed a real cell).
+    // From the striped query codes (padding: code `size`), one letter's
+    // matrix column at a time: profile[a][k] = column_a[codes[k]].
     constexpr std::int16_t kPad = -16384;
+    auto codes = hwy::AllocateAligned<std::int16_t>(S * L);
+    auto column = hwy::AllocateAligned<std::int16_t>(std::max<std::size_t>(size + 1, 32));
+    if (!codes || !column) throw std::bad_alloc();
     for (std::size_t k = 0; k < S; ++k)
         for (std::size_t l = 0; l < L; ++l) {
             const std::size_t i = l * S + k;  // 0-based row
-            std::int16_t* out = prof.get() + k * L + l;
-            if (i < m) {
-                const std::int32_t* row = ks.matrix + static_cast<std::size_t>(p.query[i]) * size;
-                for (std::size_t a = 0; a < size; ++a) out[a * S * L] = static_cast<std::int16_t>(row[a]);
-            } else {
-                for (std::size_t a = 0; a < size; ++a) out[a * S * L] = kPad;
-            }
+            codes[k * L + l] = static_cast<std::int16_t>(i < m ? p.query[i] : size);
         }
+    for (std::size_t a = 0; a < size; ++a) {
+        std::int16_t* col = column.get();
+        for (std::size_t x = 0; x < size; ++x) col[x] = static_cast<std::int16_t>(ks.matrix[x * size + a]);
+        col[size] = kPad;
+        std::int16_t* out = prof.get() + a * S * L;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+        if (size < 32) {  // one permute per vector: the column fits one register
+            for (std::size_t x = size + 1; x < 32; ++x) col[x] = kPad;
+            const __m512i table = _mm512_loadu_si512(col);
+            for (std::size_t k = 0; k < S; ++k)
+                _mm512_store_si512(out + k * L, _mm512_permutexvar_epi16(_mm512_load_si512(codes.get() + k * L), table));
+            continue;
+        }
+#endif
+        for (std::size_t e = 0; e < S * L; ++e) out[e] = col[codes[e]];
+    }
 
     const std::int16_t go = ks.gap_open, ge = ks.gap_extend;
     const std::int16_t open = static_cast<std::int16_t>(go + ge);
     const V v_open = hn::Set(d, open), v_ext = hn::Set(d, ge);
     // Lazy-F: a carry c <= H - max(go, 1) changes no H and no bit (below).
     const V v_settle = hn::Set(d, static_cast<std::int16_t>(std::max<std::int16_t>(go, 1)));
+    // Local: a carry <= 0 is settled too (below).
+    const V v_floor = kLocal ? hn::Zero(d) : hn::Set(d, static_cast<std::int16_t>(-32768));
     const V v_zero = hn::Zero(d);
     const V v_neg = hn::Set(d, static_cast<std::int16_t>(-32768));
     const auto first_lane = hn::FirstN(d, 1);
@@ -199,7 +216,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
         V diag = hn::IfThenElse(first_lane, hn::Set(d, top_prev), hn::LoadU(d, hp + (S - 1) * L - 1));
         V c_ext = v_neg;  // F carried down: its extension and opening parts
         V c_open = hn::IfThenElse(first_lane, hn::Set(d, f_row1), v_neg);
-        V col_max = v_zero;
+        V cm = v_zero;  // the column's maximum (local), kept in a register
         for (std::size_t k = 0; k < S; ++k) {
             const V h_left = hn::Load(d, hp + k * L);
             const V e_ext = hn::SaturatedSub(hn::Load(d, ecol + k * L), v_ext);
@@ -225,13 +242,14 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
             hn::Store(f, d, fcol + k * L);
             if constexpr (kLocal) {
                 h = hn::Max(h, v_zero);
-                col_max = hn::Max(col_max, h);
+                cm = hn::Max(cm, h);
             }
             hn::Store(h, d, hc + k * L);
             c_ext = hn::SaturatedSub(f, v_ext);
             c_open = hn::SaturatedSub(h, v_open);
             diag = h_left;
         }
+        V col_max = cm;
         // 2. Cross-lane F: the exact carry into segment 0 of every lane.
         V cin = shift_up_n(hn::Max(c_ext, c_open), 1, -32768);
         for (std::size_t s = 1, step = 0; s < L; s *= 2, ++step)
@@ -247,7 +265,8 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
                 const V h_old = hn::Load(d, hc + k * L);
                 std::uint8_t* b = cdir + k * pb;
                 if (k > 0) hn::StoreMaskBits(d, hn::Gt(c_ext, c_open), b + 4 * stride);
-                if (hn::AllFalse(d, hn::And(hn::Gt(f, f_old), hn::Gt(f, hn::SaturatedSub(h_old, v_settle)))))
+                if (hn::AllFalse(d, hn::And(hn::And(hn::Gt(f, f_old), hn::Gt(f, v_floor)),
+                                            hn::Gt(f, hn::SaturatedSub(h_old, v_settle)))))
                     break;  // every lane settled: nothing that matters changes from here on
                 hn::Store(f, d, fcol + k * L);
                 const V h = hn::Max(h_old, f);
@@ -275,7 +294,8 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
             for (std::size_t k = 0; k < S; ++k) {
                 const V f_old = hn::Load(d, fcol + k * L);
                 const V h_old = hn::Load(d, hc + k * L);
-                if (hn::AllFalse(d, hn::And(hn::Gt(c, f_old), hn::Gt(c, hn::SaturatedSub(h_old, v_settle)))))
+                if (hn::AllFalse(d, hn::And(hn::And(hn::Gt(c, f_old), hn::Gt(c, v_floor)),
+                                            hn::Gt(c, hn::SaturatedSub(h_old, v_settle)))))
                     break;  // every lane settled
                 const V f = hn::Max(c, f_old);
                 hn::Store(f, d, fcol + k * L);
