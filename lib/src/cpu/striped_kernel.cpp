@@ -216,7 +216,6 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
         V diag = hn::IfThenElse(first_lane, hn::Set(d, top_prev), hn::LoadU(d, hp + (S - 1) * L - 1));
         V c_ext = v_neg;  // F carried down: its extension and opening parts
         V c_open = hn::IfThenElse(first_lane, hn::Set(d, f_row1), v_neg);
-        V cm = v_zero;  // the column's maximum (local), kept in a register
         for (std::size_t k = 0; k < S; ++k) {
             const V h_left = hn::Load(d, hp + k * L);
             const V e_ext = hn::SaturatedSub(hn::Load(d, ecol + k * L), v_ext);
@@ -236,20 +235,18 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
                 hn::StoreMaskBits(d, hn::Gt(e_ext, e_open), b + 3 * stride);
                 hn::StoreMaskBits(d, hn::Gt(c_ext, c_open), b + 4 * stride);
                 if constexpr (kLocal) hn::StoreMaskBits(d, hn::Gt(h, v_zero), b + 2 * stride);
+                hn::Store(f, d, fcol + k * L);
             } else {
                 h = hn::Max(h, hn::Max(e, f));
             }
-            hn::Store(f, d, fcol + k * L);
             if constexpr (kLocal) {
                 h = hn::Max(h, v_zero);
-                cm = hn::Max(cm, h);
             }
             hn::Store(h, d, hc + k * L);
             c_ext = hn::SaturatedSub(f, v_ext);
             c_open = hn::SaturatedSub(h, v_open);
             diag = h_left;
         }
-        V col_max = cm;
         // 2. Cross-lane F: the exact carry into segment 0 of every lane.
         V cin = shift_up_n(hn::Max(c_ext, c_open), 1, -32768);
         for (std::size_t s = 1, step = 0; s < L; s *= 2, ++step)
@@ -277,10 +274,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
                                     : hn::Load(d, hp + (k - 1) * L);
                 const V hde = hn::Max(hn::SaturatedAdd(dg, hn::Load(d, pr + k * L)), hn::Load(d, ecol + k * L));
                 hn::StoreMaskBits(d, hn::Gt(f, hde), b + stride);
-                if constexpr (kLocal) {
-                    hn::StoreMaskBits(d, hn::Gt(h, v_zero), b + 2 * stride);
-                    col_max = hn::Max(col_max, h);
-                }
+                if constexpr (kLocal) hn::StoreMaskBits(d, hn::Gt(h, v_zero), b + 2 * stride);
                 c_ext = hn::SaturatedSub(f, v_ext);
                 c_open = hn::SaturatedSub(h, v_open);
             }
@@ -290,23 +284,25 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
             const V h_up = shift_up_n(hn::Load(d, hc + (S - 1) * L), 1, top_cur);
             hn::StoreMaskBits(d, hn::Gt(hn::SaturatedSub(f_up, v_ext), hn::SaturatedSub(h_up, v_open)), cdir + 4 * stride);
         } else {
+            // No Fcell kept: a lane is settled where the carry c <= H - g
+            // (H keeps its value, the next F its first-pass value) or, in
+            // local mode, c <= 0.
             V c = cin;
             for (std::size_t k = 0; k < S; ++k) {
-                const V f_old = hn::Load(d, fcol + k * L);
                 const V h_old = hn::Load(d, hc + k * L);
-                if (hn::AllFalse(d, hn::And(hn::And(hn::Gt(c, f_old), hn::Gt(c, v_floor)),
-                                            hn::Gt(c, hn::SaturatedSub(h_old, v_settle)))))
+                if (hn::AllFalse(d, hn::And(hn::Gt(c, v_floor), hn::Gt(c, hn::SaturatedSub(h_old, v_settle)))))
                     break;  // every lane settled
-                const V f = hn::Max(c, f_old);
-                hn::Store(f, d, fcol + k * L);
-                const V h = hn::Max(h_old, f);
+                const V h = hn::Max(h_old, c);
                 hn::Store(h, d, hc + k * L);
-                if constexpr (kLocal) col_max = hn::Max(col_max, h);
-                c = hn::Max(hn::SaturatedSub(f, v_ext), hn::SaturatedSub(h, v_open));
+                c = hn::Max(hn::SaturatedSub(c, v_ext), hn::SaturatedSub(h, v_open));
             }
         }
         // 4. End cell.
         if constexpr (kLocal) {
+            // The column's maximum, from the final H (a separate pass: kept
+            // in the main loop, it went through the stack).
+            V col_max = hn::Load(d, hc);
+            for (std::size_t k = 1; k < S; ++k) col_max = hn::Max(col_max, hn::Load(d, hc + k * L));
             // col_max >= best (> 0 while unaligned).
             const V below = hn::Set(d, static_cast<std::int16_t>(std::max<std::int32_t>(best - 1, 0)));
             if (!hn::AllFalse(d, hn::Gt(col_max, below))) {
