@@ -102,6 +102,28 @@ inline std::int16_t striped_border(const KernelScheme& s, std::size_t k) {
     return static_cast<std::int16_t>(std::max<std::int64_t>(v, -32768));
 }
 
+// Whether any of the S vectors at h (S >= 1) holds a value >= at_least.
+HWY_NOINLINE bool ColumnReaches(const std::int16_t* HWY_RESTRICT h, std::size_t S, std::int16_t at_least) {
+    const hn::ScalableTag<std::int16_t> d;
+    const std::size_t L = hn::Lanes(d);
+    auto m = hn::Load(d, h);
+    for (std::size_t k = 1; k < S; ++k) m = hn::Max(m, hn::Load(d, h + k * L));
+    return !hn::AllFalse(d, hn::Gt(m, hn::Set(d, static_cast<std::int16_t>(at_least - 1))));
+}
+
+// The largest of the S vectors at h (S >= 1).
+HWY_NOINLINE std::int16_t ColumnMax(const std::int16_t* HWY_RESTRICT h, std::size_t S) {
+    const hn::ScalableTag<std::int16_t> d;
+    const std::size_t L = hn::Lanes(d);
+    auto m = hn::Load(d, h);
+    for (std::size_t k = 1; k < S; ++k) m = hn::Max(m, hn::Load(d, h + k * L));
+    HWY_ALIGN std::int16_t lanes_out[hn::MaxLanes(d)];
+    hn::Store(m, d, lanes_out);
+    std::int16_t best = lanes_out[0];
+    for (std::size_t l = 1; l < L; ++l) best = std::max(best, lanes_out[l]);
+    return best;
+}
+
 template <AlignMode kMode, KernelKind kKind>
 HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std::uint8_t* dir) {
     constexpr bool kLocal = kMode == AlignMode::local;
@@ -299,16 +321,11 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
         }
         // 4. End cell.
         if constexpr (kLocal) {
-            // The column's maximum, from the final H (a separate pass: kept
-            // in the main loop, it went through the stack).
-            V col_max = hn::Load(d, hc);
-            for (std::size_t k = 1; k < S; ++k) col_max = hn::Max(col_max, hn::Load(d, hc + k * L));
-            // col_max >= best (> 0 while unaligned).
-            const V below = hn::Set(d, static_cast<std::int16_t>(std::max<std::int32_t>(best - 1, 0)));
-            if (!hn::AllFalse(d, hn::Gt(col_max, below))) {
-                hn::Store(col_max, d, t);
-                std::int16_t cb = t[0];
-                for (std::size_t l = 1; l < L; ++l) cb = std::max(cb, t[l]);
+            // The column's maximum, from the final H (a function of its own:
+            // accumulated in this loop nest, GCC kept it on the stack).
+            if (ColumnReaches(hc, S, static_cast<std::int16_t>(std::max<std::int32_t>(best, 1)))) {
+                // It reaches the best so far (while unaligned: any positive).
+                const std::int16_t cb = ColumnMax(hc, S);
                 const V v_cb = hn::Set(d, cb);
                 auto any = hn::Eq(hn::Load(d, hc), v_cb);
                 for (std::size_t k = 1; k < S; ++k) any = hn::Or(any, hn::Eq(hn::Load(d, hc + k * L), v_cb));
