@@ -160,11 +160,12 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
 }
 
 /// Aligns one SIMD-eligible pair with the striped kernel.
-///  - CIGAR: one traceback pass, then the walk.
-///  - local / semi-global score with begin cell: a score pass for the end
-///    cell (i, j), then a traceback pass over the prefix rectangle rows
-///    1..i, columns 1..j only (its cells equal the full DP's, and the walk
-///    from (i, j) never leaves it), walked without building the CIGAR.
+///  - CIGAR, and local / semi-global score-only (the begin cell): one
+///    traceback pass, then the walk (without building the CIGAR for
+///    score-only). Measured against a score pass for the end cell (i, j)
+///    followed by a traceback pass over the prefix rectangle 1..i x 1..j
+///    (protein512_sw, AVX-512): the single pass is cheaper, as the prefix
+///    covers a quarter of the matrix or more on average.
 ///  - global score-only, score_pairs_cpu: the score pass alone.
 /// Overflow or direction bits above max_group_dir_bytes: the scalar reference.
 AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, const cpu::KernelScheme& ks,
@@ -173,12 +174,13 @@ AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, co
     const bool local = mode == AlignMode::local;
     const std::size_t m = p.query.size(), n = p.ref.size();
     const auto scalar = [&] { return align_pair(p.query, p.ref, s, mode, score_only); };
-    cpu::StripedShape shape = cpu::striped_shape(m, n);
-    if (what == Output::cigar && shape.dir_bytes() > max_group_dir_bytes) return scalar();
-    const cpu::StripedPair sp{p.query.data(), m, p.ref.data(), n};
-    if (what == Output::cigar) w.dir.resize(shape.dir_bytes());
-    const cpu::StripedResult r = cpu::align_striped(
-        sp, ks, what == Output::cigar ? cpu::KernelKind::traceback : cpu::KernelKind::score, w.dir.data());
+    const bool traceback = what == Output::cigar || (mode != AlignMode::global && what == Output::score_begin);
+    const cpu::StripedShape shape = cpu::striped_shape(m, n);
+    if (traceback && shape.dir_bytes() > max_group_dir_bytes) return scalar();
+    if (traceback) w.dir.resize(shape.dir_bytes());
+    const cpu::StripedResult r =
+        cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks,
+                           traceback ? cpu::KernelKind::traceback : cpu::KernelKind::score, w.dir.data());
     if (r.overflow) return scalar();  // a local score reached the 16-bit limit: re-score in 32 bits
     AlignmentResult res;
     res.has_cigar = !score_only;
@@ -186,15 +188,7 @@ AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, co
     res.score = r.score;
     res.query_end = r.query_end;
     res.ref_end = r.ref_end;
-    const bool begin_pass = what == Output::score_begin && mode != AlignMode::global;
-    if (what != Output::cigar && !begin_pass) return res;
-    if (begin_pass && r.ref_end > 0) {
-        const std::size_t qe = static_cast<std::size_t>(r.query_end), re = static_cast<std::size_t>(r.ref_end);
-        shape = cpu::striped_shape(qe, re);
-        if (shape.dir_bytes() > max_group_dir_bytes) return scalar();
-        w.dir.resize(shape.dir_bytes());
-        cpu::align_striped({p.query.data(), qe, p.ref.data(), re}, ks, cpu::KernelKind::traceback, w.dir.data());
-    }
+    if (!traceback) return res;
     const std::uint8_t* dir = w.dir.data();
     detail::traceback_walk(
         [&](std::int64_t i, std::int64_t j) {
