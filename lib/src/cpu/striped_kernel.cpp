@@ -30,25 +30,37 @@
 //      H(i-1,j-1) (segment k-1 of the previous column; for k = 0 the last
 //      segment shifted up one lane, H(0,j-1) entering lane 0), and Fcell
 //      from the segment above within the same lane only;
-//   2. lazy-F loop (Farrar): the F carried out of the last segment, shifted
-//      up one lane (Fcell(1,j) = H(0,j) - O entering lane 0), runs down the
-//      segments again, raising F and H, until no lane changes anything that
-//      matters: Fcell of every segment is kept, and a lane is settled where
-//      the carry c does not exceed its Fcell (nothing changes) or c <= H -
-//      g, g = max(go, 1). In the latter case Fcell may stay below its final
-//      value, but the final Fcell <= H - g < H neither wins H, nor makes the
-//      next row's F an extension (F - ge <= H - O, and for go = 0 F < H),
-//      nor changes the next row's Fcell (= H - O either way): the values
-//      and bits every cell ends with are exactly the final ones, the stored
-//      Fcell only read by later sweeps, which stop here again. (Farrar's
-//      original test, c <= H - go alone, is the go >= 1 half of this.) At
-//      most L sweeps, usually one.
-//   3. direction bits (traceback kernel): the main pass stores each cell's
-//      bits from its first-pass values; every segment the lazy-F loop visits
-//      (the one where it stops included) gets its F-dependent bits (F wins,
-//      positive, F extended) rewritten from the final values, so each bit
-//      compares exactly the values the scalar reference compares and ties
-//      resolve as there. Cells the loop does not reach kept final inputs.
+//   2. cross-lane F carry: the F leaving each lane's last segment, out(l),
+//      enters lane l+1's first; an entering carry loses seg_len * ge over a
+//      lane, so the exact carry into lane l is
+//        cin(l) = max(out(l-1), cin(l-1) - seg_len * ge),  cin(0) = -inf
+//      (lane 0's row 1 took Fcell(1,j) = H(0,j) - O in the main pass): a
+//      prefix scan over lanes in log2(L) shift-and-max steps (one permute
+//      per shift on AVX-512, through memory elsewhere). Farrar's lazy-F
+//      loop instead re-runs the segments once per lane the carry crosses,
+//      ~5 sweeps per column in global mode on protein.
+//   3. one lazy-F sweep from cin: down the segments, raising Fcell and H,
+//      while some lane is unsettled. A lane is settled where the carry c
+//      does not exceed its Fcell (nothing changes), or c <= H - g with
+//      g = max(go, 1), or (local) c <= 0. Once settled it stays settled
+//      (the carry only decays). In the last two cases Fcell may stay below
+//      its final value, harmlessly: a final Fcell <= H - g < H neither wins
+//      H, nor makes the next row's Fcell an extension (F - ge <= H - O, and
+//      F < H for go = 0), nor changes it (= H - O either way); a local
+//      Fcell <= 0 never raises H above the zero floor, and every cell of a
+//      traceback's F run has Fcell > 0 (the run is entered where F wins a
+//      positive H and extends upwards by + ge), so the bits it leaves on
+//      cells with Fcell <= 0 are never read. (Farrar's test, c <= H - go,
+//      is the go >= 1 half of the second case.) The score kernel keeps no
+//      Fcell and settles on the last two tests only.
+//      Direction bits (traceback kernel): the main pass stores each cell's
+//      bits from its first-pass values; every segment the sweep visits (the
+//      one where it stops included) gets its F-dependent bits (F wins,
+//      positive, F extended) rewritten from the final values; segment 0's
+//      "F extended" is rewritten after the sweep from the final last
+//      segment shifted up one lane. So each bit that a traceback can read
+//      compares exactly the values the scalar reference compares, and ties
+//      resolve as there.
 //   4. end cell: local: the column's maximum; when it reaches the best so
 //      far, the smallest real row holding it (the lowest lane with a match,
 //      then its smallest segment) replaces the best cell when better or, on
@@ -67,10 +79,21 @@
 // positive, E extended, F extended), one bit per lane, one plane_bytes()
 // group per (column, segment): striped_dir_byte() reads them.
 //
-// Method of the timings quoted in docs/benchmarks.md: build/bench/cpu_bench
-// --repeat 3 (best of 3, all threads, alignment only), parasail 2.6's
-// sw|nw_striped_16 (score-only) and sw|nw_trace_scan_16 + CIGAR on the
-// same pairs in the same run; ratios are taken within one run.
+// Cost per column: the main pass (3 loads, 2-3 stores, ~12 operations and,
+// for traceback, 5 mask stores per segment), the lane scan, the sweep (a
+// few segments in local mode; more in global mode, where F runs are long),
+// and for local mode a column-maximum test (ColumnReaches; the full search
+// for the first maximal row only when the column reaches the best so far).
+//
+// Benchmark method (the numbers go to docs/benchmarks.md):
+// build/bench/cpu_bench --repeat 3 --workload protein512_sw|protein512_nw
+// (10,000 UniProt pairs of 384-640 residues, BLOSUM62 11/1, all threads,
+// best of 3, alignment only) times align_pairs_cpu (this kernel: protein
+// takes it) and parasail 2.6's sw|nw_striped_16 (score-only) and
+// sw|nw_trace_scan_16 + parasail_result_get_cigar (CIGAR) on the same
+// pairs in the same run; on a shared machine compare only ratios taken
+// within one run, over several runs. pacbio_* / miseq_* (DNA) check that
+// the inter-pair kernel's DNA path is unchanged.
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/striped_kernel.cpp"
