@@ -74,6 +74,8 @@ struct Workspace {
     std::vector<std::int16_t> query, ref;
     std::vector<std::int32_t> query_len, ref_len, score, query_end, ref_end;
     std::vector<std::uint8_t> overflow, dir;
+    /// Striped kernel: per query row, its segment's byte offset and lane.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> row_at;
 };
 
 /// What a call computes: the CIGAR, the score with the (local or
@@ -189,10 +191,19 @@ AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, co
     res.query_end = r.query_end;
     res.ref_end = r.ref_end;
     if (!traceback) return res;
+    // Row i's (segment byte offset, lane), built without divisions: the walk
+    // reads one cell per step.
+    w.row_at.resize(m);
+    const std::size_t pb = shape.plane_bytes(), stride = shape.plane_stride();
+    for (std::size_t l = 0, i = 0; l < shape.lanes && i < m; ++l)
+        for (std::size_t k = 0; k < shape.seg_len && i < m; ++k, ++i)
+            w.row_at[i] = {static_cast<std::uint32_t>(k * pb), static_cast<std::uint32_t>(l)};
     const std::uint8_t* dir = w.dir.data();
+    const std::size_t col_bytes = shape.seg_len * pb;
     detail::traceback_walk(
         [&](std::int64_t i, std::int64_t j) {
-            return cpu::striped_dir_byte(dir, shape, static_cast<std::size_t>(i), static_cast<std::size_t>(j), local);
+            const auto [offset, lane] = w.row_at[static_cast<std::size_t>(i) - 1];
+            return cpu::dir_byte(dir + (static_cast<std::size_t>(j) - 1) * col_bytes + offset, stride, lane, local);
         },
         p.query.data(), p.ref.data(), s.alphabet, mode, !score_only, res);
     return res;
