@@ -167,8 +167,9 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
     auto h_buf = hwy::AllocateAligned<std::int16_t>(2 * (S + 1) * L);
     auto e_buf = hwy::AllocateAligned<std::int16_t>(S * L);
     auto f_buf = hwy::AllocateAligned<std::int16_t>(S * L);
+    auto hde_buf = hwy::AllocateAligned<std::int16_t>(kBits ? S * L : L);
     auto tmp = hwy::AllocateAligned<std::int16_t>(2 * L + 2);
-    if (!prof || !h_buf || !e_buf || !f_buf || !tmp) throw std::bad_alloc();
+    if (!prof || !h_buf || !e_buf || !f_buf || !hde_buf || !tmp) throw std::bad_alloc();
 
     // Profile: padding rows score -16384 (they never feed a real cell).
     // From the striped query codes (padding: code `size`), one letter's
@@ -214,6 +215,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
     std::int16_t* hc = h_buf.get() + (S + 2) * L;  // H of column j
     std::int16_t* ecol = e_buf.get();
     std::int16_t* fcol = f_buf.get();
+    std::int16_t* hde_col = hde_buf.get();
     // Column 0: H(i,0), Ecell(i,0) = -inf.
     for (std::size_t k = 0; k < S; ++k)
         for (std::size_t l = 0; l < L; ++l) {
@@ -272,6 +274,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
             if constexpr (kBits) {
                 const auto e_wins = hn::Gt(e, h);
                 h = hn::Max(h, e);
+                hn::Store(h, d, hde_col + k * L);  // max(diagonal, E): the sweep's "F wins" test
                 const auto f_wins = hn::Gt(f, h);
                 h = hn::Max(h, f);
                 std::uint8_t* b = cdir + k * pb;
@@ -314,11 +317,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
                 const V h = hn::Max(h_old, f);
                 hn::Store(h, d, hc + k * L);
                 // F wins against max(diagonal, E) of this cell.
-                const V dg = k == 0 ? hn::IfThenElse(first_lane, hn::Set(d, top_prev),
-                                                     hn::LoadU(d, hp + (S - 1) * L - 1))
-                                    : hn::Load(d, hp + (k - 1) * L);
-                const V hde = hn::Max(hn::SaturatedAdd(dg, hn::Load(d, pr + k * L)), hn::Load(d, ecol + k * L));
-                hn::StoreMaskBits(d, hn::Gt(f, hde), b + stride);
+                hn::StoreMaskBits(d, hn::Gt(f, hn::Load(d, hde_col + k * L)), b + stride);
                 if constexpr (kLocal) hn::StoreMaskBits(d, hn::Gt(h, v_zero), b + 2 * stride);
                 c_ext = hn::SaturatedSub(f, v_ext);
                 c_open = hn::SaturatedSub(h, v_open);
