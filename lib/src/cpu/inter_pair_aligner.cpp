@@ -194,12 +194,12 @@ AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, co
     // Row i's (segment byte offset, lane), built without divisions: the walk
     // reads one cell per step.
     w.row_at.resize(m);
-    const std::size_t pb = shape.plane_bytes(), stride = shape.plane_stride();
+    const std::size_t cell = shape.cell_bytes(), stride = shape.plane_stride();
     for (std::size_t l = 0, i = 0; l < shape.lanes && i < m; ++l)
         for (std::size_t k = 0; k < shape.seg_len && i < m; ++k, ++i)
-            w.row_at[i] = {static_cast<std::uint32_t>(k * pb), static_cast<std::uint32_t>(l)};
+            w.row_at[i] = {static_cast<std::uint32_t>(k * cell), static_cast<std::uint32_t>(l)};
     const std::uint8_t* dir = w.dir.data();
-    const std::size_t col_bytes = shape.seg_len * pb;
+    const std::size_t col_bytes = shape.seg_len * cell;
     detail::traceback_walk(
         [&](std::int64_t i, std::int64_t j) {
             const auto [offset, lane] = w.row_at[static_cast<std::size_t>(i) - 1];

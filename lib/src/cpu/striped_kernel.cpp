@@ -76,8 +76,9 @@
 // the scalar neg_inf does).
 //
 // Direction bits: the five bit planes of LaneResults::dir (E wins, F wins,
-// positive, E extended, F extended), one bit per lane, one plane_bytes()
-// group per (column, segment): striped_dir_byte() reads them.
+// positive, E extended, F extended), one bit per lane, interleaved: the
+// five plane_bytes() groups of one (column, segment) are adjacent, so a
+// traceback step reads one cache line (striped_dir_byte() reads them).
 //
 // Cost per column: the main pass (3 loads, 2-3 stores, ~12 operations and,
 // for traceback, 5 mask stores per segment), the lane scan, the sweep (a
@@ -159,7 +160,8 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
     const std::size_t S = (m + L - 1) / L;  // seg_len
     const std::size_t size = static_cast<std::size_t>(ks.alphabet_size);
     const std::size_t pb = dir_plane_bytes(L);
-    const std::size_t stride = n * S * pb;  // bytes between planes
+    const std::size_t stride = pb;              // bytes between planes (interleaved)
+    const std::size_t cell_bytes = kDirPlanes * pb;  // one (column, segment)
 
     // Buffers: the profile, two H columns (one guard vector in front, for
     // the shifted load of the last segment), Ecell, Fcell, a scratch vector.
@@ -258,7 +260,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
         const std::int16_t* pr = prof.get() + static_cast<std::size_t>(p.ref[j - 1]) * S * L;
         const std::int16_t top_prev = top(j - 1), top_cur = top(j);
         const std::int16_t f_row1 = static_cast<std::int16_t>(std::max<std::int32_t>(top_cur - open, -32768));
-        std::uint8_t* cdir = kBits ? dir + (j - 1) * S * pb : nullptr;  // this column's bits, plane 0
+        std::uint8_t* cdir = kBits ? dir + (j - 1) * S * cell_bytes : nullptr;  // this column's bits
         // 1. Main pass.
         V diag = hn::IfThenElse(first_lane, hn::Set(d, top_prev), hn::LoadU(d, hp + (S - 1) * L - 1));
         V c_ext = v_neg;  // F carried down: its extension and opening parts
@@ -277,7 +279,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
                 hn::Store(h, d, hde_col + k * L);  // max(diagonal, E): the sweep's "F wins" test
                 const auto f_wins = hn::Gt(f, h);
                 h = hn::Max(h, f);
-                std::uint8_t* b = cdir + k * pb;
+                std::uint8_t* b = cdir + k * cell_bytes;
                 hn::StoreMaskBits(d, e_wins, b);
                 hn::StoreMaskBits(d, f_wins, b + stride);
                 hn::StoreMaskBits(d, hn::Gt(e_ext, e_open), b + 3 * stride);
@@ -308,7 +310,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
                 const V f_old = hn::Load(d, fcol + k * L);
                 const V f = hn::Max(hn::Max(c_ext, c_open), f_old);
                 const V h_old = hn::Load(d, hc + k * L);
-                std::uint8_t* b = cdir + k * pb;
+                std::uint8_t* b = cdir + k * cell_bytes;
                 if (k > 0) hn::StoreMaskBits(d, hn::Gt(c_ext, c_open), b + 4 * stride);
                 if (hn::AllFalse(d, hn::And(hn::And(hn::Gt(f, f_old), hn::Gt(f, v_floor)),
                                             hn::Gt(f, hn::SaturatedSub(h_old, v_settle)))))

@@ -24,10 +24,13 @@ struct StripedShape {
     std::size_t seg_len = 0;  ///< vectors per column
     std::size_t ref_len = 0;  ///< columns n
     constexpr std::size_t plane_bytes() const noexcept { return dir_plane_bytes(lanes); }
-    /// Bytes between two bit planes of LaneResults-style direction bits.
-    constexpr std::size_t plane_stride() const noexcept { return ref_len * seg_len * plane_bytes(); }
-    /// Bytes of the direction bits of the whole pair (kDirPlanes planes).
-    constexpr std::size_t dir_bytes() const noexcept { return kDirPlanes * plane_stride(); }
+    /// Bytes between two bit planes of one (column, segment): the planes
+    /// are interleaved, so that a traceback step reads one cache line.
+    constexpr std::size_t plane_stride() const noexcept { return plane_bytes(); }
+    /// Bytes of one (column, segment): kDirPlanes planes.
+    constexpr std::size_t cell_bytes() const noexcept { return kDirPlanes * plane_bytes(); }
+    /// Bytes of the direction bits of the whole pair.
+    constexpr std::size_t dir_bytes() const noexcept { return ref_len * seg_len * cell_bytes(); }
 };
 
 /// The shape of a query_len x ref_len pair on the dispatched target
@@ -40,13 +43,13 @@ inline StripedShape striped_shape(std::size_t query_len, std::size_t ref_len) {
 /// The docs/scoring.md direction byte of cell (i, j), 1 <= i <= query_len,
 /// 1 <= j <= ref_len, from the bits align_striped wrote into `dir`: plane p
 /// of cell (i, j) is bit (i-1) / seg_len of the plane_bytes() bytes at
-/// [p * plane_stride() + ((j-1) * seg_len + (i-1) % seg_len) * plane_bytes()]
+/// [((j-1) * seg_len + (i-1) % seg_len) * cell_bytes() + p * plane_bytes()]
 /// (planes as LaneResults::dir: E wins, F wins, positive, E extended,
 /// F extended).
 inline std::uint8_t striped_dir_byte(const std::uint8_t* dir, const StripedShape& sh, std::size_t i, std::size_t j,
                                      bool local) noexcept {
     const std::size_t k = (i - 1) % sh.seg_len, lane = (i - 1) / sh.seg_len;
-    return dir_byte(dir + ((j - 1) * sh.seg_len + k) * sh.plane_bytes(), sh.plane_stride(), lane, local);
+    return dir_byte(dir + ((j - 1) * sh.seg_len + k) * sh.cell_bytes(), sh.plane_stride(), lane, local);
 }
 
 /// One pair: codes (host memory, borrowed), both sides non-empty and at most
