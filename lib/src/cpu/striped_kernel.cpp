@@ -40,10 +40,15 @@
 //      loop instead re-runs the segments once per lane the carry crosses,
 //      ~5 sweeps per column in global mode on protein.
 //   3. one lazy-F sweep from cin: down the segments, raising Fcell and H,
-//      while some lane is unsettled. A lane is settled where the carry c
-//      does not exceed its Fcell (nothing changes), or c <= H - g with
-//      g = max(go, 1), or (local) c <= 0. Once settled it stays settled
-//      (the carry only decays). In the last two cases Fcell may stay below
+//      while some lane is unsettled. Fcell(i) = max(Fcell(i-1) - ge,
+//      Hd(i-1) - O) with Hd = max(diagonal, Ecell [, 0]) (F - O <= F - ge),
+//      a max-plus linear recurrence in the Hd, so the final Fcell of
+//      segment k is max(first-pass Fcell, x) with x = cin - k ge, and the
+//      final H max(first-pass H, x): the carry x decays by ge per segment,
+//      with no loop-carried chain through F and H. A lane is settled where
+//      x does not exceed its Fcell (nothing changes), or x <= H - g with
+//      g = max(go, 1), or (local) x <= 0. Once settled it stays settled
+//      (x only decays, and the next first-pass Fcell >= H - O). In the last two cases Fcell may stay below
 //      its final value, harmlessly: a final Fcell <= H - g < H neither wins
 //      H, nor makes the next row's Fcell an extension (F - ge <= H - O, and
 //      F < H for go = 0), nor changes it (= H - O either way); a local
@@ -205,7 +210,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
     const std::int16_t go = ks.gap_open, ge = ks.gap_extend;
     const std::int16_t open = static_cast<std::int16_t>(go + ge);
     const V v_open = hn::Set(d, open), v_ext = hn::Set(d, ge);
-    // Lazy-F: a carry c <= H - max(go, 1) changes no H and no bit (below).
+    // Lazy-F sweep: a carry x <= H - max(go, 1) changes no H and no bit.
     const V v_settle = hn::Set(d, static_cast<std::int16_t>(std::max<std::int16_t>(go, 1)));
     // Local: a carry <= 0 is settled too (below).
     const V v_floor = kLocal ? hn::Zero(d) : hn::Set(d, static_cast<std::int16_t>(-32768));
@@ -303,18 +308,21 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
             cin = hn::Max(cin, hn::SaturatedSub(hn::SaturatedSub(shift_up_n(cin, s, -32768), hn::Set(d, decay_a[step])),
                                                 hn::Set(d, decay_b[step])));
         // 3. One sweep of the lazy-F loop from that carry.
+        // The final Fcell of segment k is max(first-pass Fcell, cin - k ge):
+        // the carry x decays by ge per segment, independent of the segment's
+        // values (no loop-carried chain through F and H).
+        V x = cin;
         if constexpr (kBits) {
-            c_ext = cin;
-            c_open = v_neg;
-            for (std::size_t k = 0; k < S; ++k) {
+            for (std::size_t k = 0; k < S; ++k, x = hn::SaturatedSub(x, v_ext)) {
                 const V f_old = hn::Load(d, fcol + k * L);
-                const V f = hn::Max(hn::Max(c_ext, c_open), f_old);
                 const V h_old = hn::Load(d, hc + k * L);
                 std::uint8_t* b = cdir + k * cell_bytes;
+                // "F extended" from segment k-1's final values (k = 0: below).
                 if (k > 0) hn::StoreMaskBits(d, hn::Gt(c_ext, c_open), b + 4 * stride);
-                if (hn::AllFalse(d, hn::And(hn::And(hn::Gt(f, f_old), hn::Gt(f, v_floor)),
-                                            hn::Gt(f, hn::SaturatedSub(h_old, v_settle)))))
+                if (hn::AllFalse(d, hn::And(hn::And(hn::Gt(x, f_old), hn::Gt(x, v_floor)),
+                                            hn::Gt(x, hn::SaturatedSub(h_old, v_settle)))))
                     break;  // every lane settled: nothing that matters changes from here on
+                const V f = hn::Max(f_old, x);
                 hn::Store(f, d, fcol + k * L);
                 const V h = hn::Max(h_old, f);
                 hn::Store(h, d, hc + k * L);
@@ -330,17 +338,16 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
             const V h_up = shift_up_n(hn::Load(d, hc + (S - 1) * L), 1, top_cur);
             hn::StoreMaskBits(d, hn::Gt(hn::SaturatedSub(f_up, v_ext), hn::SaturatedSub(h_up, v_open)), cdir + 4 * stride);
         } else {
-            // No Fcell kept: a lane is settled where the carry c <= H - g
-            // (H keeps its value, the next F its first-pass value) or, in
-            // local mode, c <= 0.
-            V c = cin;
-            for (std::size_t k = 0; k < S; ++k) {
+            // No Fcell kept: a lane is settled where x <= H - g (H keeps
+            // its value, the next Fcell its first-pass value) or, in local
+            // mode, x <= 0.
+            // (H = max(first-pass H, x): the first-pass H covers the
+            // first-pass Fcell.)
+            for (std::size_t k = 0; k < S; ++k, x = hn::SaturatedSub(x, v_ext)) {
                 const V h_old = hn::Load(d, hc + k * L);
-                if (hn::AllFalse(d, hn::And(hn::Gt(c, v_floor), hn::Gt(c, hn::SaturatedSub(h_old, v_settle)))))
+                if (hn::AllFalse(d, hn::And(hn::Gt(x, v_floor), hn::Gt(x, hn::SaturatedSub(h_old, v_settle)))))
                     break;  // every lane settled
-                const V h = hn::Max(h_old, c);
-                hn::Store(h, d, hc + k * L);
-                c = hn::Max(hn::SaturatedSub(c, v_ext), hn::SaturatedSub(h, v_open));
+                hn::Store(hn::Max(h_old, x), d, hc + k * L);
             }
         }
         // 4. End cell.
