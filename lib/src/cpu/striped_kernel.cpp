@@ -48,8 +48,9 @@
 //      with no loop-carried chain through F and H. A lane is settled where
 //      x does not exceed its Fcell (nothing changes), or x <= H - g with
 //      g = max(go, 1), or (local) x <= 0. Once settled it stays settled
-//      (x only decays, and the next first-pass Fcell >= H - O). In the last two cases Fcell may stay below
-//      its final value, harmlessly: a final Fcell <= H - g < H neither wins
+//      (x only decays, and the next first-pass Fcell >= H - O). In the
+//      last two cases Fcell may stay below its final value, harmlessly: a
+//      final Fcell <= H - g < H neither wins
 //      H, nor makes the next row's Fcell an extension (F - ge <= H - O, and
 //      F < H for go = 0), nor changes it (= H - O either way); a local
 //      Fcell <= 0 never raises H above the zero floor, and every cell of a
