@@ -83,9 +83,6 @@ struct StripedResult {
 ///  - KernelKind::traceback: also the direction bits of every cell, written
 ///    to `dir` (striped_shape(query_len, ref_len).dir_bytes() bytes, owned by
 ///    the caller; read back with striped_dir_byte).
-/// The DP of a prefix rectangle (query_len' <= m, ref_len' <= n) equals the
-/// full DP's there, so the host may pass prefixes (its begin-cell pass: the
-/// traceback from end cell (i, j) never leaves rows 1..i, columns 1..j).
 /// @throws std::bad_alloc.
 StripedResult align_striped(const StripedPair& p, const KernelScheme& s, KernelKind kind, std::uint8_t* dir);
 
