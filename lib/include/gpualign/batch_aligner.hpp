@@ -18,8 +18,11 @@ namespace gpualign {
 /// Which CPU kernel aligns a batch (`--cpu-kernel`).
 ///  - simd:   inter-pair SIMD (Rognes 2011's inter-sequence layout, one pair
 ///            per 16-bit lane, Google Highway with run-time dispatch to the
-///            CPU's best instruction set), falling back per pair to the
-///            scalar reference where 16 bits cannot hold the scores.
+///            CPU's best instruction set) or, for batches whose scores it
+///            would gather (protein; not a shared-query search scan), the
+///            intra-pair striped kernel (Farrar 2007, one pair at a time);
+///            falling back per pair to the scalar reference where 16 bits
+///            cannot hold the scores.
 ///  - scalar: the readable reference align_pair, pair by pair (the oracle).
 /// Both give byte-identical results (tests/lib/simd_aligner_test.cpp).
 /// Long pairs (align_pair_long, LongAlignOptions::kernel): simd computes the

@@ -1,7 +1,14 @@
 // gpualign — the CPU backend's batch aligner (batch_aligner.hpp): groups
-// pairs for the inter-pair SIMD kernel (inter_pair_kernel.cpp), walks the
-// tracebacks, and sends every pair the kernel cannot take in 16 bits to the
-// scalar reference align_pair (cpu_aligner.cpp).
+// pairs for the inter-pair SIMD kernel (inter_pair_kernel.cpp) or hands them
+// one by one to the intra-pair striped kernel (striped_kernel.cpp), walks
+// the tracebacks, and sends every pair the kernels cannot take in 16 bits
+// to the scalar reference align_pair (cpu_aligner.cpp).
+//
+// Which SIMD kernel (one rule, run_pairs): a batch whose inter-pair score
+// lookup would be ScoreLookup::gather — the scheme has no byte tables
+// (protein, IUPAC DNA) and the pairs do not all share one query (a search's
+// scan, which looks up matrix rows: row_table) — takes the striped kernel;
+// every other batch (DNA, shared-query batches) the inter-pair kernel.
 #include "gpualign/batch_aligner.hpp"
 
 #include <algorithm>
@@ -9,6 +16,7 @@
 
 #include "core/traceback_walk.hpp"
 #include "cpu/inter_pair_kernel.hpp"
+#include "cpu/striped_kernel.hpp"
 #include "gpualign/cpu_aligner.hpp"
 
 namespace gpualign {
@@ -66,6 +74,8 @@ struct Workspace {
     std::vector<std::int16_t> query, ref;
     std::vector<std::int32_t> query_len, ref_len, score, query_end, ref_end;
     std::vector<std::uint8_t> overflow, dir;
+    /// Striped kernel: per query row, its segment's byte offset and lane.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> row_at;
 };
 
 /// What a call computes: the CIGAR, the score with the (local or
@@ -151,6 +161,54 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     }
 }
 
+/// Aligns one SIMD-eligible pair with the striped kernel.
+///  - CIGAR, and local / semi-global score-only (the begin cell): one
+///    traceback pass, then the walk (without building the CIGAR for
+///    score-only). Measured against a score pass for the end cell (i, j)
+///    followed by a traceback pass over the prefix rectangle 1..i x 1..j
+///    (protein512_sw, AVX-512): the single pass is cheaper, as the prefix
+///    covers a quarter of the matrix or more on average.
+///  - global score-only, score_pairs_cpu: the score pass alone.
+/// Overflow or direction bits above max_group_dir_bytes: the scalar reference.
+AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, const cpu::KernelScheme& ks,
+                                   AlignMode mode, Output what, Workspace& w) {
+    const bool score_only = what != Output::cigar;
+    const bool local = mode == AlignMode::local;
+    const std::size_t m = p.query.size(), n = p.ref.size();
+    const auto scalar = [&] { return align_pair(p.query, p.ref, s, mode, score_only); };
+    const bool traceback = what == Output::cigar || (mode != AlignMode::global && what == Output::score_begin);
+    const cpu::StripedShape shape = cpu::striped_shape(m, n);
+    if (traceback && shape.dir_bytes() > max_group_dir_bytes) return scalar();
+    if (traceback) w.dir.resize(shape.dir_bytes());
+    const cpu::StripedResult r =
+        cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks,
+                           traceback ? cpu::KernelKind::traceback : cpu::KernelKind::score, w.dir.data());
+    if (r.overflow) return scalar();  // a local score reached the 16-bit limit: re-score in 32 bits
+    AlignmentResult res;
+    res.has_cigar = !score_only;
+    if (local && r.score == 0) return res;  // unaligned
+    res.score = r.score;
+    res.query_end = r.query_end;
+    res.ref_end = r.ref_end;
+    if (!traceback) return res;
+    // Row i's (segment byte offset, lane), built without divisions: the walk
+    // reads one cell per step.
+    w.row_at.resize(m);
+    const std::size_t cell = shape.cell_bytes(), stride = shape.plane_stride();
+    for (std::size_t l = 0, i = 0; l < shape.lanes && i < m; ++l)
+        for (std::size_t k = 0; k < shape.seg_len && i < m; ++k, ++i)
+            w.row_at[i] = {static_cast<std::uint32_t>(k * cell), static_cast<std::uint32_t>(l)};
+    const std::uint8_t* dir = w.dir.data();
+    const std::size_t col_bytes = shape.seg_len * cell;
+    detail::traceback_walk(
+        [&](std::int64_t i, std::int64_t j) {
+            const auto [offset, lane] = w.row_at[static_cast<std::size_t>(i) - 1];
+            return cpu::dir_byte(dir + (static_cast<std::size_t>(j) - 1) * col_bytes + offset, stride, lane, local);
+        },
+        p.query.data(), p.ref.data(), s.alphabet, mode, !score_only, res);
+    return res;
+}
+
 }  // namespace
 
 const char* to_string(CpuKernel k) noexcept { return k == CpuKernel::simd ? "simd" : "scalar"; }
@@ -172,6 +230,14 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
         (target_lanes > 0 && simd_eligible(pairs[k].query.size(), pairs[k].ref.size(), s, mode) ? simd : scalar)
             .push_back(k);
     const std::size_t L = std::max<std::size_t>(1, target_lanes);
+    const cpu::KernelScheme ks = kernel_scheme(s, mode);
+    // The routing rule (file comment): gather-lookup batches go striped.
+    const bool shared_query = ks.row_tables && !simd.empty() && std::all_of(simd.begin(), simd.end(), [&](std::size_t k) {
+        return pairs[k].query.data() == pairs[simd[0]].query.data() &&
+               pairs[k].query.size() == pairs[simd[0]].query.size();
+    });
+    const bool striped = !ks.byte_table && !shared_query;
+    const std::size_t per_item = striped ? 1 : L;  // pairs per SIMD work item
     // Longest side first, then the other side: groups of similar shape pad
     // least (pacbio_ecoli: 5% padded cells, against 16% sorted by area).
     std::stable_sort(simd.begin(), simd.end(), [&](std::size_t a, std::size_t b) {
@@ -181,8 +247,7 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
         };
         return key(a) > key(b);
     });
-    const std::size_t groups = (simd.size() + L - 1) / L;
-    const cpu::KernelScheme ks = kernel_scheme(s, mode);
+    const std::size_t groups = (simd.size() + per_item - 1) / per_item;
 
     std::exception_ptr error;
     std::size_t error_pair = pairs.size();
@@ -199,10 +264,13 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
 #pragma omp for schedule(dynamic, 1)
         for (std::size_t item = 0; item < groups + scalar.size(); ++item) {
             if (item < groups) {
-                const std::span<const std::size_t> members(simd.data() + item * L,
-                                                           std::min(L, simd.size() - item * L));
+                const std::span<const std::size_t> members(simd.data() + item * per_item,
+                                                           std::min(per_item, simd.size() - item * per_item));
                 try {
-                    align_group(pairs, members, s, ks, mode, what, L, w, out);
+                    if (striped)
+                        out[members[0]] = align_striped_pair(pairs[members[0]], s, ks, mode, what, w);
+                    else
+                        align_group(pairs, members, s, ks, mode, what, L, w, out);
                 } catch (...) {
                     fail(*std::min_element(members.begin(), members.end()));
                 }
