@@ -265,7 +265,6 @@ public:
     }
 
     double scan_kernel_ms() const noexcept { return kernel_ms_; }
-    int device() const noexcept { return device_; }
     bool dedicated_scan() const noexcept { return dedicated_; }
 
 private:
