@@ -71,7 +71,6 @@ std::vector<std::vector<ScanHit>> ScanEngine::top_hits(std::span<const std::span
                                                        bool) {
     throw std::runtime_error("gpualign was built without CUDA support");
 }
-std::size_t ScanEngine::top_hits_bytes(std::size_t, std::size_t) { return 0; }
 std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::uint8_t>>) {
     throw std::runtime_error("gpualign was built without CUDA support");
 }

@@ -263,10 +263,6 @@ std::vector<std::vector<ScanHit>> ScanEngine::top_hits(std::span<const std::span
     return hits;
 }
 
-std::size_t ScanEngine::top_hits_bytes(std::size_t queries, std::size_t records) {
-    return detail::select_best_bytes(queries, records) + 2 * queries * sizeof(int);
-}
-
 std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::uint8_t>> queries_in) {
     Impl& im = *impl_;
     const ScoringScheme& s = im.scheme;

@@ -82,7 +82,9 @@ public:
           threads_(o.threads > 0 ? o.threads : omp_get_num_procs()), budget_(o.memory_limit),
           leaf_batch_(std::max<std::size_t>(1, o.leaf_batch)), tile_batch_(std::max<std::size_t>(1, o.tile_batch)),
           simd_(o.kernel == CpuKernel::simd && cpu::long_tile_simd_available()),
-          tile_scheme_(cpu::make_long_tile_scheme(s, mode)) {}
+          tile_scheme_(cpu::make_long_tile_scheme(s, mode)) {
+        if (o.tile < 1) throw std::invalid_argument("LongAlignOptions::tile must be >= 1");
+    }
 
     BoundaryCell* allocate(std::size_t count) override {
         const std::size_t bytes = count * sizeof(BoundaryCell);
@@ -316,16 +318,14 @@ private:
 AlignmentResult align_pair_long(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
                                 const ScoringScheme& s, AlignMode mode, bool score_only,
                                 const LongAlignOptions& options) {
-    if (options.tile < 1) throw std::invalid_argument("LongAlignOptions::tile must be >= 1");
+    CpuBackend backend(query, ref, s, mode, options);  // checks options.tile
     if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
-    CpuBackend backend(query, ref, s, mode, options);
     return checkpoint_align(backend, query, ref, s, mode, score_only, options.plan, options.progress);
 }
 
 std::unique_ptr<RegionBackend> make_cpu_region_backend(std::span<const std::uint8_t> query,
                                                        std::span<const std::uint8_t> ref, const ScoringScheme& s,
                                                        AlignMode mode, const LongAlignOptions& options) {
-    if (options.tile < 1) throw std::invalid_argument("LongAlignOptions::tile must be >= 1");
     return std::make_unique<CpuBackend>(query, ref, s, mode, options);
 }
 

@@ -83,6 +83,21 @@ struct Workspace {
 /// or the score and end cell only (score_pairs_cpu).
 enum class Output : std::uint8_t { cigar, score_begin, score };
 
+/// Whether the kernels walk direction bits: for the CIGAR, and in local and
+/// semi-global score-only for the begin cell.
+bool needs_traceback(AlignMode mode, Output what) {
+    return what == Output::cigar || (mode != AlignMode::global && what == Output::score_begin);
+}
+
+/// Whether the pairs `indices` (non-empty) all hold the same query (the same
+/// memory): a search's scan, whose lanes look up each row's matrix row.
+bool share_one_query(std::span<const PairView> pairs, std::span<const std::size_t> indices) {
+    const PairView& first = pairs[indices[0]];
+    return std::all_of(indices.begin(), indices.end(), [&](std::size_t k) {
+        return pairs[k].query.data() == first.query.data() && pairs[k].query.size() == first.query.size();
+    });
+}
+
 /// Aligns the pairs `members` (indices into pairs, at most L) together.
 void align_group(std::span<const PairView> pairs, std::span<const std::size_t> members, const ScoringScheme& s,
                  const cpu::KernelScheme& ks, AlignMode mode, Output what, std::size_t L, Workspace& w,
@@ -97,7 +112,7 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     // measured cheaper than carrying begin cells in the lanes (pacbio_ecoli,
     // AVX-512: 0.37 s against 0.42 s; docs/benchmarks.md).
     const bool local = mode == AlignMode::local;
-    const bool traceback = what == Output::cigar || (mode != AlignMode::global && what == Output::score_begin);
+    const bool traceback = needs_traceback(mode, what);
     const std::size_t plane_bytes = cpu::dir_plane_bytes(L), cell_bytes = cpu::kDirPlanes * plane_bytes;
     if (traceback && static_cast<std::uint64_t>(rows) * cols * cell_bytes > max_group_dir_bytes) {
         for (const std::size_t k : members) out[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, score_only);
@@ -105,10 +120,7 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     }
     // A search hands every lane the same query: each row then looks up its
     // letter's matrix row (ScoreLookup::row_table), for protein too.
-    const bool shared = ks.row_tables && std::all_of(members.begin(), members.end(), [&](std::size_t k) {
-        return pairs[k].query.data() == pairs[members[0]].query.data() &&
-               pairs[k].query.size() == pairs[members[0]].query.size();
-    });
+    const bool shared = ks.row_tables && share_one_query(pairs, members);
     const cpu::ScoreLookup lookup =
         shared ? cpu::ScoreLookup::row_table : ks.byte_table ? cpu::ScoreLookup::pair_table : cpu::ScoreLookup::gather;
     w.query.assign(rows * L, 0);
@@ -176,7 +188,7 @@ AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, co
     const bool local = mode == AlignMode::local;
     const std::size_t m = p.query.size(), n = p.ref.size();
     const auto scalar = [&] { return align_pair(p.query, p.ref, s, mode, score_only); };
-    const bool traceback = what == Output::cigar || (mode != AlignMode::global && what == Output::score_begin);
+    const bool traceback = needs_traceback(mode, what);
     const cpu::StripedShape shape = cpu::striped_shape(m, n);
     if (traceback && shape.dir_bytes() > max_group_dir_bytes) return scalar();
     if (traceback) w.dir.resize(shape.dir_bytes());
@@ -232,10 +244,7 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
     const std::size_t L = std::max<std::size_t>(1, target_lanes);
     const cpu::KernelScheme ks = kernel_scheme(s, mode);
     // The routing rule (file comment): gather-lookup batches go striped.
-    const bool shared_query = ks.row_tables && !simd.empty() && std::all_of(simd.begin(), simd.end(), [&](std::size_t k) {
-        return pairs[k].query.data() == pairs[simd[0]].query.data() &&
-               pairs[k].query.size() == pairs[simd[0]].query.size();
-    });
+    const bool shared_query = ks.row_tables && !simd.empty() && share_one_query(pairs, simd);
     const bool striped = !ks.byte_table && !shared_query;
     const std::size_t per_item = striped ? 1 : L;  // pairs per SIMD work item
     // Longest side first, then the other side: groups of similar shape pad

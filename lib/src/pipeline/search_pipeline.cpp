@@ -222,10 +222,11 @@ public:
     }
 
     /// Each query's best k records of `db` (indices into db, scores and
-    /// strands) in the canonical order, unfiltered. `qs` holds the queries
-    /// and, with `both`, then their minus strands. The ScanEngine chooses
-    /// them on the GPU; the batch-engine scan returns every score and the
-    /// host chooses.
+    /// strands) in the canonical order, before the caller's filters (the
+    /// host's choice, select_hits, already drops local scores of 0). `qs`
+    /// holds the queries and, with `both`, then their minus strands. The
+    /// ScanEngine chooses them on the GPU; the batch-engine scan returns
+    /// every score and the host chooses.
     std::vector<std::vector<gpu::ScanHit>> top(std::span<const RecordView> qs, std::span<const RecordView> db,
                                                std::size_t k, bool both) {
         if (scan_) {
@@ -243,15 +244,10 @@ public:
             std::vector<Strand> strands(db.size(), Strand::plus);
             if (both)
                 strands = keep_better_strand_scores(scores, std::span(all.data() + (n + y) * db.size(), db.size()));
-            std::vector<std::uint32_t> order(db.size());
-            std::iota(order.begin(), order.end(), 0u);
-            const std::size_t kk = std::min(k, order.size());
-            std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kk), order.end(),
-                              [&](std::uint32_t a, std::uint32_t b) {
-                                  return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
-                              });
-            for (std::size_t t = 0; t < kk; ++t)
-                hits[y].push_back({order[t], scores[order[t]], strands[order[t]] == Strand::minus});
+            SearchOptions best_k;
+            best_k.max_hits = k;
+            for (const std::uint32_t t : select_hits(scores, c_.mode, best_k, std::nullopt, 0, 0))
+                hits[y].push_back({t, scores[t], strands[t] == Strand::minus});
         }
         return hits;
     }

@@ -118,11 +118,6 @@ public:
     std::vector<std::vector<ScanHit>> top_hits(std::span<const std::span<const std::uint8_t>> queries, std::size_t k,
                                                bool both_strands);
 
-    /// Device bytes top_hits() adds for `queries` queries (after halving for
-    /// both strands) against `records` DB records: 24 per (query, record)
-    /// and the sort's temporary storage.
-    static std::size_t top_hits_bytes(std::size_t queries, std::size_t records);
-
     /// Device milliseconds of the last scores() call's kernels.
     double last_kernel_ms() const noexcept;
     /// DP cells of the last scores() call (query length x DB letters).
