@@ -41,16 +41,23 @@
 // and updated by the u16x2 DPX forms: half the instructions per cell, and
 // no per-cell repacking of the scores. Values are stored biased by
 // s16_bias = 16384 (H = 0 is 16384), so they stay within [0, 65535] and a
-// plain 32-bit add of T_diag and the profile word (s + O >= 0, required of
-// the scheme) never carries between the halves: ptxas issues it on the FMA
-// pipe (IMAD), beside the ALU pipe where every DPX operation runs. Per row
-// and column:
-//   Ecell = __viaddmax_u16x2(Ecell, -ge, T)         Fcell likewise
-//   hv    = __vimax3_u16x2(T_diag + (s + O), Ecell, Fcell)
-//   T     = __viaddmax_u16x2(hv, -O, bias - O)      = max(hv, 0) - O
+// plain 32-bit add or subtract (T_diag + (s + O), with s + O >= 0 required
+// of the scheme; Ecell - ge and hv - O, whose halves are at least 16384 >=
+// O) never carries or borrows between the halves: ptxas issues those on
+// the FMA pipe (IMAD), beside the ALU pipe where every DPX operation runs.
+// The local zero enters through Ecell, floored at 0 (H = max(d, Ecell, Fcell,
+// 0) is unchanged by replacing Ecell with max(Ecell, 0), and by induction
+// the floored chain equals max(Ecell, 0) at every cell), so hv >= 0 is H
+// itself and T = H - O needs no max. Per row and column:
+//   Ecell = __vimax3_u16x2(Ecell - ge, T_left, bias)   = max(Ecell - ge, T, 0)
+//   Fcell = __viaddmax_u16x2(Fcell, -ge, T_up)
+//   hv    = __vimax3_u16x2(T_diag + (s + O), Ecell, Fcell)   (= H)
+//   T     = hv - O
 //   best  = __vimax3_u16x2(best, hv_a, hv_b)        (every second cell)
-// (the local zero enters through T: H = max(hv, 0) is only ever read as T,
-// and best starts at 0). A step computes step_cols columns row by row, so
+// 3.5 ALU operations per two cells, and 3 on the FMA pipe (the earlier
+// form, T = __viaddmax(hv, -O, bias - O) with an unfloored Ecell, had 4.5
+// and 1: 3.6% slower on (s1), docs/benchmarks.md session 13). A step
+// computes step_cols columns row by row, so
 // that T passes down the rows once per step_cols columns (each row's T
 // changes register once a step: fewer moves at the loop's back edge).
 // H can only pass 32767 after some H reached 32767 - max s, since a
@@ -59,8 +66,8 @@
 // even reach the other half), and both are reported as -1: the host scores
 // those pairs again in 32 bits. Rows past a query's end, and columns past a
 // sequence's end, score 0 (s = -O) and add no cell above a real one.
-// Measured on an H100 (docs/benchmarks.md, session 9): bound by the ALU
-// pipe (84% busy), 4.5 ALU operations per two cells.
+// Measured on an H100 (docs/benchmarks.md, session 9): the earlier form
+// was bound by the ALU pipe (84% busy, 4.5 ALU operations per two cells).
 #pragma once
 
 #include <cstdint>
@@ -232,10 +239,12 @@ __global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParam
     // Values are biased by `bias` in each half (unsigned), so that a packed
     // add never carries from the low half into the high one (see above).
     auto twice = [](int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x10001u; };
-    const unsigned neg_open2 = twice(-open), neg_ge2 = twice(-p.gap_extend);
+    const unsigned neg_ge2 = twice(-p.gap_extend);
+    const unsigned open2 = twice(open), ge2 = twice(p.gap_extend);  // O, ge in both halves (subtracted as 32-bit words)
+    const unsigned zero2 = twice(s16_bias);      // H = 0
     const unsigned t0 = twice(s16_bias - open);  // T of H = 0
-    const unsigned ninf2 = twice(p.gap_extend);  // -inf: Ecell, Fcell - ge = 0, below every T
-    unsigned best = twice(s16_bias);             // H = 0
+    const unsigned ninf2 = twice(p.gap_extend);  // -inf: Fcell - ge = 0, below every T
+    unsigned best = zero2;
     for (int k = 0; k < strips; ++k) {
         __syncthreads();
         for (int x = threadIdx.x; x < letters * strip_rows; x += s16_block_threads)
@@ -253,7 +262,7 @@ __global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParam
 #pragma unroll
         for (int r = 0; r < strip_rows; ++r) {
             P[r] = t0;  // H(i, 0) = 0
-            E[r] = ninf2;
+            E[r] = zero2;  // Ecell floored at 0 (see above)
         }
         unsigned t_left_top = t0;
         // Loads one step ahead of use: the next 16 letters, the next step's boundary entries.
@@ -297,12 +306,13 @@ __global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParam
 #pragma unroll
                     for (int x = 0; x < K; ++x) {
                         const unsigned so = h == 0 ? so4[x].x : h == 1 ? so4[x].y : h == 2 ? so4[x].z : so4[x].w;
-                        // hv = max(H(r-1,c-1) + s, Ecell, Fcell); H = max(hv, 0) enters only as
-                        // T = max(hv - O, -O). T_diag + (s + O) is one plain 32-bit add (no carry between the halves).
-                        E[r] = __viaddmax_u16x2(E[r], neg_ge2, x == 0 ? P[r] : t[x - 1]);
+                        // Ecell' = max(Ecell - ge, T_left, 0); H = max(T_diag + (s + O), Ecell', Fcell)
+                        // (>= 0 through Ecell'); T = H - O. The three adds are plain 32-bit words
+                        // (no carry or borrow between the halves), issued on the FMA pipe.
+                        E[r] = __vimax3_u16x2(E[r] - ge2, x == 0 ? P[r] : t[x - 1], zero2);
                         f[x] = __viaddmax_u16x2(f[x], neg_ge2, up[x]);
                         hv[x] = __vimax3_u16x2(diag[x] + so, E[r], f[x]);
-                        t[x] = __viaddmax_u16x2(hv[x], neg_open2, t0);
+                        t[x] = hv[x] - open2;
                     }
 #pragma unroll
                     for (int x = 0; x < K; x += 2) best = __vimax3_u16x2(best, hv[x], hv[x + 1]);
