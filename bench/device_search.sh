@@ -47,7 +47,7 @@ with open('$d/pseudo_db.fa','w') as f:
 for wm in ${SCAN_SWEEP-2000000000 4096 2048 1024 512 256}; do
   t0=$(date +%s%N)
   GPUALIGN_SCAN_WARP_MIN=$wm timeout 300 $B search "$d/q100.fa" $D/protein/mmseqs2_example_db.fa --backend gpu -k 10 -v -o "$d/sweep.m8" 2> "$d/sweep.err"
-  echo "sweep warp_min=$wm: rc=$? $(grep -E 'scan on the GPU' "$d/sweep.err" | sed 's/.*search: //'), $(grep -oE '[0-9]+ of [0-9]+ DB records scanned by the warp kernel' "$d/sweep.err" | head -1), wall $(( ($(date +%s%N) - t0) / 1000000 )) ms, md5 $(md5sum < "$d/sweep.m8" | cut -c1-8)"
+  echo "sweep warp_min=$wm: rc=$? $(grep -oE '[0-9.]+ s of scan kernels' "$d/sweep.err" | head -1), $(grep -oE '[0-9]+ of [0-9]+ DB records scanned by the warp kernel' "$d/sweep.err" | head -1), wall $(( ($(date +%s%N) - t0) / 1000000 )) ms, md5 $(md5sum < "$d/sweep.m8" | cut -c1-8)"
 done
 for w in "s1 $D/protein/benchmark_queries_20.fa $d/pseudo_db.fa" "s2-100 $d/q100.fa $D/protein/mmseqs2_example_db.fa" "s2-500 $D/protein/mmseqs2_example_query.fa $D/protein/mmseqs2_example_db.fa" \
          "s3 $D/dna/miseq_16S/reads.fa $D/dna/miseq_16S/ref_windows.fa"; do
@@ -56,7 +56,7 @@ for w in "s1 $D/protein/benchmark_queries_20.fa $d/pseudo_db.fa" "s2-100 $d/q100
     t0=$(date +%s%N)
     /usr/bin/time -f "%M" -o "$d/rss" timeout 300 $B search "$2" "$3" --backend gpu -k 10 -v -o "$d/$1.m8" 2> "$d/$1.err"
     rc=$?
-    echo "$1 run $k: rc=$rc $(grep -oE 'scan kernels' "$d/$1.err" >/dev/null && grep -E 'scan on the GPU' "$d/$1.err" | sed 's/.*search: //') wall $(( ($(date +%s%N) - t0) / 1000000 )) ms, peak RSS $(cat "$d/rss") KB; $(grep -E 'GCUPS' "$d/$1.err" | sed 's/.*info: //' | cut -c1-120)"
+    echo "$1 run $k: rc=$rc $(grep -oE '[0-9.]+ s of scan kernels' "$d/$1.err" | head -1) wall $(( ($(date +%s%N) - t0) / 1000000 )) ms, peak RSS $(cat "$d/rss") KB; $(grep -E 'GCUPS' "$d/$1.err" | sed 's/.*info: //' | cut -c1-120)"
   done
   echo "  hits: $(wc -l < "$d/$1.m8"); first: $(head -1 "$d/$1.m8")"
   cp "$d/$1.err" "$out/$1.err"
