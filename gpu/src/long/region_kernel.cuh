@@ -25,6 +25,18 @@
 // (Shortening the row chain to one operation, Fcell(i+1,j) = max(Fcell(i,j)
 // - ge, max(d_t, e_t)) as O >= ge, measured no faster on an H100 and spilled
 // more registers in the local variant.)
+// Local forward (no direction bytes): Ecell is floored at 0, Ecell =
+// __vimax3_s32(Ecell - ge, T(i,j-1), 0). H = max(d, Ecell, Fcell, 0) is
+// unchanged by the floor, and by induction the floored chain is max(Ecell, 0)
+// at every cell; so e_t >= -O already holds the zero floor and d_t is a plain
+// add (5% faster local forward on an H100, docs/benchmarks.md session 13).
+// The floored Ecell also reaches the checkpoint columns: the traceback's
+// regions start from it, and only ever visit state E where Ecell > 0, where
+// it is exact (a cell's E-state is entered when H == Ecell > 0 and extends
+// to Ecell + ge), and an H source of E needs Ecell == H > 0, where the floor
+// changed nothing. (A lane-wide best, a column's max over the lane's rows
+// and a rare search for its first row, instead of the per-row best below,
+// measured 6% slower: it lengthens each step's dependent chain.)
 //
 // Scores. With `Packed` (an alphabet of at most 8 letters whose scores fit
 // in int8: DNA) the block keeps, per ref code c, the eight scores s(0..7, c)
@@ -315,7 +327,8 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
                     const std::int32_t sc = Packed ? packed_score(pr.x, pr.y, qo[r]) : col[qo[r]];  // s(q_i, r_j)
-                    const std::int32_t e = __viaddmax_s32(E[r], -ge, T[r]);  // Ecell(i,j)
+                    // Ecell(i,j); the local forward floors it at 0 (see the header)
+                    const std::int32_t e = (Local && !Dirs) ? __vimax3_s32(E[r] - ge, T[r], 0) : __viaddmax_s32(E[r], -ge, T[r]);
                     const std::int32_t f = __viaddmax_s32(fu, -ge, tu);      // Fcell(i,j)
                     std::int32_t t;                                           // H(i,j) - O
                     if constexpr (Dirs) {
@@ -332,7 +345,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                                 static_cast<std::uint8_t>(nib);
                     } else {
                         // max(d_t, e_t [, -O]) without forming e_t: max(e - O, d_t).
-                        const std::int32_t d_t = Local ? __viaddmax_s32(dg, sc, -open) : dg + sc;
+                        const std::int32_t d_t = dg + sc;
                         t = __viaddmax_s32(f, -open, __viaddmax_s32(e, -open, d_t));
                     }
                     if constexpr (Local) {  // per-row best (T-space), first j wins: keep the old one on ties
