@@ -109,7 +109,8 @@ struct Worker final : RegionBackend {
     cudaEvent_t ev_wait = nullptr;  // blocking-sync: a waiting worker thread sleeps instead of spinning
     DeviceBuffer seqs, arena, ring, progress, best, dirs, corner, descs_dev;
     std::vector<std::pair<std::size_t, std::size_t>> leaf_offsets;  // the leaf batch: (offset, bytes) in dirs
-    std::vector<std::size_t> leaf_pitch;                              // the leaf batch: columns of each leaf
+    std::vector<std::size_t> leaf_pitch;                              // the leaf batch: device row pitch of each leaf (dirs_pitch)
+    std::vector<std::size_t> leaf_width;                              // the leaf batch: columns of each leaf
     unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp (solo progress)
     unsigned long long* cells_dev = nullptr;
     std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
@@ -252,6 +253,19 @@ struct Worker final : RegionBackend {
         GPUALIGN_CUDA(cudaMemcpyAsync(st, src, bytes, cudaMemcpyDeviceToHost, stream), what);
         wait(what);
         if (!dst_pinned) std::memcpy(dst, st, bytes);
+    }
+
+    /// Copies `rows` rows of `cols` direction bytes from the device (row pitch
+    /// `pitch`, long_kernels::dirs_pitch) to `dst` (row pitch `cols`) on this
+    /// worker's stream and waits (through the staging buffer unless `dst` is pinned).
+    void download_dirs(std::uint8_t* dst, const void* src, std::size_t pitch, std::size_t rows, std::size_t cols,
+                       bool dst_pinned) {
+        if (rows == 0 || cols == 0) return;
+        const char* what = "direction bytes download";
+        void* st = dst_pinned ? static_cast<void*>(dst) : staging(rows * cols);
+        GPUALIGN_CUDA(cudaMemcpy2DAsync(st, cols, src, pitch, cols, rows, cudaMemcpyDeviceToHost, stream), what);
+        wait(what);
+        if (!dst_pinned) std::memcpy(dst, st, rows * cols);
     }
 
     /// Most co-resident blocks of this engine's kernel variant (mode, packed)
@@ -399,7 +413,8 @@ struct Worker final : RegionBackend {
         const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
         if (cx.mode != AlignMode::global) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", held);
         corner.ensure(sizeof(int), "long engine corner", held);
-        if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * cols, "long engine direction bytes", held);
+        const std::size_t pitch = static_cast<std::size_t>(long_kernels::dirs_pitch(cols));
+        if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * pitch, "long engine direction bytes", held);
 
         std::vector<long_kernels::RegionDesc> descs{desc_of(reg)};
         long_kernels::RegionDesc& d = descs[0];
@@ -421,9 +436,7 @@ struct Worker final : RegionBackend {
         run_launch(a, descs, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), on_cells, warps);
 
         RegionResult res;
-        if (want_dirs)
-            download(out.dirs, dirs.ptr, static_cast<std::size_t>(rows) * cols, "direction bytes download",
-                     out.dirs == leaf_host);
+        if (want_dirs) download_dirs(out.dirs, dirs.ptr, pitch, rows, cols, out.dirs == leaf_host);
         download(&res.corner_h, corner.ptr, sizeof(int), "corner download");
         if (out.want_best) read_best(reg, stripes, res);
         return res;
@@ -464,6 +477,7 @@ struct Worker final : RegionBackend {
         descs.reserve(leaves.size());
         leaf_offsets.clear();
         leaf_pitch.clear();
+        leaf_width.clear();
         std::size_t dir_bytes = 0;
         int stripes = 0, max_cols = 0;
         std::uint64_t cells = 0;
@@ -477,8 +491,10 @@ struct Worker final : RegionBackend {
             d.stripes = (d.rows + 32 * R - 1) / (32 * R);
             stripes += d.stripes;
             max_cols = std::max(max_cols, d.cols);
-            leaf_offsets.push_back({dir_bytes, static_cast<std::size_t>(d.rows) * static_cast<std::size_t>(d.cols)});
-            leaf_pitch.push_back(static_cast<std::size_t>(d.cols));
+            const std::size_t pitch = static_cast<std::size_t>(long_kernels::dirs_pitch(d.cols));
+            leaf_offsets.push_back({dir_bytes, static_cast<std::size_t>(d.rows) * pitch});
+            leaf_pitch.push_back(pitch);
+            leaf_width.push_back(static_cast<std::size_t>(d.cols));
             dir_bytes += (leaf_offsets.back().second + 255) / 256 * 256;
             cells += static_cast<std::uint64_t>(d.rows) * static_cast<std::uint64_t>(d.cols);
             descs.push_back(d);
@@ -568,14 +584,15 @@ struct Worker final : RegionBackend {
 
     /// Downloads only the part of leaf k up-left of the walk's entry (rows x
     /// cols of its row-major bytes), into the pinned leaf buffer at the
-    /// leaf's own row pitch.
+    /// leaf's own width as the row pitch (the device rows are padded to
+    /// long_kernels::dirs_pitch).
     const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t rows, std::int64_t cols) override {
         const auto [offset, bytes] = leaf_offsets.at(k);
-        const std::size_t pitch = leaf_pitch.at(k);
+        const std::size_t pitch = leaf_pitch.at(k), width = leaf_width.at(k);
         std::uint8_t* host = dirs_buffer(bytes);
         if (rows <= 0 || cols <= 0) return host;
         const char* what = "leaf direction bytes download";
-        GPUALIGN_CUDA(cudaMemcpy2DAsync(host, pitch, static_cast<std::uint8_t*>(dirs.ptr) + offset, pitch,
+        GPUALIGN_CUDA(cudaMemcpy2DAsync(host, width, static_cast<std::uint8_t*>(dirs.ptr) + offset, pitch,
                                         static_cast<std::size_t>(cols), static_cast<std::size_t>(rows),
                                         cudaMemcpyDeviceToHost, stream),
                       what);

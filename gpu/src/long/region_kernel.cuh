@@ -75,7 +75,9 @@
 //
 // Outputs: checkpoint rows (stripe bottoms), checkpoint columns (each lane
 // writes its rows' H and Ecell at every col_stride-th column), direction
-// bytes (leaf tiles), the canonical best cell of each stripe (local: max H,
+// bytes (leaf tiles, rows padded to dirs_pitch(cols) bytes; with R = 4 each
+// lane keeps a row's last four bytes in a register and stores them as one
+// 32-bit word: a byte store a cell costs an L2 sector write a cell), the canonical best cell of each stripe (local: max H,
 // then smallest row, then smallest column), the best cell of the region's
 // last row (semi-global: in the last stripe, the lane that holds that row
 // tracks it in shared memory) and H at the region's bottom-right.
@@ -189,6 +191,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         // The one field the step loop reads per cell (Dirs), in a register; the
         // rest are read from the descriptor where used (chunk loads, checkpoints).
         std::uint8_t* const dirs = Dirs ? d.dirs : nullptr;
+        const std::size_t pitch = static_cast<std::size_t>(dirs_pitch(d.cols));  // bytes a row of dirs
         const int s = g - d.stripe_begin;  // stripe within the region
         const int row0 = s * stripe_rows;
         const int tc = (min(stripe_rows, rows - row0) + R - 1) / R;  // lanes in use
@@ -215,6 +218,11 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         // qo: the row's query code (table) or its PRMT selector (Packed).
         unsigned qo[R];
         std::int32_t T[R], E[R];
+        // Dirs with R = 4 (the leaves): each row's last four direction bytes, newest
+        // on top, stored as one word (R = 16 keeps byte stores: the registers
+        // would spill).
+        constexpr bool WordDirs = Dirs && R <= 4;
+        std::uint32_t dacc[WordDirs ? R : 1];
         std::int32_t bh[R];  // the row's best, T-space (-O: H = 0)
         int bj[R];
 #pragma unroll
@@ -226,6 +234,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             const int2 lb = valid ? d.left[i] : make_int2(0, neg_inf);
             T[r] = lb.x - open;
             E[r] = lb.y;
+            if constexpr (WordDirs) dacc[r] = 0;
             bh[r] = -open;
             bj[r] = 0;
         }
@@ -340,9 +349,17 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                         if (Local && t == -open) nib = 0u;
                         nib |= (e != T[r] ? 4u : 0u) | (f != tu ? 8u : 0u);
                         const int i = ir0 + r;
-                        if (i <= rows)
-                            dirs[static_cast<std::size_t>(i - 1) * static_cast<std::size_t>(cols) + (j - 1)] =
-                                static_cast<std::uint8_t>(nib);
+                        if constexpr (WordDirs) {
+                            dacc[r] = (dacc[r] >> 8) | (nib << 24);  // column j in the top byte
+                            if (((j & 3) == 0 || j == cols) && i <= rows) {
+                                // Four columns' bytes as one 32-bit store (byte 0 = column j - 3; at
+                                // the row's end the last cols % 4, the rest into the row's padding).
+                                *reinterpret_cast<std::uint32_t*>(dirs + static_cast<std::size_t>(i - 1) * pitch + ((j - 1) & ~3)) =
+                                    dacc[r] >> (8 * ((4 - (j & 3)) & 3));
+                            }
+                        } else if (i <= rows) {
+                            dirs[static_cast<std::size_t>(i - 1) * pitch + (j - 1)] = static_cast<std::uint8_t>(nib);
+                        }
                     } else {
                         // max(d_t, e_t [, -O]) without forming e_t: max(e - O, d_t).
                         const std::int32_t d_t = dg + sc;

@@ -1,5 +1,5 @@
 // gpualign — launch parameters of the long-pair region kernel. Device code
-// only (included by long_dispatch.cu).
+// only (included by long_dispatch.cu), and the layout the host fills.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,10 @@ namespace gpualign::gpu::long_kernels {
 /// any penalty (<= 10^6) without wrapping, as in the CPU reference.
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
+/// Bytes a row of a region's direction bytes takes in device memory: cols
+/// rounded up to a multiple of 4 (the kernel stores four columns at once).
+constexpr int dirs_pitch(int cols) { return (cols + 3) & ~3; }
+
 /// One region of the DP matrix: rows (i0, i0+rows], columns (j0, j0+cols].
 /// Every pointer is device memory. int2 boundary cells are
 /// gpualign::BoundaryCell {h, g}. Host and device share this layout (an array
@@ -22,7 +26,7 @@ struct RegionDesc {
     const int2* left;               ///< rows+1: H(i0+t, j0), Ecell(i0+t, j0)
     int2* row_out;                  ///< checkpoint row k at row_out + k*(cols+1)
     int2* col_out;                  ///< checkpoint column k at col_out + k*(rows+1)
-    std::uint8_t* dirs;             ///< rows*cols direction bytes, row-major, or null
+    std::uint8_t* dirs;             ///< rows * dirs_pitch(cols) direction bytes, row-major (cols used a row), or null
     /// {H, region row, region column, 0} (H the full matrix's value), or null:
     /// local: entry s = stripe s's canonical best cell (max H, then smallest
     /// row, then smallest column; {0, 0, 0} when no H > 0); semi-global: only
