@@ -1,8 +1,10 @@
 // gpualign — the CPU backend's batch aligner (batch_aligner.hpp): groups
 // pairs for the inter-pair SIMD kernel (inter_pair_kernel.cpp) or hands them
-// one by one to the intra-pair striped kernel (striped_kernel.cpp), walks
-// the tracebacks, and sends every pair the kernels cannot take in 16 bits
-// to the scalar reference align_pair (cpu_aligner.cpp).
+// one by one to the intra-pair striped kernels (striped_kernel.cpp; for
+// local score-only, the 8-bit striped_score8_kernel.cpp and the begin walk
+// on its H, begin_walk.cpp), walks the tracebacks, and sends every pair the
+// kernels cannot take in 16 bits to the scalar reference align_pair
+// (cpu_aligner.cpp).
 //
 // Which SIMD kernel (one rule, run_pairs): a batch whose inter-pair score
 // lookup would be ScoreLookup::gather — the scheme has no byte tables
@@ -90,8 +92,9 @@ struct Workspace {
 /// or the score and end cell only (score_pairs_cpu).
 enum class Output : std::uint8_t { cigar, score_begin, score };
 
-/// Whether the kernels walk direction bits: for the CIGAR, and in local and
-/// semi-global score-only for the begin cell.
+/// Whether the 16-bit kernels walk direction bits: for the CIGAR, and in
+/// local and semi-global score-only for the begin cell (local striped pairs
+/// first try the 8-bit pass and the walk on H: align_striped_pair).
 bool needs_traceback(AlignMode mode, Output what) {
     return what == Output::cigar || (mode != AlignMode::global && what == Output::score_begin);
 }
