@@ -189,8 +189,8 @@ TEST_P(Score8EveryTarget, RandomProteinAndDnaPairsMatchTheScalarReference) {
     }
     EXPECT_EQ(t.failures, 0);
     EXPECT_EQ(routed, 0);
-    EXPECT_GT(t.aligned, 500) << "too few pairs reached the begin walk";
-    EXPECT_GT(t.overflowed, 10) << "no pair reached the 8-bit limit";
+    EXPECT_GT(t.aligned, under_asan ? 100 : 500) << "too few pairs reached the begin walk";
+    EXPECT_GT(t.overflowed, under_asan ? 3 : 10) << "no pair reached the 8-bit limit";
 }
 
 TEST_P(Score8EveryTarget, LaneAndSegmentBoundaryLengthsMatchTheScalarReference) {
@@ -374,8 +374,8 @@ TEST_P(Score8EveryTarget, RealPairsMatchTheScalarReference) {
     EXPECT_EQ(check_all(pairs, blosum62_scheme(11, 1), "real BLOSUM62 11/1", t), 0);
     EXPECT_EQ(check_all(pairs, make_protein_scheme("BLOSUM45", 0, 2), "real BLOSUM45 0/2", t), 0);
     EXPECT_EQ(t.failures, 0);
-    EXPECT_GT(t.aligned, 200);
-    EXPECT_GT(t.overflowed, 10);
+    EXPECT_GT(t.aligned, under_asan ? 30 : 200);
+    EXPECT_GT(t.overflowed, under_asan ? 3 : 10);
     // PacBio windows (DNA): read prefixes against ref window prefixes, dna5
     // directly, and coded IUPAC through the routing (EDNAFULL has no byte
     // tables, so its batches take the striped path).
