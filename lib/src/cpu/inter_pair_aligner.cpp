@@ -1,8 +1,10 @@
 // gpualign — the CPU backend's batch aligner (batch_aligner.hpp): groups
 // pairs for the inter-pair SIMD kernel (inter_pair_kernel.cpp) or hands them
-// one by one to the intra-pair striped kernel (striped_kernel.cpp), walks
-// the tracebacks, and sends every pair the kernels cannot take in 16 bits
-// to the scalar reference align_pair (cpu_aligner.cpp).
+// one by one to the intra-pair striped kernels (striped_kernel.cpp; for
+// local score-only, the 8-bit striped_score8_kernel.cpp and the begin walk
+// on its H, begin_walk.cpp), walks the tracebacks, and sends every pair the
+// kernels cannot take in 16 bits to the scalar reference align_pair
+// (cpu_aligner.cpp).
 //
 // Which SIMD kernel (one rule, run_pairs): a batch whose inter-pair score
 // lookup would be ScoreLookup::gather — the scheme has no byte tables
@@ -12,11 +14,14 @@
 #include "gpualign/batch_aligner.hpp"
 
 #include <algorithm>
+#include <hwy/aligned_allocator.h>
 #include <omp.h>
 
 #include "core/traceback_walk.hpp"
+#include "cpu/begin_walk.hpp"
 #include "cpu/inter_pair_kernel.hpp"
 #include "cpu/striped_kernel.hpp"
+#include "cpu/striped_score8_kernel.hpp"
 #include "gpualign/cpu_aligner.hpp"
 
 namespace gpualign {
@@ -76,6 +81,10 @@ struct Workspace {
     std::vector<std::uint8_t> overflow, dir;
     /// Striped kernel: per query row, its segment's byte offset and lane.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> row_at;
+    /// Local score-only: H of every cell of the 8-bit pass (h8_bytes
+    /// bytes, 32-byte aligned), read by the begin walk (begin_walk.hpp).
+    hwy::AlignedFreeUniquePtr<std::uint8_t[]> h8;
+    std::size_t h8_bytes = 0;
 };
 
 /// What a call computes: the CIGAR, the score with the (local or
@@ -83,8 +92,9 @@ struct Workspace {
 /// or the score and end cell only (score_pairs_cpu).
 enum class Output : std::uint8_t { cigar, score_begin, score };
 
-/// Whether the kernels walk direction bits: for the CIGAR, and in local and
-/// semi-global score-only for the begin cell.
+/// Whether the 16-bit kernels walk direction bits: for the CIGAR, and in
+/// local and semi-global score-only for the begin cell (local striped pairs
+/// first try the 8-bit pass and the walk on H: align_striped_pair).
 bool needs_traceback(AlignMode mode, Output what) {
     return what == Output::cigar || (mode != AlignMode::global && what == Output::score_begin);
 }
@@ -173,36 +183,27 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     }
 }
 
-/// Aligns one SIMD-eligible pair with the striped kernel.
-///  - CIGAR, and local / semi-global score-only (the begin cell): one
-///    traceback pass, then the walk (without building the CIGAR for
-///    score-only). Measured against a score pass for the end cell (i, j)
-///    followed by a traceback pass over the prefix rectangle 1..i x 1..j
-///    (protein512_sw, AVX-512): the single pass is cheaper, as the prefix
-///    covers a quarter of the matrix or more on average.
-///  - global score-only, score_pairs_cpu: the score pass alone.
-/// Overflow or direction bits above max_group_dir_bytes: the scalar reference.
-AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, const cpu::KernelScheme& ks,
-                                   AlignMode mode, Output what, Workspace& w) {
-    const bool score_only = what != Output::cigar;
+/// One SIMD-eligible pair by the 16-bit striped traceback pass and the
+/// walk: the CIGAR (with_cigar), or score, end and begin cells only.
+/// Overflow or direction bits above max_group_dir_bytes: the scalar
+/// reference.
+AlignmentResult striped_traceback(const PairView& p, const ScoringScheme& s, const cpu::KernelScheme& ks,
+                                  AlignMode mode, bool with_cigar, Workspace& w) {
     const bool local = mode == AlignMode::local;
     const std::size_t m = p.query.size(), n = p.ref.size();
-    const auto scalar = [&] { return align_pair(p.query, p.ref, s, mode, score_only); };
-    const bool traceback = needs_traceback(mode, what);
+    const auto scalar = [&] { return align_pair(p.query, p.ref, s, mode, !with_cigar); };
     const cpu::StripedShape shape = cpu::striped_shape(m, n);
-    if (traceback && shape.dir_bytes() > max_group_dir_bytes) return scalar();
-    if (traceback) w.dir.resize(shape.dir_bytes());
+    if (shape.dir_bytes() > max_group_dir_bytes) return scalar();
+    w.dir.resize(shape.dir_bytes());
     const cpu::StripedResult r =
-        cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks,
-                           traceback ? cpu::KernelKind::traceback : cpu::KernelKind::score, w.dir.data());
+        cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks, cpu::KernelKind::traceback, w.dir.data());
     if (r.overflow) return scalar();  // a local score reached the 16-bit limit: re-score in 32 bits
     AlignmentResult res;
-    res.has_cigar = !score_only;
+    res.has_cigar = with_cigar;
     if (local && r.score == 0) return res;  // unaligned
     res.score = r.score;
     res.query_end = r.query_end;
     res.ref_end = r.ref_end;
-    if (!traceback) return res;
     // Row i's (segment byte offset, lane), built without divisions: the walk
     // reads one cell per step.
     w.row_at.resize(m);
@@ -217,7 +218,71 @@ AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, co
             const auto [offset, lane] = w.row_at[static_cast<std::size_t>(i) - 1];
             return cpu::dir_byte(dir + (static_cast<std::size_t>(j) - 1) * col_bytes + offset, stride, lane, local);
         },
-        p.query.data(), p.ref.data(), s.alphabet, mode, !score_only, res);
+        p.query.data(), p.ref.data(), s.alphabet, mode, with_cigar, res);
+    return res;
+}
+
+/// Aligns one SIMD-eligible pair with the striped kernels.
+///  - CIGAR, and semi-global score-only (the begin cell): the 16-bit
+///    traceback pass and the walk (striped_traceback). For the CIGAR this
+///    single pass was measured cheaper than a score pass for the end cell
+///    (i, j) followed by a traceback pass over the prefix rectangle 1..i x
+///    1..j (protein512_sw, AVX-512): the prefix covers a quarter of the
+///    matrix or more on average.
+///  - local score-only: the 8-bit score pass (striped_score8_kernel.cpp)
+///    for the score and the end cell; with the begin cell
+///    (align_pairs_cpu) it keeps H of every cell (one byte per cell, in
+///    w.h8) and the begin walk (begin_walk.cpp) goes back from the end cell
+///    on H alone. A scheme the 8-bit kernel cannot take, or a pair whose
+///    best reaches its limit (255 - bias), takes the 16-bit kernels as
+///    below.
+///  - global score-only, score_pairs_cpu: the 16-bit score pass alone.
+/// 16-bit overflow or direction bits above max_group_dir_bytes: the scalar
+/// reference.
+AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, const cpu::KernelScheme& ks,
+                                   const cpu::Score8Scheme& s8, AlignMode mode, Output what, Workspace& w) {
+    const bool score_only = what != Output::cigar;
+    const bool local = mode == AlignMode::local;
+    const std::size_t m = p.query.size(), n = p.ref.size();
+    if (local && score_only && s8.usable) {
+        // Score-only local: the 8-bit pass (with begin: keeping H of every
+        // cell, then the begin walk).
+        const bool begin = what == Output::score_begin;
+        const cpu::Score8Shape shape8 = cpu::score8_shape(m);
+        const std::size_t h_bytes = shape8.column_bytes() * n;
+        if (!begin || h_bytes <= max_group_dir_bytes) {
+            if (begin && h_bytes > w.h8_bytes) {
+                w.h8 = hwy::AllocateAligned<std::uint8_t>(h_bytes);
+                if (!w.h8) throw std::bad_alloc();
+                w.h8_bytes = h_bytes;
+            }
+            const cpu::Score8Result r8 =
+                cpu::align_striped_score8({p.query.data(), m, p.ref.data(), n}, s8, begin ? w.h8.get() : nullptr);
+            if (!r8.overflow) {
+                AlignmentResult res;
+                if (r8.score == 0) return res;  // unaligned
+                res.score = r8.score;
+                res.query_end = r8.query_end;
+                res.ref_end = r8.ref_end;
+                if (begin) {
+                    const cpu::LocalBegin b =
+                        cpu::local_begin_from_h(p.query, p.ref, s, {w.h8.get(), shape8.lanes, shape8.seg_len},
+                                                r8.score, r8.query_end, r8.ref_end);
+                    res.query_begin = b.query_begin;
+                    res.ref_begin = b.ref_begin;
+                }
+                return res;
+            }
+        }
+    }
+    if (needs_traceback(mode, what)) return striped_traceback(p, s, ks, mode, !score_only, w);
+    const cpu::StripedResult r = cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks, cpu::KernelKind::score, nullptr);
+    if (r.overflow) return align_pair(p.query, p.ref, s, mode, score_only);  // re-score in 32 bits
+    AlignmentResult res;
+    if (local && r.score == 0) return res;  // unaligned
+    res.score = r.score;
+    res.query_end = r.query_end;
+    res.ref_end = r.ref_end;
     return res;
 }
 
@@ -243,6 +308,7 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
             .push_back(k);
     const std::size_t L = std::max<std::size_t>(1, target_lanes);
     const cpu::KernelScheme ks = kernel_scheme(s, mode);
+    const cpu::Score8Scheme s8 = cpu::make_score8_scheme(ks);
     // The routing rule (file comment): gather-lookup batches go striped.
     const bool shared_query = ks.row_tables && !simd.empty() && share_one_query(pairs, simd);
     const bool striped = !ks.byte_table && !shared_query;
@@ -277,7 +343,7 @@ void run_pairs(std::span<const PairView> pairs, const ScoringScheme& s, AlignMod
                                                            std::min(per_item, simd.size() - item * per_item));
                 try {
                     if (striped)
-                        out[members[0]] = align_striped_pair(pairs[members[0]], s, ks, mode, what, w);
+                        out[members[0]] = align_striped_pair(pairs[members[0]], s, ks, s8, mode, what, w);
                     else
                         align_group(pairs, members, s, ks, mode, what, L, w, out);
                 } catch (...) {
