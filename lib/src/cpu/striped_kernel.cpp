@@ -113,6 +113,7 @@
 #include <stdexcept>
 
 #include "cpu/striped_kernel.hpp"
+#include "cpu/striped_end_cell.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace gpualign::cpu {
@@ -363,17 +364,7 @@ HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std
                 for (std::size_t k = 1; k < S; ++k) any = hn::Or(any, hn::Eq(hn::Load(d, hc + k * L), v_cb));
                 const intptr_t first = hn::FindFirstTrue(d, any);  // lowest lane with a match: smallest rows
                 const std::size_t lane = first < 0 ? L : static_cast<std::size_t>(first);
-                std::int32_t row = 0;  // 0: only padding rows hold the maximum
-                for (std::size_t k = 0; lane < L && k < S && lane * S + k < m; ++k)
-                    if (hc[k * L + lane] == cb) {
-                        row = static_cast<std::int32_t>(lane * S + k + 1);
-                        break;
-                    }
-                if (row > 0 && (cb > best || row < best_i)) {
-                    best = cb;
-                    best_i = row;
-                    best_j = static_cast<std::int32_t>(j);
-                }
+                offer_column_max(hc, S, L, lane, m, cb, j, best, best_i, best_j);
             }
         } else if constexpr (!kGlobal) {
             if (hc[m_at] > best) {

@@ -71,6 +71,7 @@
 #include <stdexcept>
 
 #include "cpu/striped_score8_kernel.hpp"
+#include "cpu/striped_end_cell.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace gpualign::cpu {
@@ -198,17 +199,7 @@ HWY_NOINLINE Score8Result Run(const StripedPair& p, const Score8Scheme& ks, std:
             for (std::size_t l = 0; l < L; ++l) cb = std::max(cb, lane_max[l]);
             std::size_t lane = 0;
             while (lane_max[lane] != cb) ++lane;  // lowest lane with the maximum: smallest rows
-            std::int32_t row = 0;  // 0: only padding rows hold it (never, see above)
-            for (std::size_t k = 0; k < S && lane * S + k < m; ++k)
-                if (hc[k * L + lane] == cb) {
-                    row = static_cast<std::int32_t>(lane * S + k + 1);
-                    break;
-                }
-            if (row > 0 && (cb > best || row < best_i)) {
-                best = cb;
-                best_i = row;
-                best_j = static_cast<std::int32_t>(j);
-            }
+            offer_column_max(hc, S, L, lane, m, cb, j, best, best_i, best_j);
         }
         if constexpr (kStore) {
             hp = hc;
