@@ -14,6 +14,7 @@
 #include "gpualign/batch_aligner.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <hwy/aligned_allocator.h>
 #include <omp.h>
 
@@ -183,6 +184,19 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     }
 }
 
+/// What a striped pass found: the score at the end cell (query_end,
+/// ref_end), 1-based; a local score of 0 is an unaligned pair (every field 0).
+AlignmentResult at_end_cell(bool local, std::int32_t score, std::int32_t query_end, std::int32_t ref_end,
+                            bool has_cigar) {
+    AlignmentResult res;
+    res.has_cigar = has_cigar;
+    if (local && score == 0) return res;
+    res.score = score;
+    res.query_end = query_end;
+    res.ref_end = ref_end;
+    return res;
+}
+
 /// One SIMD-eligible pair by the 16-bit striped traceback pass and the
 /// walk: the CIGAR (with_cigar), or score, end and begin cells only.
 /// Overflow or direction bits above max_group_dir_bytes: the scalar
@@ -198,12 +212,8 @@ AlignmentResult striped_traceback(const PairView& p, const ScoringScheme& s, con
     const cpu::StripedResult r =
         cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks, cpu::KernelKind::traceback, w.dir.data());
     if (r.overflow) return scalar();  // a local score reached the 16-bit limit: re-score in 32 bits
-    AlignmentResult res;
-    res.has_cigar = with_cigar;
+    AlignmentResult res = at_end_cell(local, r.score, r.query_end, r.ref_end, with_cigar);
     if (local && r.score == 0) return res;  // unaligned
-    res.score = r.score;
-    res.query_end = r.query_end;
-    res.ref_end = r.ref_end;
     // Row i's (segment byte offset, lane), built without divisions: the walk
     // reads one cell per step.
     w.row_at.resize(m);
@@ -219,6 +229,35 @@ AlignmentResult striped_traceback(const PairView& p, const ScoringScheme& s, con
             return cpu::dir_byte(dir + (static_cast<std::size_t>(j) - 1) * col_bytes + offset, stride, lane, local);
         },
         p.query.data(), p.ref.data(), s.alphabet, mode, with_cigar, res);
+    return res;
+}
+
+/// One local score-only pair by the 8-bit pass: the score and end cell,
+/// and with `begin` the begin cell by the walk on the pass's H (kept in
+/// w.h8, one byte per cell). Empty when the pass cannot answer: its best
+/// reached the 8-bit limit, or (with `begin`) H would take more than
+/// max_group_dir_bytes.
+std::optional<AlignmentResult> local_score8(const PairView& p, const ScoringScheme& s, const cpu::Score8Scheme& s8,
+                                            bool begin, Workspace& w) {
+    const std::size_t m = p.query.size(), n = p.ref.size();
+    const cpu::Score8Shape shape8 = cpu::score8_shape(m);
+    const std::size_t h_bytes = shape8.column_bytes() * n;
+    if (begin && h_bytes > max_group_dir_bytes) return std::nullopt;
+    if (begin && h_bytes > w.h8_bytes) {
+        w.h8 = hwy::AllocateAligned<std::uint8_t>(h_bytes);
+        if (!w.h8) throw std::bad_alloc();
+        w.h8_bytes = h_bytes;
+    }
+    const cpu::Score8Result r8 =
+        cpu::align_striped_score8({p.query.data(), m, p.ref.data(), n}, s8, begin ? w.h8.get() : nullptr);
+    if (r8.overflow) return std::nullopt;
+    AlignmentResult res = at_end_cell(true, r8.score, r8.query_end, r8.ref_end, false);
+    if (begin && r8.score > 0) {
+        const cpu::LocalBegin b = cpu::local_begin_from_h(p.query, p.ref, s, {w.h8.get(), shape8.lanes, shape8.seg_len},
+                                                          r8.score, r8.query_end, r8.ref_end);
+        res.query_begin = b.query_begin;
+        res.ref_begin = b.ref_begin;
+    }
     return res;
 }
 
@@ -244,46 +283,12 @@ AlignmentResult align_striped_pair(const PairView& p, const ScoringScheme& s, co
     const bool score_only = what != Output::cigar;
     const bool local = mode == AlignMode::local;
     const std::size_t m = p.query.size(), n = p.ref.size();
-    if (local && score_only && s8.usable) {
-        // Score-only local: the 8-bit pass (with begin: keeping H of every
-        // cell, then the begin walk).
-        const bool begin = what == Output::score_begin;
-        const cpu::Score8Shape shape8 = cpu::score8_shape(m);
-        const std::size_t h_bytes = shape8.column_bytes() * n;
-        if (!begin || h_bytes <= max_group_dir_bytes) {
-            if (begin && h_bytes > w.h8_bytes) {
-                w.h8 = hwy::AllocateAligned<std::uint8_t>(h_bytes);
-                if (!w.h8) throw std::bad_alloc();
-                w.h8_bytes = h_bytes;
-            }
-            const cpu::Score8Result r8 =
-                cpu::align_striped_score8({p.query.data(), m, p.ref.data(), n}, s8, begin ? w.h8.get() : nullptr);
-            if (!r8.overflow) {
-                AlignmentResult res;
-                if (r8.score == 0) return res;  // unaligned
-                res.score = r8.score;
-                res.query_end = r8.query_end;
-                res.ref_end = r8.ref_end;
-                if (begin) {
-                    const cpu::LocalBegin b =
-                        cpu::local_begin_from_h(p.query, p.ref, s, {w.h8.get(), shape8.lanes, shape8.seg_len},
-                                                r8.score, r8.query_end, r8.ref_end);
-                    res.query_begin = b.query_begin;
-                    res.ref_begin = b.ref_begin;
-                }
-                return res;
-            }
-        }
-    }
+    if (local && score_only && s8.usable)
+        if (std::optional<AlignmentResult> res = local_score8(p, s, s8, what == Output::score_begin, w)) return *res;
     if (needs_traceback(mode, what)) return striped_traceback(p, s, ks, mode, !score_only, w);
     const cpu::StripedResult r = cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks, cpu::KernelKind::score, nullptr);
     if (r.overflow) return align_pair(p.query, p.ref, s, mode, score_only);  // re-score in 32 bits
-    AlignmentResult res;
-    if (local && r.score == 0) return res;  // unaligned
-    res.score = r.score;
-    res.query_end = r.query_end;
-    res.ref_end = r.ref_end;
-    return res;
+    return at_end_cell(local, r.score, r.query_end, r.ref_end, false);
 }
 
 }  // namespace
