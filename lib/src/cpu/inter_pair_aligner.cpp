@@ -67,6 +67,8 @@ cpu::KernelScheme kernel_scheme(const ScoringScheme& s, AlignMode mode) {
     if (k.byte_table)
         for (int e = 0; e < entries; ++e)
             (e < 16 ? k.lo[e] : k.hi[e - 16]) = static_cast<std::uint8_t>(s.matrix[static_cast<std::size_t>(e)] + 128);
+    if (k.byte_table)
+        for (int e = 0; e < entries; ++e) k.table16[e] = static_cast<std::int16_t>(s.matrix[static_cast<std::size_t>(e)]);
     k.row_tables = s.size <= 32 && s.max_abs_score() <= 127;
     if (k.row_tables)
         for (int a = 0; a < s.size; ++a)
@@ -86,6 +88,10 @@ struct Workspace {
     /// bytes, 32-byte aligned), read by the begin walk (begin_walk.hpp).
     hwy::AlignedFreeUniquePtr<std::uint8_t[]> h8;
     std::size_t h8_bytes = 0;
+    /// Inter-pair kernel: the group's direction bit planes
+    /// (cpu::dir_bytes(rows, cols, lanes) bytes, 64-byte aligned).
+    hwy::AlignedFreeUniquePtr<std::uint8_t[]> lane_dir;
+    std::size_t lane_dir_bytes = 0;
 };
 
 /// What a call computes: the CIGAR, the score with the (local or
@@ -124,8 +130,8 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
     // AVX-512: 0.37 s against 0.42 s; docs/benchmarks.md).
     const bool local = mode == AlignMode::local;
     const bool traceback = needs_traceback(mode, what);
-    const std::size_t plane_bytes = cpu::dir_plane_bytes(L), cell_bytes = cpu::kDirPlanes * plane_bytes;
-    if (traceback && static_cast<std::uint64_t>(rows) * cols * cell_bytes > max_group_dir_bytes) {
+    const std::size_t plane_bytes = cpu::dir_plane_bytes(L), dir_bytes = cpu::dir_bytes(rows, cols, L);
+    if (traceback && dir_bytes > max_group_dir_bytes) {
         for (const std::size_t k : members) out[k] = align_pair(pairs[k].query, pairs[k].ref, s, mode, score_only);
         return;
     }
@@ -147,11 +153,15 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
         w.query_len[l] = static_cast<std::int32_t>(p.query.size());
         w.ref_len[l] = static_cast<std::int32_t>(p.ref.size());
     }
-    if (traceback) w.dir.resize(rows * cols * cell_bytes);
+    if (traceback && dir_bytes > w.lane_dir_bytes) {
+        w.lane_dir = hwy::AllocateAligned<std::uint8_t>(dir_bytes);
+        if (!w.lane_dir) throw std::bad_alloc();
+        w.lane_dir_bytes = dir_bytes;
+    }
     const cpu::LaneGroup g{L, rows, cols, w.query.data(), w.ref.data(), w.query_len.data(), w.ref_len.data(),
                            shared ? pairs[members[0]].query.data() : nullptr};
     const cpu::LaneResults r{w.score.data(), w.query_end.data(), w.ref_end.data(), w.overflow.data(),
-                             traceback ? w.dir.data() : nullptr};
+                             traceback ? w.lane_dir.get() : nullptr};
     const cpu::KernelKind kind = traceback ? cpu::KernelKind::traceback : cpu::KernelKind::score;
     cpu::align_lane_group(g, ks, kind, lookup, r);
 
@@ -172,11 +182,12 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
         res.query_end = w.query_end[l];
         res.ref_end = w.ref_end[l];
         if (traceback) {
-            const std::uint8_t* dir = w.dir.data();
+            const std::uint8_t* dir = w.lane_dir.get();
+            const std::size_t row_cells = cpu::dir_row_cells(cols), stride = cpu::dir_plane_stride(rows, cols, L);
             detail::traceback_walk(
                 [&](std::int64_t i, std::int64_t j) {
-                    return cpu::dir_byte(dir + ((static_cast<std::size_t>(i) - 1) * cols + (j - 1)) * plane_bytes,
-                                         rows * cols * plane_bytes, l, local);
+                    return cpu::dir_byte(dir + ((static_cast<std::size_t>(i) - 1) * row_cells + (j - 1)) * plane_bytes,
+                                         stride, l, local);
                 },
                 p.query.data(), p.ref.data(), s.alphabet, mode, !score_only, res);
         }

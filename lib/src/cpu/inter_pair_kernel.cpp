@@ -25,6 +25,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 #include <hwy/aligned_allocator.h>
+#include <hwy/cache_control.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -78,12 +79,20 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
     const std::size_t M = g.rows, N = g.cols;
     const std::size_t W = (N + 1) * L;
     const std::size_t plane_bytes = dir_plane_bytes(L);
-    const std::size_t plane_stride = M * N * plane_bytes;  // bytes between two planes of one cell
+    const std::size_t row_cells = dir_row_cells(N);                 // a plane row's columns (padded)
+    const std::size_t plane_stride = dir_plane_stride(M, N, L);     // bytes between two planes of one cell
     // H and F of the row above the strip, updated in place.
     auto hrow = hwy::AllocateAligned<std::int16_t>(W);
     auto frow = hwy::AllocateAligned<std::int16_t>(W);
     auto lane_buf = hwy::AllocateAligned<std::int16_t>(7 * L);
-    if (!hrow || !frow || !lane_buf) throw std::bad_alloc();
+    // Direction bits are staged per strip row and plane for 16 columns (one
+    // vector, in L1) and then streamed to `dir` a whole vector at a time:
+    // byte-sized stores into a group's multi-megabyte planes would each pull
+    // their cache line from memory first (measured: ~20% of the local pass).
+    constexpr std::size_t kMaxRows = 4;
+    auto stage = hwy::AllocateAligned<std::int16_t>(kDir ? kMaxRows * kDirPlanes * L : 1);
+    if (!hrow || !frow || !lane_buf || !stage) throw std::bad_alloc();
+    std::uint8_t* const stage_bytes = reinterpret_cast<std::uint8_t*>(stage.get());
 
     const V v_open = hn::Set(d, static_cast<std::int16_t>(ks.gap_open + ks.gap_extend));
     const V v_ext = hn::Set(d, ks.gap_extend);
@@ -92,6 +101,14 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
     const V k1 = hn::Set(d, 1);
     const V v_bias = hn::Set(d, 128);
     constexpr bool kByteTable = kLookup != ScoreLookup::gather;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // AVX-512: a pair_table score is one 16-bit permute of the 32-word table
+    // (index q * size + r < 32 = the lane count), not two byte shuffles.
+    constexpr bool kPermute = kLookup == ScoreLookup::pair_table;
+    const V t16 = hn::LoadU(d, ks.table16);
+#else
+    constexpr bool kPermute = false;
+#endif
     using VT = decltype(hn::LoadDup128(d8, ks.lo));
 
     // Lane lengths; n_full = the columns where every used lane is real.
@@ -156,7 +173,11 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
             [[maybe_unused]] const auto at_end = hn::Eq(v_j, v_n);      // global: j == ref_len
             for (std::size_t r = 0; r < R; ++r) {
                 V s;
-                if constexpr (kByteTable) {
+                if constexpr (kPermute) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+                    s = V{_mm512_permutexvar_epi16(hn::Add(q[r], rc).raw, t16.raw)};
+#endif
+                } else if constexpr (kByteTable) {
                     const auto lo = hn::TableLookupBytesOr0(t_lo[r], hn::BitCast(d8, hn::Add(q_lo[r], rc)));
                     const auto hi = hn::TableLookupBytesOr0(t_hi[r], hn::BitCast(d8, hn::Add(q_hi[r], rc)));
                     s = hn::Sub(hn::BitCast(d, hn::Or(lo, hi)), v_bias);
@@ -182,17 +203,20 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
                 [[maybe_unused]] const auto positive = hn::Gt(h, v_zero);
                 if constexpr (kLocal) h = hn::Max(h, v_zero);
                 if constexpr (kDir) {
-                    // Five bit planes (LaneResults::dir), stored straight from
-                    // the comparison masks: E wins, F wins, positive (local),
-                    // E extended, F extended.
-                    // Planes in separate arrays: adjacent stores were merged by
-                    // the compiler into a slower vector build (vpinsrd).
-                    std::uint8_t* cell_dir = out.dir + ((i0 + r - 1) * N + (j - 1)) * plane_bytes;
+                    // Five bit planes (LaneResults::dir; four outside local
+                    // mode), stored straight from the comparison masks into the
+                    // stage (plane p of strip row r: vector r * kDirPlanes + p,
+                    // column (j-1) % 16). (Folding "positive" into the E and F
+                    // planes, four planes in local mode too, measured 13%
+                    // slower on pacbio_ecoli, AVX-512: the mask logic costs
+                    // more than the traffic it saves.)
+                    std::uint8_t* cell_dir = stage_bytes + (r * kDirPlanes * 16 + ((j - 1) & 15)) * plane_bytes;
+                    const std::size_t sp = 16 * plane_bytes;  // one staged vector
                     hn::StoreMaskBits(d, e_wins, cell_dir);
-                    hn::StoreMaskBits(d, f_wins, cell_dir + plane_stride);
-                    if constexpr (kLocal) hn::StoreMaskBits(d, positive, cell_dir + 2 * plane_stride);
-                    hn::StoreMaskBits(d, e_is_ext, cell_dir + 3 * plane_stride);
-                    hn::StoreMaskBits(d, f_is_ext, cell_dir + 4 * plane_stride);
+                    hn::StoreMaskBits(d, f_wins, cell_dir + sp);
+                    if constexpr (kLocal) hn::StoreMaskBits(d, positive, cell_dir + 2 * sp);
+                    hn::StoreMaskBits(d, e_is_ext, cell_dir + 3 * sp);
+                    hn::StoreMaskBits(d, f_is_ext, cell_dir + 4 * sp);
                 }
                 if constexpr (kLocal || kRowEnd) {
                     auto better = hn::Gt(h, row_best[r]);
@@ -213,8 +237,28 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
         // Global lanes capture H(i, ref_len) in the masked part, which holds
         // every ref_len (>= n_full); start it one column early for j == n_full.
         const std::size_t split = kMode == AlignMode::global ? n_full - 1 : n_full;
-        for (std::size_t j = 1; j <= split; ++j) column(j, std::false_type{});
-        for (std::size_t j = split + 1; j <= N; ++j) column(j, std::true_type{});
+        // After column j ends a block of 16 (or the row): the staged vectors to their place.
+        auto flush = [&](std::size_t j) HWY_ATTR {
+            if constexpr (kDir) {
+                if ((j & 15) != 0 && j != N) return;
+                const std::size_t col0 = (j - 1) & ~std::size_t{15};
+                for (std::size_t r = 0; r < R; ++r)
+                    for (std::size_t p = 0; p < kDirPlanes; ++p) {
+                        if (!kLocal && p == 2) continue;
+                        std::uint8_t* dst = out.dir + p * plane_stride + ((i0 + r - 1) * row_cells + col0) * plane_bytes;
+                        const V v = hn::Load(d, stage.get() + (r * kDirPlanes + p) * L);
+                        hn::Stream(v, d, reinterpret_cast<std::int16_t*>(dst));
+                    }
+            }
+        };
+        for (std::size_t j = 1; j <= split; ++j) {
+            column(j, std::false_type{});
+            flush(j);
+        }
+        for (std::size_t j = split + 1; j <= N; ++j) {
+            column(j, std::true_type{});
+            flush(j);
+        }
 
         for (std::size_t r = 0; r < R; ++r) {
             if constexpr (kLocal) {
@@ -239,9 +283,11 @@ HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResu
             }
         }
     };
+    static_assert(kRows <= kMaxRows);
     std::size_t i0 = 1;
     for (; i0 + kRows - 1 <= M; i0 += kRows) strip(i0, std::integral_constant<std::size_t, kRows>{});
     for (; i0 <= M; ++i0) strip(i0, std::integral_constant<std::size_t, 1>{});
+    if constexpr (kDir) hwy::FlushStream();  // the streamed planes before the host's walk
 
     if constexpr (kLocal) {
         std::int16_t* b = lane_buf.get() + 2 * L;

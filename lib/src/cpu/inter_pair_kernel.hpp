@@ -56,6 +56,11 @@ struct KernelScheme {
     bool byte_table = false;
     std::uint8_t lo[16] = {};
     std::uint8_t hi[16] = {};
+    /// The same scores as 16-bit words, table16[k] = score of index k (0 past
+    /// alphabet_size^2), 64-byte aligned for one vector load: AVX-512 targets
+    /// look a lane's score up with one 16-bit permute (vpermw) instead of
+    /// two byte shuffles.
+    alignas(64) std::int16_t table16[32] = {};
     /// row_table: row_lo[a][k] / row_hi[a][k] = s(a, k) / s(a, k + 16) plus
     /// 128 (valid when row_tables: size <= 32 and every |score| <= 127).
     bool row_tables = false;
@@ -75,14 +80,17 @@ struct LaneResults {
     /// 1 where a local score reached the 16-bit limit: the lane's outputs
     /// are then meaningless and the pair must be re-scored in 32 bits.
     std::uint8_t* overflow = nullptr;
-    /// traceback only: kDirPlanes planes of rows * cols * dir_plane_bytes(lanes)
-    /// bytes each, one after the other (plane stride rows * cols *
-    /// dir_plane_bytes(lanes)). Cell (i, j) holds one bit per lane in each
+    /// traceback only: kDirPlanes planes of rows * dir_row_cells(cols) *
+    /// dir_plane_bytes(lanes) bytes each, one after the other (plane stride
+    /// dir_plane_stride(rows, cols, lanes)), dir_bytes(rows, cols, lanes) in
+    /// all, 64-byte aligned (the kernel writes whole vectors of 16 columns
+    /// with streaming stores). Cell (i, j) holds one bit per lane in each
     /// plane (lane l: bit l % 8 of byte l / 8), at
-    /// [p * stride + ((i-1) * cols + (j-1)) * dir_plane_bytes(lanes)]:
+    /// [p * stride + ((i-1) * dir_row_cells(cols) + (j-1)) * dir_plane_bytes(lanes)]:
     /// E wins (Ecell > diagonal), F wins (Fcell > max(diagonal, Ecell)),
     /// positive (local H > 0; unwritten in other modes), E extended,
     /// F extended. dir_byte() turns them into docs/scoring.md's byte.
+    /// Columns past `cols` of a row (its padding) hold garbage.
     std::uint8_t* dir = nullptr;
 };
 
@@ -90,6 +98,17 @@ struct LaneResults {
 inline constexpr std::size_t kDirPlanes = 5;
 /// Bytes of one bit plane: one bit per lane, at least one byte.
 constexpr std::size_t dir_plane_bytes(std::size_t lanes) noexcept { return (lanes + 7) / 8; }
+/// Columns a row of a plane holds: `cols` rounded up to 16, so that 16
+/// columns of one row fill one vector of 16-bit lanes (16 * lanes / 8 bytes).
+constexpr std::size_t dir_row_cells(std::size_t cols) noexcept { return (cols + 15) / 16 * 16; }
+/// Bytes from one plane to the next.
+constexpr std::size_t dir_plane_stride(std::size_t rows, std::size_t cols, std::size_t lanes) noexcept {
+    return rows * dir_row_cells(cols) * dir_plane_bytes(lanes);
+}
+/// Bytes of LaneResults::dir for a group of rows x cols.
+constexpr std::size_t dir_bytes(std::size_t rows, std::size_t cols, std::size_t lanes) noexcept {
+    return kDirPlanes * dir_plane_stride(rows, cols, lanes);
+}
 
 /// The docs/scoring.md direction byte of lane `lane` from a cell's bits
 /// (`cell` points into plane 0; `plane_stride` bytes between planes).
