@@ -224,6 +224,49 @@ TEST(LongEngine, MitoPairMatchesReference) {
     }
 }
 
+// Every launch without direction bytes forced to R = 16, the variant that
+// computes two columns a wavefront step: small pairs then cross its edges -
+// odd and even ref lengths (the row's odd last column), one column, stripes
+// of 512 rows +-1, rings with flow control (the progress counts columns, two
+// a step) - in every mode, DNA and protein, against the reference.
+TEST(LongEngine, TwoColumnStepsByteIdenticalToReference) {
+    SKIP_WITHOUT_GPU();
+    for (Alphabet a : {Alphabet::dna, Alphabet::protein}) {
+        Generator gen(a, a == Alphabet::dna ? 141 : 142);
+        std::vector<Seq> q, r;
+        const std::size_t qlens[] = {1, 2, 33, 511, 512, 513, 1025, 2100};
+        const std::size_t rlens[] = {1, 2, 3, 31, 32, 33, 64, 65, 1001, 1500};
+        std::size_t k = 0;
+        for (std::size_t lq : qlens)
+            for (int rep = 0; rep < 2; ++rep, ++k) {
+                q.push_back(gen.random(lq));
+                r.push_back(rep == 0 ? gen.random(rlens[k % std::size(rlens)]) : gen.mutate(q.back(), 0.15));
+                if (r.back().empty()) r.back() = gen.random(1);
+            }
+        const ScoringScheme s = scheme_for(a, 0);
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
+            for (int variant = 0; variant < 2; ++variant) {
+                const bool score_only = variant == 1;
+                const auto want = reference(q, r, s, mode, score_only);
+                gpu::LongEngineOptions opt;
+                opt.rows_per_lane = 16;
+                opt.plan.leaf_cells = 70000;
+                opt.plan.fan_out = 3;
+                opt.max_blocks = variant == 0 ? 1 : 0;
+                opt.ring_bytes = variant == 0 ? (256u << 10) : 0;  // flow control, one block
+                opt.workers = 3;
+                gpu::LongEngine engine(s, mode, score_only, opt);
+                const std::string what = std::string(to_string(a)) + " " + to_string(mode) +
+                                         (score_only ? " score-only" : " cigar") + " pair ";
+                expect_align_and_align_many(engine, q, r, want, s, what);
+            }
+        }
+    }
+    gpu::LongEngineOptions bad;
+    bad.rows_per_lane = 8;
+    EXPECT_THROW(gpu::LongEngine(scheme_for(Alphabet::dna, 0), AlignMode::global, false, bad), std::invalid_argument);
+}
+
 // Semi-global end cells and walk ends (semi_global_edge_pairs: ends on
 // column 0, won and tied; on column n; 1-5 residue queries in a 500-residue
 // ref; a 300-residue query in 1-12 residue refs) plus a 2,000-residue query in
@@ -373,8 +416,9 @@ TEST(LongEngineSanitizer, AlignManyWorkers) {
 
 // Small enough for compute-sanitizer (memcheck, racecheck): every kernel path
 // of the long engine (fan-out and direct-leaf levels, speculative leaf
-// batches, warps reused across stripes with ring flow control, every mode,
-// CIGAR and score-only) on 3,000 x 2,800 pairs, against the reference.
+// batches, warps reused across stripes with ring flow control, the R = 16
+// variants with two columns a step, every mode, CIGAR and score-only) on
+// 3,000 x 2,800 pairs, against the reference.
 TEST(LongEngineSanitizer, SmallPairsAllPaths) {
     SKIP_WITHOUT_GPU();
     Generator gen(Alphabet::dna, 21);
@@ -383,12 +427,13 @@ TEST(LongEngineSanitizer, SmallPairsAllPaths) {
     for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool score_only : {false, true}) {
             const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
-            for (int variant = 0; variant < 2; ++variant) {
+            for (int variant = 0; variant < 3; ++variant) {
                 gpu::LongEngineOptions opt;
                 opt.plan.leaf_cells = 1u << 16;
                 opt.plan.fan_out = 3;
                 opt.plan.direct_leaf_bytes = variant == 0 ? 0 : opt.plan.direct_leaf_bytes;
                 opt.max_blocks = variant == 0 ? 1 : 0;
+                opt.rows_per_lane = variant == 2 ? 16 : 0;  // (variant 2: the forward and tiles two columns a step)
                 opt.ring_bytes = variant == 0 ? (256u << 10) : (1u << 20);  // flow control; few ring slots
                 opt.workers = 1;  // align_many's solo path here; its workers: LongEngineSanitizer.AlignManyWorkers
                 gpu::LongEngine engine(s, mode, score_only, opt);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../cuda_check.hpp"
+#include "long_tuning.hpp"
 #include "region_kernel.cuh"
 
 namespace gpualign::gpu::detail {
@@ -35,9 +36,12 @@ RegionParams to_params(const RegionLaunch& a) {
     return p;
 }
 
+/// The variant of R rows per lane, mode, direction bytes and packed scores,
+/// with the tuning table's columns per step.
 template <int R, AlignMode Mode, bool Dirs, bool Packed>
 const void* variant() {
-    return reinterpret_cast<const void*>(&long_kernels::region_kernel<R, Mode, Dirs, Packed>);
+    constexpr int C = long_tuning::columns_per_step(R, Dirs);
+    return reinterpret_cast<const void*>(&long_kernels::region_kernel<R, Mode, Dirs, Packed, C>);
 }
 
 /// The variants of one R and mode, indexed [dirs][packed].

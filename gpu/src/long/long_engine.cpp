@@ -274,6 +274,11 @@ struct Worker final : RegionBackend {
         return cx.max_blocks[R == 16][static_cast<int>(cx.mode)][want_dirs];
     }
 
+    /// Rows per lane of a launch without direction bytes over regions of `rows` rows.
+    int rows_per_lane(std::int64_t rows, bool shared) const {
+        return cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows, shared);
+    }
+
     /// The launch fields every region launch shares.
     detail::RegionLaunch base_launch(bool want_dirs, int R) const {
         detail::RegionLaunch a{};
@@ -385,7 +390,7 @@ struct Worker final : RegionBackend {
         check_size(reg);
         const bool want_dirs = out.dirs != nullptr;
         const int rows = static_cast<int>(reg.rows), cols = static_cast<int>(reg.cols);
-        const int R = long_tuning::rows_per_lane(rows, !solo);
+        const int R = rows_per_lane(rows, !solo);
         const int stripes = (rows + 32 * R - 1) / (32 * R);
         const int warps_per_block = detail::region_block_threads() / 32;
         int blocks = std::min(max_blocks_for(R, want_dirs), (stripes + warps_per_block - 1) / warps_per_block);
@@ -526,7 +531,7 @@ struct Worker final : RegionBackend {
         std::int64_t min_rows = std::numeric_limits<std::int64_t>::max();
         for (const Region& reg : tiles) min_rows = std::min(min_rows, reg.rows);
         // Many tiles fill the GPU: fewer, longer stripes, as beside other pairs.
-        const int R = long_tuning::rows_per_lane(min_rows, true);
+        const int R = rows_per_lane(min_rows, true);
         std::vector<long_kernels::RegionDesc> descs;
         descs.reserve(tiles.size());
         int stripes = 0, max_cols = 0;
@@ -738,6 +743,9 @@ LongEngine::LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_o
     if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
     if (options.max_blocks < 0) throw std::invalid_argument("LongEngineOptions::max_blocks must be >= 0");
     if (options.workers < 0) throw std::invalid_argument("LongEngineOptions::workers must be >= 0");
+    if (options.rows_per_lane != 0 && options.rows_per_lane != 4 && options.rows_per_lane != 16)
+        throw std::invalid_argument("LongEngineOptions::rows_per_lane must be 0, 4 or 16, not " +
+                                    std::to_string(options.rows_per_lane));
     impl_->init();
 }
 

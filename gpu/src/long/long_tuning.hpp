@@ -22,6 +22,16 @@ constexpr int rows_per_lane(std::int64_t rows, bool shared) noexcept {
     return rows >= (shared ? 4096 : 512 * 1024) ? 16 : 4;
 }
 
+/// Columns each lane computes per wavefront step in the launches with
+/// `rows` rows per lane and no direction bytes (region_kernel.cuh): two at R =
+/// 16 (one step's frame - the column feed, shuffles, tests, ring store - for
+/// twice the cells; bulk 5-50 kb pairs on an H100: global score-only 657-660
+/// -> 762-768 GCUPS, with CIGAR 366-368 -> 391-401, local 290-293 -> 315-319;
+/// the 1 Mbp forward unchanged, docs/benchmarks.md session 14), else one (R =
+/// 4 is register-light already, and the leaves' direction bytes are stored
+/// four columns at a time).
+constexpr int columns_per_step(int rows, bool dirs) noexcept { return rows == 16 && !dirs ? 2 : 1; }
+
 /// Leaves per speculative batch of a worker of align_many (its pair shares
 /// the GPU, so tiles the path may not cross cost other pairs' time; 128
 /// gave 1.41x the forward pass's cells on bulk 5-50 kb pairs, 32 gives 1.18x).

@@ -49,10 +49,14 @@
 // traceback's speculative leaves). Each region's rows are cut into stripes of
 // 32*R rows, numbered region after region; a free warp takes the next stripe
 // (an atomic ticket, so stripes start in increasing order). Inside a stripe,
-// lane t owns R consecutive rows in registers and at step k computes column
-// j = k - t + 1 of them, handing its last row's H and Fcell (and the ref code)
-// to lane t+1 by shuffle; this is the warp wavefront of the batch kernel
-// (dp_kernel.cuh). Across stripes, the last lane writes the stripe's bottom row
+// lane t owns R consecutive rows in registers and at step k computes columns
+// j = C*(k - t) + 1 .. C*(k - t) + C of them (C columns a step:
+// long_tuning::columns_per_step, two in the R = 16 launches without direction
+// bytes), handing its last row's H and Fcell (and the ref code) of each
+// column to lane t+1 by shuffle; this is the warp wavefront of the batch
+// kernel (dp_kernel.cuh). Two columns share one step's frame (the feed, the
+// shuffles' issue, the tests, the loop), and the second column's row chain
+// runs one row behind the first's. Across stripes, the last lane writes the stripe's bottom row
 // into ring slot g mod ring_slots in device memory, one 16-byte entry
 // {H, Fcell, stripe, column} per column; lane 0 of stripe g + 1 loads 32
 // columns at a time (one per lane, L2 loads issued 16 steps before use) and
@@ -134,8 +138,9 @@ __device__ __forceinline__ std::int32_t packed_score(unsigned lo, unsigned hi, u
     return r;
 }
 
-template <int R, AlignMode Mode, bool Dirs, bool Packed>
+template <int R, AlignMode Mode, bool Dirs, bool Packed, int C = 1>
 __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(const RegionParams p) {
+    static_assert(C == 1 || C == 2, "one or two columns a step");
     constexpr bool Local = Mode == AlignMode::local;             // zero floor, per-stripe best cells
     constexpr bool LastRowBest = Mode == AlignMode::semi_global;  // the best of the region's last row
     constexpr unsigned full = 0xFFFFFFFFu;
@@ -244,7 +249,12 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         const bool owns_last = last_r >= 0;
         if (owns_last) last_best = make_int2(neg_inf, 0);
         std::int32_t diag = (lane < tc ? d.left[ir0 - 1].x : 0) - open;  // H(ir0-1, j0) - O
-        std::int32_t out_h = 0, out_f = neg_inf;
+        std::int32_t out_h[C], out_f[C];  // this lane's last row at each column of the step, for lane + 1
+#pragma unroll
+        for (int c = 0; c < C; ++c) {
+            out_h[c] = 0;
+            out_f[c] = neg_inf;
+        }
 
         // Column feed for lane 0: 32 columns per chunk, each lane loading one. The
         // next chunk is loaded half a chunk ahead and checked when it is needed
@@ -256,7 +266,9 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         // step k-1.
         int nxt_c = 0;
         int4 nxt_b = make_int4(0, neg_inf, 0, 0);
-        int my_c = 0;  // the ref code of this lane's column at the last step
+        int my_c[C];  // the ref codes of this lane's columns at the last step
+#pragma unroll
+        for (int c = 0; c < C; ++c) my_c[c] = 0;
         int seen_out = 0;
         auto publish_chunk = [&](int c, const int4& b) {
             __syncwarp();  // every lane has read the previous chunk's entries
@@ -289,16 +301,22 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         };
         int ck_next = d.col_stride > 0 ? d.col_stride : INT_MAX;  // next checkpoint column of this lane
 
-        const int steps = cols + tc - 1;
+        // C columns a step: lane t at step k computes columns C*(k - t) + 1 .. + C
+        // (C = 2 in the forward and tile launches, which have no direction
+        // bytes: one step frame, the feed, the tests and the ring store, for
+        // twice the cells, and the second column's row chain runs one row
+        // behind the first's). The feed holds 32 columns, 32 / C steps.
+        constexpr int chunk_steps = 32 / C, half_chunk = 16 / C;
+        const int steps = (cols + C - 1) / C + tc - 1;
         for (int k = 0; k < steps; ++k) {
-            if ((k & 15) == 0) {
+            if (k % half_chunk == 0) {
                 if (p.flow_control) {
                     // Flow control: publish the columns this stripe has consumed (its last
                     // lane has finished them), and before overwriting ring slots wait until
                     // the next stripe has consumed them.
-                    if (lane == tc - 1 && k > 0) store_volatile(p.progress + g, min(cols, k - tc + 1));
+                    if (lane == tc - 1 && k > 0) store_volatile(p.progress + g, min(cols, C * (k - tc + 1)));
                     if (has_next && lane == 0) {
-                        const int target = min(cols, k + 17 - tc) - ring_cols + 32;
+                        const int target = min(cols, C * (k - tc + 1) + 16) - ring_cols + 32;
                         if (target > seen_out) {
                             wait_at_least(p.progress + g + 1, target);
                             seen_out = load_volatile(p.progress + g + 1);
@@ -306,100 +324,113 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     }
                     __syncwarp();
                 }
-                if ((k & 31) == 0) {
+                if (k % chunk_steps == 0) {
                     if (k == 0) load_chunk(0, nxt_c, nxt_b);
-                    settle_chunk(k, nxt_b);
+                    settle_chunk(C * k, nxt_b);
                     publish_chunk(nxt_c, nxt_b);
                 } else {  // mid-chunk: fetch the next chunk
-                    load_chunk(k + 16, nxt_c, nxt_b);
+                    load_chunk(C * k + 16, nxt_c, nxt_b);
                 }
             }
-            const int4 fd = feed[k & 31];  // column k + 1: T, Fcell, ref code (lane 0's input)
-            int in_c = __shfl_up_sync(full, my_c, 1);
-            std::int32_t in_h = __shfl_up_sync(full, out_h, 1);
-            std::int32_t in_f = __shfl_up_sync(full, out_f, 1);
-            if (lane == 0) {
-                in_h = fd.x;
-                in_f = fd.y;
-                in_c = fd.z;
-            }
-            my_c = in_c;
-            const int j = k - lane + 1;
-            if (lane < tc && j >= 1 && j <= cols) {
-                const std::int32_t* col = mat + in_c * 32;
-                uint2 pr = make_uint2(0u, 0u);
-                if constexpr (Packed) pr = prof[in_c];
-                const bool ckpt_col = j == ck_next && j < cols;
-                if (j == ck_next) ck_next += d.col_stride;
-                std::int32_t tu = in_h, fu = in_f;  // T(i-1, j) = H(i-1, j) - O, Fcell(i-1, j)
-                std::int32_t dg = diag;             // T(i-1, j-1)
+            const int j0 = C * (k - lane) + 1;  // this lane's first column of the step
+            std::int32_t in_hs[C], in_fs[C];
 #pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    const std::int32_t sc = Packed ? packed_score(pr.x, pr.y, qo[r]) : col[qo[r]];  // s(q_i, r_j)
-                    // Ecell(i,j); the local forward floors it at 0 (see the header)
-                    const std::int32_t e = (Local && !Dirs) ? __vimax3_s32(E[r] - ge, T[r], 0) : __viaddmax_s32(E[r], -ge, T[r]);
-                    const std::int32_t f = __viaddmax_s32(fu, -ge, tu);      // Fcell(i,j)
-                    std::int32_t t;                                           // H(i,j) - O
-                    if constexpr (Dirs) {
-                        const std::int32_t e_t = e - open;
-                        const std::int32_t d_t = dg + sc;  // H(i-1,j-1) + s - O
-                        const std::int32_t de_t = Local ? __vimax3_s32(d_t, e_t, -open) : max(d_t, e_t);
-                        t = __viaddmax_s32(f, -open, de_t);
-                        std::uint32_t nib = t == d_t ? 1u : (t == e_t ? 2u : 3u);
-                        if (Local && t == -open) nib = 0u;
-                        nib |= (e != T[r] ? 4u : 0u) | (f != tu ? 8u : 0u);
-                        const int i = ir0 + r;
-                        if constexpr (WordDirs) {
-                            dacc[r] = (dacc[r] >> 8) | (nib << 24);  // column j in the top byte
-                            if (((j & 3) == 0 || j == cols) && i <= rows) {
-                                // Four columns' bytes as one 32-bit store (byte 0 = column j - 3; at
-                                // the row's end the last cols % 4, the rest into the row's padding).
-                                *reinterpret_cast<std::uint32_t*>(dirs + static_cast<std::size_t>(i - 1) * pitch + ((j - 1) & ~3)) =
-                                    dacc[r] >> (8 * ((4 - (j & 3)) & 3));
+            for (int c = 0; c < C; ++c) {
+                const int4 fd = feed[(C * k + c) & 31];  // column C*k + c + 1: T, Fcell, ref code (lane 0's input)
+                int in_c = __shfl_up_sync(full, my_c[c], 1);
+                std::int32_t in_h = __shfl_up_sync(full, out_h[c], 1);
+                std::int32_t in_f = __shfl_up_sync(full, out_f[c], 1);
+                if (lane == 0) {
+                    in_h = fd.x;
+                    in_f = fd.y;
+                    in_c = fd.z;
+                }
+                my_c[c] = in_c;
+                in_hs[c] = in_h;
+                in_fs[c] = in_f;
+            }
+            if (lane < tc && j0 >= 1 && j0 <= cols) {
+#pragma unroll
+                for (int c = 0; c < C; ++c) {
+                    const int j = j0 + c;
+                    if (c > 0 && j > cols) break;  // (the row's odd last column)
+                    const int in_c = my_c[c];
+                    const std::int32_t in_h = in_hs[c];
+                    const std::int32_t* col = mat + in_c * 32;
+                    uint2 pr = make_uint2(0u, 0u);
+                    if constexpr (Packed) pr = prof[in_c];
+                    const bool ckpt_col = j == ck_next && j < cols;
+                    if (j == ck_next) ck_next += d.col_stride;
+                    std::int32_t tu = in_h, fu = in_fs[c];  // T(i-1, j) = H(i-1, j) - O, Fcell(i-1, j)
+                    std::int32_t dg = c == 0 ? diag : in_hs[c > 0 ? c - 1 : 0];  // T(i-1, j-1)
+#pragma unroll
+                    for (int r = 0; r < R; ++r) {
+                        const std::int32_t sc = Packed ? packed_score(pr.x, pr.y, qo[r]) : col[qo[r]];  // s(q_i, r_j)
+                        // Ecell(i,j); the local forward floors it at 0 (see the header)
+                        const std::int32_t e = (Local && !Dirs) ? __vimax3_s32(E[r] - ge, T[r], 0) : __viaddmax_s32(E[r], -ge, T[r]);
+                        const std::int32_t f = __viaddmax_s32(fu, -ge, tu);      // Fcell(i,j)
+                        std::int32_t t;                                           // H(i,j) - O
+                        if constexpr (Dirs) {
+                            const std::int32_t e_t = e - open;
+                            const std::int32_t d_t = dg + sc;  // H(i-1,j-1) + s - O
+                            const std::int32_t de_t = Local ? __vimax3_s32(d_t, e_t, -open) : max(d_t, e_t);
+                            t = __viaddmax_s32(f, -open, de_t);
+                            std::uint32_t nib = t == d_t ? 1u : (t == e_t ? 2u : 3u);
+                            if (Local && t == -open) nib = 0u;
+                            nib |= (e != T[r] ? 4u : 0u) | (f != tu ? 8u : 0u);
+                            const int i = ir0 + r;
+                            if constexpr (WordDirs) {
+                                dacc[r] = (dacc[r] >> 8) | (nib << 24);  // column j in the top byte
+                                if (((j & 3) == 0 || j == cols) && i <= rows) {
+                                    // Four columns' bytes as one 32-bit store (byte 0 = column j - 3; at
+                                    // the row's end the last cols % 4, the rest into the row's padding).
+                                    *reinterpret_cast<std::uint32_t*>(dirs + static_cast<std::size_t>(i - 1) * pitch + ((j - 1) & ~3)) =
+                                        dacc[r] >> (8 * ((4 - (j & 3)) & 3));
+                                }
+                            } else if (i <= rows) {
+                                dirs[static_cast<std::size_t>(i - 1) * pitch + (j - 1)] = static_cast<std::uint8_t>(nib);
                             }
-                        } else if (i <= rows) {
-                            dirs[static_cast<std::size_t>(i - 1) * pitch + (j - 1)] = static_cast<std::uint8_t>(nib);
+                        } else {
+                            // max(d_t, e_t [, -O]) without forming e_t: max(e - O, d_t).
+                            const std::int32_t d_t = dg + sc;
+                            t = __viaddmax_s32(f, -open, __viaddmax_s32(e, -open, d_t));
                         }
-                    } else {
-                        // max(d_t, e_t [, -O]) without forming e_t: max(e - O, d_t).
-                        const std::int32_t d_t = dg + sc;
-                        t = __viaddmax_s32(f, -open, __viaddmax_s32(e, -open, d_t));
+                        if constexpr (Local) {  // per-row best (T-space), first j wins: keep the old one on ties
+                            bool keep;
+                            bh[r] = __vibmax_s32(bh[r], t, &keep);
+                            bj[r] = keep ? bj[r] : j;
+                        }
+                        dg = T[r];
+                        T[r] = t;
+                        E[r] = e;
+                        tu = t;
+                        fu = f;
                     }
-                    if constexpr (Local) {  // per-row best (T-space), first j wins: keep the old one on ties
-                        bool keep;
-                        bh[r] = __vibmax_s32(bh[r], t, &keep);
-                        bj[r] = keep ? bj[r] : j;
-                    }
-                    dg = T[r];
-                    T[r] = t;
-                    E[r] = e;
-                    tu = t;
-                    fu = f;
-                }
-                if constexpr (LastRowBest) {
-                    if (owns_last) {
-                        std::int32_t t_last = T[0];  // T(i0+rows, j): a register, not an indexed array
+                    if constexpr (LastRowBest) {
+                        if (owns_last) {
+                            std::int32_t t_last = T[0];  // T(i0+rows, j): a register, not an indexed array
 #pragma unroll
-                        for (int r = 1; r < R; ++r) t_last = r == last_r ? T[r] : t_last;
-                        if (t_last > last_best.x) last_best = make_int2(t_last, j);  // first j on ties
+                            for (int r = 1; r < R; ++r) t_last = r == last_r ? T[r] : t_last;
+                            if (t_last > last_best.x) last_best = make_int2(t_last, j);  // first j on ties
+                        }
+                    }
+                    if (ckpt_col) {
+                        int2* col_ck = d.col_out + static_cast<std::size_t>(j / d.col_stride - 1) * static_cast<std::size_t>(rows + 1);
+#pragma unroll
+                        for (int r = 0; r < R; ++r)
+                            if (ir0 + r <= rows) col_ck[ir0 + r] = make_int2(T[r] + open, E[r]);
+                        if (s == 0 && lane == 0) col_ck[0] = make_int2(in_h + open, 0);
+                    }
+                    out_h[c] = tu;
+                    out_f[c] = fu;
+                    if (lane == tc - 1) {
+                        // One 16-byte store: value and tag become visible together (as CUB's tile
+                        // status words), so the consumer needs no fence and no flag.
+                        if (has_next) __stcg(ring_out + (j & p.ring_mask), make_int4(tu + open, fu, g, j));
+                        if (ckpt_row) row_ck[j] = make_int2(tu + open, fu);
                     }
                 }
-                if (ckpt_col) {
-                    int2* col_ck = d.col_out + static_cast<std::size_t>(j / d.col_stride - 1) * static_cast<std::size_t>(rows + 1);
-#pragma unroll
-                    for (int r = 0; r < R; ++r)
-                        if (ir0 + r <= rows) col_ck[ir0 + r] = make_int2(T[r] + open, E[r]);
-                    if (s == 0 && lane == 0) col_ck[0] = make_int2(in_h + open, 0);
-                }
-                diag = in_h;
-                out_h = tu;
-                out_f = fu;
-                if (lane == tc - 1) {
-                    // One 16-byte store: value and tag become visible together (as CUB's tile
-                    // status words), so the consumer needs no fence and no flag.
-                    if (has_next) __stcg(ring_out + (j & p.ring_mask), make_int4(tu + open, fu, g, j));
-                    if (ckpt_row) row_ck[j] = make_int2(tu + open, fu);
-                }
+                diag = in_hs[C - 1];
             }
         }
         // Done: every lane has read its input (the ring slot of stripe g - 1).

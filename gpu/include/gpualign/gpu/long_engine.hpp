@@ -38,6 +38,12 @@ struct LongEngineOptions {
     /// Pairs align_many runs at once (>= 0), 0 = the tuning table's default
     /// (16), fewer when the memory cap cannot hold that many.
     int workers = 0;
+    /// Rows per lane of the region launches without direction bytes (the
+    /// forward pass and the tiles above the leaves): 0 = the tuning table's
+    /// choice by region size (long_tuning::rows_per_lane), 4 or 16 = always
+    /// that. Tests force 16 so that small pairs take the R = 16 kernels (two
+    /// columns a step). Other values throw std::invalid_argument.
+    int rows_per_lane = 0;
 };
 
 /// One pair for LongEngine::align_many: host codes, borrowed for the call.
