@@ -44,6 +44,9 @@ for k in 1 2; do
 done
 fi
 if [ "$part" = sanitize ]; then
+# (with bench/prepare_carry.sh dna/miseq_16S: the three tests on the data that part "main" leaves out)
+timeout 120 .carry/gpualign_gpu_tests --gtest_filter='RealData.Miseq16S:SearchGpuChunks.*:RealData/CliBackends.*miseq*' > "$out/gpu_tests_miseq.log" 2>&1
+echo "miseq and chunked-search tests rc=$?"; grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]|SKIPPED \] [0-9]" "$out/gpu_tests_miseq.log"
 CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # racecheck skips LongEngineSanitizer.AlignManyWorkers (see its comment in tests/gpu/long_engine_test.cpp)
 for tool in memcheck racecheck; do
