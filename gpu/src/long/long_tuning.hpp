@@ -27,9 +27,9 @@ constexpr int rows_per_lane(std::int64_t rows, bool shared) noexcept {
 /// 16 (one step's frame - the column feed, shuffles, tests, ring store - for
 /// twice the cells; bulk 5-50 kb pairs on an H100: global score-only 657-660
 /// -> 762-768 GCUPS, with CIGAR 366-368 -> 391-401, local 290-293 -> 315-319;
-/// the 1 Mbp forward unchanged, docs/benchmarks.md session 14), else one (R =
-/// 4 is register-light already, and the leaves' direction bytes are stored
-/// four columns at a time).
+/// the 1 Mbp forward unchanged, docs/benchmarks.md session 14), else one
+/// (two at R = 4 too, leaves included, measured mixed: -7% to +7% across the
+/// long workloads).
 constexpr int columns_per_step(int rows, bool dirs) noexcept { return rows == 16 && !dirs ? 2 : 1; }
 
 /// Leaves per speculative batch of a worker of align_many (its pair shares
