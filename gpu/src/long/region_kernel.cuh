@@ -59,7 +59,7 @@
 // runs one row behind the first's. Across stripes, the last lane writes the stripe's bottom row
 // into ring slot g mod ring_slots in device memory, one 16-byte entry
 // {H, Fcell, stripe, column} per column; lane 0 of stripe g + 1 loads 32
-// columns at a time (one per lane, L2 loads issued 16 steps before use) and
+// columns at a time (one per lane, L2 loads issued 16 columns before use) and
 // loads again until every entry names its predecessor and its column (value and
 // tag of one aligned 16-byte store become visible together, the property CUB's
 // tile status words rely on), so no fence or flag sits on the hand-off path.
