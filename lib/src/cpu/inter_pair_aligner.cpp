@@ -77,21 +77,36 @@ cpu::KernelScheme kernel_scheme(const ScoringScheme& s, AlignMode mode) {
     return k;
 }
 
+/// Bytes at Highway's vector alignment (64 on x86) that grow to the largest
+/// request and are reused after it (contents are not kept on growth).
+struct AlignedBytes {
+    hwy::AlignedFreeUniquePtr<std::uint8_t[]> ptr;
+    std::size_t bytes = 0;
+    /// At least `n` bytes. @throws std::bad_alloc.
+    std::uint8_t* ensure(std::size_t n) {
+        if (n > bytes) {
+            ptr = hwy::AllocateAligned<std::uint8_t>(n);
+            if (!ptr) throw std::bad_alloc();
+            bytes = n;
+        }
+        return ptr.get();
+    }
+};
+
 /// Buffers of one thread, reused from group to group.
 struct Workspace {
     std::vector<std::int16_t> query, ref;
     std::vector<std::int32_t> query_len, ref_len, score, query_end, ref_end;
-    std::vector<std::uint8_t> overflow, dir;
+    std::vector<std::uint8_t> overflow;
+    /// Direction bit planes: the inter-pair kernel's group
+    /// (cpu::dir_bytes(rows, cols, lanes), written with streaming stores, so
+    /// aligned) or the striped kernel's pair (StripedShape::dir_bytes()).
+    AlignedBytes dir;
     /// Striped kernel: per query row, its segment's byte offset and lane.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> row_at;
-    /// Local score-only: H of every cell of the 8-bit pass (h8_bytes
-    /// bytes, 32-byte aligned), read by the begin walk (begin_walk.hpp).
-    hwy::AlignedFreeUniquePtr<std::uint8_t[]> h8;
-    std::size_t h8_bytes = 0;
-    /// Inter-pair kernel: the group's direction bit planes
-    /// (cpu::dir_bytes(rows, cols, lanes) bytes, 64-byte aligned).
-    hwy::AlignedFreeUniquePtr<std::uint8_t[]> lane_dir;
-    std::size_t lane_dir_bytes = 0;
+    /// Local score-only: H of every cell of the 8-bit pass, read by the
+    /// begin walk (begin_walk.hpp).
+    AlignedBytes h8;
 };
 
 /// What a call computes: the CIGAR, the score with the (local or
@@ -153,15 +168,11 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
         w.query_len[l] = static_cast<std::int32_t>(p.query.size());
         w.ref_len[l] = static_cast<std::int32_t>(p.ref.size());
     }
-    if (traceback && dir_bytes > w.lane_dir_bytes) {
-        w.lane_dir = hwy::AllocateAligned<std::uint8_t>(dir_bytes);
-        if (!w.lane_dir) throw std::bad_alloc();
-        w.lane_dir_bytes = dir_bytes;
-    }
+    std::uint8_t* const dir = traceback ? w.dir.ensure(dir_bytes) : nullptr;
     const cpu::LaneGroup g{L, rows, cols, w.query.data(), w.ref.data(), w.query_len.data(), w.ref_len.data(),
                            shared ? pairs[members[0]].query.data() : nullptr};
     const cpu::LaneResults r{w.score.data(), w.query_end.data(), w.ref_end.data(), w.overflow.data(),
-                             traceback ? w.lane_dir.get() : nullptr};
+                             dir};
     const cpu::KernelKind kind = traceback ? cpu::KernelKind::traceback : cpu::KernelKind::score;
     cpu::align_lane_group(g, ks, kind, lookup, r);
 
@@ -182,7 +193,6 @@ void align_group(std::span<const PairView> pairs, std::span<const std::size_t> m
         res.query_end = w.query_end[l];
         res.ref_end = w.ref_end[l];
         if (traceback) {
-            const std::uint8_t* dir = w.lane_dir.get();
             const std::size_t row_cells = cpu::dir_row_cells(cols), stride = cpu::dir_plane_stride(rows, cols, L);
             detail::traceback_walk(
                 [&](std::int64_t i, std::int64_t j) {
@@ -219,9 +229,9 @@ AlignmentResult striped_traceback(const PairView& p, const ScoringScheme& s, con
     const auto scalar = [&] { return align_pair(p.query, p.ref, s, mode, !with_cigar); };
     const cpu::StripedShape shape = cpu::striped_shape(m, n);
     if (shape.dir_bytes() > max_group_dir_bytes) return scalar();
-    w.dir.resize(shape.dir_bytes());
+    std::uint8_t* const dir = w.dir.ensure(shape.dir_bytes());
     const cpu::StripedResult r =
-        cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks, cpu::KernelKind::traceback, w.dir.data());
+        cpu::align_striped({p.query.data(), m, p.ref.data(), n}, ks, cpu::KernelKind::traceback, dir);
     if (r.overflow) return scalar();  // a local score reached the 16-bit limit: re-score in 32 bits
     AlignmentResult res = at_end_cell(local, r.score, r.query_end, r.ref_end, with_cigar);
     if (local && r.score == 0) return res;  // unaligned
@@ -232,7 +242,6 @@ AlignmentResult striped_traceback(const PairView& p, const ScoringScheme& s, con
     for (std::size_t l = 0, i = 0; l < shape.lanes && i < m; ++l)
         for (std::size_t k = 0; k < shape.seg_len && i < m; ++k, ++i)
             w.row_at[i] = {static_cast<std::uint32_t>(k * cell), static_cast<std::uint32_t>(l)};
-    const std::uint8_t* dir = w.dir.data();
     const std::size_t col_bytes = shape.seg_len * cell;
     detail::traceback_walk(
         [&](std::int64_t i, std::int64_t j) {
@@ -254,17 +263,12 @@ std::optional<AlignmentResult> local_score8(const PairView& p, const ScoringSche
     const cpu::Score8Shape shape8 = cpu::score8_shape(m);
     const std::size_t h_bytes = shape8.column_bytes() * n;
     if (begin && h_bytes > max_group_dir_bytes) return std::nullopt;
-    if (begin && h_bytes > w.h8_bytes) {
-        w.h8 = hwy::AllocateAligned<std::uint8_t>(h_bytes);
-        if (!w.h8) throw std::bad_alloc();
-        w.h8_bytes = h_bytes;
-    }
-    const cpu::Score8Result r8 =
-        cpu::align_striped_score8({p.query.data(), m, p.ref.data(), n}, s8, begin ? w.h8.get() : nullptr);
+    std::uint8_t* const h8 = begin ? w.h8.ensure(h_bytes) : nullptr;
+    const cpu::Score8Result r8 = cpu::align_striped_score8({p.query.data(), m, p.ref.data(), n}, s8, h8);
     if (r8.overflow) return std::nullopt;
     AlignmentResult res = at_end_cell(true, r8.score, r8.query_end, r8.ref_end, false);
     if (begin && r8.score > 0) {
-        const cpu::LocalBegin b = cpu::local_begin_from_h(p.query, p.ref, s, {w.h8.get(), shape8.lanes, shape8.seg_len},
+        const cpu::LocalBegin b = cpu::local_begin_from_h(p.query, p.ref, s, {h8, shape8.lanes, shape8.seg_len},
                                                           r8.score, r8.query_end, r8.ref_end);
         res.query_begin = b.query_begin;
         res.ref_begin = b.ref_begin;
