@@ -151,10 +151,7 @@ TEST_P(StripedEveryTarget, ModesGapModelsAndMatricesMatchTheScalarReference) {
 TEST_P(StripedEveryTarget, SegmentBoundaryLengthsMatchTheScalarReference) {
     const std::size_t lanes = std::max<std::size_t>(cpu::lanes(), 1);
     PairGenerator gen(64, Alphabet::protein);
-    std::vector<std::size_t> lengths = {1, 2, 3, 2000, 1999};
-    for (const std::size_t k : {1u, 2u, 3u, 16u, 17u})
-        for (const std::size_t len : {k * lanes - 1, k * lanes, k * lanes + 1})
-            if (len >= 1) lengths.push_back(len);
+    const std::vector<std::size_t> lengths = lane_boundary_lengths(lanes, {1, 2, 3, 16, 17});
     std::vector<Pair> pairs;
     for (const std::size_t m : lengths)
         for (const std::size_t n : {std::size_t{1}, std::size_t{5}, lanes + 1, m, 2 * m + 3}) {

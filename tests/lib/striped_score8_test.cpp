@@ -196,9 +196,7 @@ TEST_P(Score8EveryTarget, RandomProteinAndDnaPairsMatchTheScalarReference) {
 TEST_P(Score8EveryTarget, LaneAndSegmentBoundaryLengthsMatchTheScalarReference) {
     const std::size_t lanes = cpu::score8_lanes();
     PairGenerator gen(32, Alphabet::protein);
-    std::vector<std::size_t> lengths = {1, 2, 3, 2000, 1999};
-    for (const std::size_t k : {1u, 2u, 3u, 16u, 17u, 40u})
-        for (const std::size_t len : {k * lanes - 1, k * lanes, k * lanes + 1}) lengths.push_back(len);
+    const std::vector<std::size_t> lengths = lane_boundary_lengths(lanes, {1, 2, 3, 16, 17, 40});
     std::vector<Pair> pairs;
     for (const std::size_t m : lengths)
         for (const std::size_t n : {std::size_t{1}, std::size_t{7}, lanes + 1, m, 2 * m + 3}) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -90,6 +91,17 @@ inline ScoringScheme blosum62_scheme(int go, int ge) {
     s.matrix_name = "BLOSUM62";
     s.validate();
     return s;
+}
+
+/// Sequence lengths for a SIMD layout of `lanes` lanes: 1, 2, 3, 2000, 1999,
+/// then k * lanes - 1, k * lanes and k * lanes + 1 for each k (those >= 1):
+/// the lane and segment boundaries of the striped kernels.
+inline std::vector<std::size_t> lane_boundary_lengths(std::size_t lanes, std::initializer_list<std::size_t> ks) {
+    std::vector<std::size_t> lengths = {1, 2, 3, 2000, 1999};
+    for (const std::size_t k : ks)
+        for (const std::size_t len : {k * lanes - 1, k * lanes, k * lanes + 1})
+            if (len >= 1) lengths.push_back(len);
+    return lengths;
 }
 
 // ---- seeded random pairs ---------------------------------------------------------
