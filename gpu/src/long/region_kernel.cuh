@@ -381,11 +381,11 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                 }
                 a_in = __shfl_sync(full, v, 0) - 1;
             }
+            if (prune == prune_bound) read_lb();
             if (prune == prune_band) {
                 const long long lo = static_cast<long long>(row0) * cols / rows - p.band;
                 if (s > 0 && lo > 1) jb = static_cast<int>(min(static_cast<long long>(cols), max(lo - 1, static_cast<long long>(a_in - 1)))) & ~31;
             } else if (s > 0) {
-                read_lb();
                 // Live: a cell of the left border (its top one, H(row0, 0), the first
                 // row's diagonal input, included), or (local) a fresh start anywhere in the stripe.
                 bool live = Local && bound(to_m - row0 - 1, 0, to_n - 1, 0) >= lbv;
@@ -434,7 +434,15 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         constexpr int chunk_steps = 32 / C, half_chunk = 16 / C;
         const int steps = jb >= cols ? 0 : (cols - jb + C - 1) / C + tc - 1;
         int stop = cols;  // the last column of the bottom row this stripe computes
+        // Pruning: lane 0 loads the producer's span end (first stripe: the top's
+        // last live column + 1) and (local) the bound mid-chunk, for the next
+        // chunk's stop test, so that their latency is off the step chain.
+        int pf_end = 0, pf_lb = 0;
         for (int k = 0; k < steps; ++k) {
+            if (prune == prune_bound && lane == 0 && k % chunk_steps == half_chunk) {
+                pf_end = s > 0 ? load_volatile(p.span + 2 * (g - 1) + 1) : d.top_live_end + 1;
+                if (Local) pf_lb = load_volatile(p.lb);
+            }
             if (prune != prune_none && k > 0 && k % chunk_steps == 0) {
                 // Stop here? (See "Pruning"; jb + C*k is lane 0's last column.)
                 const int bottom = min(cols, jb + max(0, C * (k - tc + 1)));  // the last lane's last column
@@ -445,8 +453,8 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                         break;
                     }
                 } else {
-                    read_lb();
                     if constexpr (Local) {  // raise the bound to this stripe's best so far
+                        lbv = max(lbv, __shfl_sync(full, pf_lb, 0));
                         std::int32_t b = -open;  // (rows past the region's last are not cells of the pair)
 #pragma unroll
                         for (int r = 0; r < R; ++r) b = ir0 + r <= rows ? max(b, bh[r]) : b;
@@ -458,9 +466,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     // span; in the first stripe, past the top boundary's last live cell
                     // (local mode's row 0 of the matrix is all 0: by the bound).
                     const long long to_m = p.end_i - d.i0, to_n = p.end_j - d.j0;
-                    int v = 0;
-                    if (lane == 0) v = s > 0 ? load_volatile(p.span + 2 * (g - 1) + 1) : d.top_live_end + 1;
-                    v = __shfl_sync(full, v, 0);
+                    const int v = __shfl_sync(full, pf_end, 0);
                     const bool top_dead = (v != 0 && v - 1 <= jb + C * k) ||
                                           (Local && s == 0 && d.i0 == 0 && bound(to_m, 0, to_n - jb - C * k - 1, 0) < lbv);
                     if (top_dead) {
