@@ -28,15 +28,12 @@ ab)
     echo "long bench $pr rc=$?"; grep -E "^[a-zA-Z].*x [0-9]|^  GPU" "$out/long${pr}.log" | cut -c1-220
   done
   ;;
-matrix)
-  # pruning x rows per lane on the 1 Mbp pair; pruning x workers x rows per lane on bulk2000
-  for cfg in "--rows-per-lane 0" "--rows-per-lane 4" "--no-prune --rows-per-lane 0" "--no-prune --rows-per-lane 4"; do
-    timeout 120 .carry/gpualign_long_bench --workloads syn1m5 --modes global,local --runs 1 --no-peer $cfg > "$out/m.log" 2>&1
-    echo "syn1m5 $cfg rc=$?"; grep -E "^  GPU" "$out/m.log" | cut -c1-200
-  done
-  for cfg in "--workers 48" "--workers 48 --rows-per-lane 4" "--no-prune --workers 48" "--workers 16 --rows-per-lane 4"; do
-    timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer $cfg > "$out/m.log" 2>&1
-    echo "bulk2000 $cfg rc=$?"; grep -E "^  GPU [gl]" "$out/m.log" | cut -c1-200
+conn)
+  # bulk2000 against CUDA's hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS, default 8) and workers
+  for cfg in "8 16" "32 16" "32 32" "32 24" "8 8"; do
+    set -- $cfg
+    CUDA_DEVICE_MAX_CONNECTIONS=$1 timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer --workers $2 > "$out/c.log" 2>&1
+    echo "bulk2000 connections $1 workers $2 rc=$?"; grep -E "^  GPU [gl]" "$out/c.log" | cut -c1-200
   done
   ;;
 all)

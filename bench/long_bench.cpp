@@ -106,7 +106,6 @@ struct Options {
     int workers = 0;
     double peer_timeout_s = 30;
     bool peer = true;
-    bool prune = true;
     int rows_per_lane = 0;
     bool cpu = false;
     int cpu_threads = 0;
@@ -146,7 +145,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "                       divided among the engines of the run)\n"
                  "  --peer-timeout-s S   time cap of the WFA2 peer per workload x output (30)\n"
                  "  --no-peer            do not run WFA2\n"
-                 "  --no-prune           compute every cell (LongEngineOptions::prune = false; A/B of pruning)\n"
                  "  --rows-per-lane R    LongEngineOptions::rows_per_lane (0 = tuning table, 4 or 16)\n"
                  "  --cpu                also run align_pair_long (CPU backend)\n"
                  "  --cpu-threads N      its OpenMP threads (0 = all cores)\n"
@@ -193,7 +191,6 @@ Options parse(int argc, char** argv) {
             else if (a == "--workers") o.workers = std::max(0, std::stoi(need(i)));
             else if (a == "--peer-timeout-s") o.peer_timeout_s = std::stod(need(i));
             else if (a == "--no-peer") o.peer = false;
-            else if (a == "--no-prune") o.prune = false;
             else if (a == "--rows-per-lane") o.rows_per_lane = std::stoi(need(i));
             else if (a == "--cpu") o.cpu = true;
             else if (a == "--cpu-threads") o.cpu_threads = std::max(0, std::stoi(need(i)));
@@ -498,7 +495,6 @@ struct Row {
     int runs = 0;
     double fwd_ms = std::nan(""), total_ms = std::nan(""), wall_s = std::nan("");
     double total_cells = std::nan("");
-    double computed_cells = std::nan("");
     double peak_gpu_mib = std::nan("");
     std::string check = "-";  // CIGAR re-scoring and run-to-run equality
     std::int64_t score = 0;   // ours (sum over pairs); GPU, else CPU
@@ -663,7 +659,7 @@ struct GpuRun {
     std::vector<AlignmentResult> results;
     std::string error;
     int runs = 0;
-    double fwd_ms = 0, total_ms = 0, wall_s = 0, total_cells = 0, computed_cells = 0;
+    double fwd_ms = 0, total_ms = 0, wall_s = 0, total_cells = 0;
     std::size_t peak = 0;
     int workers = 1;
     bool runs_equal = true;
@@ -671,19 +667,18 @@ struct GpuRun {
 
 GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
     GpuRun g;
-    std::vector<double> fwd, tot, wall, cells, computed;
+    std::vector<double> fwd, tot, wall, cells;
     try {
         for (int k = 0; k < runs; ++k) {
             std::vector<AlignmentResult> res;
             res.reserve(w.q.size());
-            double f = 0, t = 0, s = 0, c = 0, cc = 0;
+            double f = 0, t = 0, s = 0, c = 0;
             if (w.q.size() > 1) {  // many pairs: all at once (align_many); device times are summed over streams
                 std::vector<gpu::LongPair> pairs;
                 for (std::size_t i = 0; i < w.q.size(); ++i) pairs.push_back({w.q[i], w.r[i]});
                 res = e.align_many(pairs);
                 const gpu::LongEngineStats st = e.last_stats();
                 f = st.forward_ms, t = st.total_ms, s = st.wall_s, c = static_cast<double>(st.total_cells);
-                cc = static_cast<double>(st.computed_cells);
                 g.peak = std::max(g.peak, st.peak_device_bytes);
                 g.workers = st.workers;
             }
@@ -691,10 +686,9 @@ GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
                 res.push_back(e.align(w.q[i], w.r[i]));
                 const gpu::LongEngineStats st = e.last_stats();
                 f += st.forward_ms, t += st.total_ms, s += st.wall_s, c += static_cast<double>(st.total_cells);
-                cc += static_cast<double>(st.computed_cells);
                 g.peak = std::max(g.peak, st.peak_device_bytes);
             }
-            fwd.push_back(f), tot.push_back(t), wall.push_back(s), cells.push_back(c), computed.push_back(cc);
+            fwd.push_back(f), tot.push_back(t), wall.push_back(s), cells.push_back(c);
             if (k == 0) g.results = std::move(res);
             else if (res != g.results) g.runs_equal = false;
             ++g.runs;
@@ -703,7 +697,6 @@ GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
         g.error = ex.what();
     }
     g.fwd_ms = median(fwd), g.total_ms = median(tot), g.wall_s = median(wall), g.total_cells = median(cells);
-    g.computed_cells = median(computed);
     return g;
 }
 #endif
@@ -714,7 +707,7 @@ GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
 const char* csv_header =
     "date,device,workload,mode,output,query_len,ref_len,pairs,forward_ms,total_ms,wall_s,forward_gcups,total_gcups,"
     "wall_gcups,peak_gpu_mib,host_rss_mib,peer,peer_time_s,peer_score,match,"
-    "cells,total_cells,runs,gpu_status,check,score,peer_status,cpu_time_s,cpu_gcups,cpu_match,computed_cells\n";
+    "cells,total_cells,runs,gpu_status,check,score,peer_status,cpu_time_s,cpu_gcups,cpu_match\n";
 
 std::string csv_quote(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -737,8 +730,7 @@ void write_csv_row(std::ofstream& out, const std::string& date, const std::strin
         << num(r.peer_time_s, "%.3f") << ',' << r.peer_score << ',' << match << ',' << fmt(r.cells, "%.0f") << ','
         << num(r.total_cells, "%.0f") << ',' << r.runs << ',' << csv_quote(r.gpu) << ',' << csv_quote(r.check) << ','
         << (r.have_score ? std::to_string(r.score) : std::string()) << ',' << csv_quote(r.peer_status)
-        << ',' << num(r.cpu_s, "%.3f") << ',' << num(gcups(r.cells, r.cpu_s), "%.2f") << ',' << r.cpu_match << ','
-        << num(r.computed_cells, "%.0f") << '\n';
+        << ',' << num(r.cpu_s, "%.3f") << ',' << num(gcups(r.cells, r.cpu_s), "%.2f") << ',' << r.cpu_match << '\n';
     out.flush();
 }
 
@@ -866,7 +858,6 @@ int main(int argc, char** argv) {
             gpu::LongEngineOptions opt;
             opt.gpu_memory_limit = engine_cap;
             opt.workers = o.workers;
-            opt.prune = o.prune;
             opt.rows_per_lane = o.rows_per_lane;
             const auto t0 = Clock::now();
             slot = std::make_unique<gpu::LongEngine>(scheme, mode, score_only, opt);
@@ -925,7 +916,6 @@ int main(int argc, char** argv) {
                         r.runs = g.runs;
                         r.fwd_ms = g.fwd_ms, r.total_ms = g.total_ms, r.wall_s = g.wall_s;
                         r.total_cells = g.total_cells;
-                        r.computed_cells = g.computed_cells;
                         r.peak_gpu_mib = static_cast<double>(g.peak) / 1048576.0;
                         if (!g.runs_equal) problems.push_back("runs differ");
                         if (!score_only) {
@@ -949,10 +939,10 @@ int main(int argc, char** argv) {
                                         "over streams, wall is the rate\n",
                                         g.workers);
                         std::printf("  GPU %-6s %-10s runs %d: forward %.2f ms (%.1f GCUPS), total %.2f ms (%.1f GCUPS, "
-                                    "%.3fx cells, %.3fx computed), wall %.3f s (%.1f GCUPS), peak device %.1f MiB, check %s\n",
+                                    "%.3fx cells), wall %.3f s (%.1f GCUPS), peak device %.1f MiB, check %s\n",
                                     r.mode.c_str(), r.output.c_str(), r.runs, r.fwd_ms,
                                     gcups(w.cells, r.fwd_ms * 1e-3), r.total_ms, gcups(w.cells, r.total_ms * 1e-3),
-                                    r.total_cells / w.cells, r.computed_cells / w.cells, r.wall_s, gcups(w.cells, r.wall_s), r.peak_gpu_mib,
+                                    r.total_cells / w.cells, r.wall_s, gcups(w.cells, r.wall_s), r.peak_gpu_mib,
                                     r.check.c_str());
                     }
                     std::fflush(stdout);

@@ -33,27 +33,13 @@ struct RegionLaunch {
     int ring_cols;               ///< a power of two
     int ring_slots;              ///< rings (>= 1)
     bool flow_control;           ///< single region only; cooperative launch
-    /// int[3 * stripes + 1], zeroed by launch_region: RegionParams::progress
-    /// (stripes + 1), then RegionParams::span (2 * stripes).
-    int* progress;
+    int* progress;               ///< int[stripes + 1], zeroed by launch_region
     unsigned long long* cells_done;  ///< mapped pinned host memory, one per warp, or null
     AlignMode mode;              ///< the recurrence (zero floor: local) and best-cell output (RegionDesc::stripe_best)
     bool dirs;                   ///< the regions have direction-byte outputs
     bool packed;                 ///< scores as a packed int8 profile (region_uses_packed_scores)
     int rows_per_lane;           ///< R: 4 or 16 (long_tuning::rows_per_lane)
     int blocks;                  ///< grid size (co-resident: see region_max_blocks)
-    /// Pruning (RegionParams::prune; region_kernel.cuh "Pruning"): prune_none,
-    /// or prune_bound / prune_band for launches without direction bytes in
-    /// local or global mode. prune_bound needs `lb` (device int, a lower bound
-    /// on the optimal score), `end_i`/`end_j` (the matrix end, DP
-    /// coordinates) and `smax` (the largest score, > 0); prune_band needs
-    /// `band` (columns). `computed` (device, or null) is added the cells computed.
-    int prune = long_kernels::prune_none;
-    int* lb = nullptr;
-    long long end_i = 0, end_j = 0;
-    int smax = 0;
-    int band = 0;
-    unsigned long long* computed = nullptr;
 };
 
 /// Threads per block of the region kernel.
@@ -75,11 +61,6 @@ static_assert(static_cast<int>(AlignMode::local) == 0 && static_cast<int>(AlignM
 /// scores) that can be co-resident on `device`: occupancy x SMs.
 /// @throws std::runtime_error naming the CUDA error.
 int region_max_blocks(int device, int rows_per_lane, AlignMode mode, bool dirs, bool packed);
-
-/// Sets `ints` 32-bit ints at device memory `p` to long_kernels::neg_inf on
-/// `stream` (asynchronous): the checkpoints a pruned launch skips.
-/// @throws std::runtime_error naming the CUDA error.
-void fill_neg_inf(void* p, std::size_t ints, cudaStream_t stream);
 
 /// Ring bytes that launch `a` uses.
 std::size_t region_ring_bytes(const RegionLaunch& a);

@@ -90,7 +90,6 @@ struct Context {
     int max_blocks[2][detail::region_modes][2] = {};  // [R == 16][mode][dirs], of the variants with this engine's `packed`
     int max_warps = 0;              // warps of the largest grid of any variant
     bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
-    int smax = 0;                   // the largest substitution score (pruning's bound)
 };
 
 /// One pair at a time: a RegionBackend with its own stream, arena and rings.
@@ -109,11 +108,6 @@ struct Worker final : RegionBackend {
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     cudaEvent_t ev_wait = nullptr;  // blocking-sync: a waiting worker thread sleeps instead of spinning
     DeviceBuffer seqs, arena, ring, progress, best, dirs, corner, descs_dev;
-    DeviceBuffer prune_state;  // pruning: {lower bound (int), pad, cells computed (u64)}
-    std::int64_t pair_m = 0, pair_n = 0;  // the pair being aligned
-    bool have_opt = false;                // pair_opt is known (the forward pass is done)
-    std::int32_t pair_opt = 0;            // the pair's optimal score
-    bool band_pass = false;               // the launch running is the global band pass (forward time)
     std::vector<std::pair<std::size_t, std::size_t>> leaf_offsets;  // the leaf batch: (offset, bytes) in dirs
     std::vector<std::size_t> leaf_pitch;                              // the leaf batch: device row pitch of each leaf (dirs_pitch)
     std::vector<std::size_t> leaf_width;                              // the leaf batch: columns of each leaf
@@ -164,8 +158,7 @@ struct Worker final : RegionBackend {
 
     /// Frees every device buffer (the next pair allocates again).
     void release_buffers() {
-        for (DeviceBuffer* b : {&seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev, &prune_state})
-            b->release(held);
+        for (DeviceBuffer* b : {&seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(held);
     }
 
     /// Sets this worker's share of the cap and its mode; frees buffers sized
@@ -324,7 +317,7 @@ struct Worker final : RegionBackend {
         a.count = static_cast<int>(descs.size());
         ring.ensure(detail::region_ring_bytes(a), "long engine rings", held);
         a.ring = ring.ptr;
-        progress.ensure(sizeof(int) * (3 * static_cast<std::size_t>(a.stripes) + 1), "long engine progress flags", held);
+        progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 1), "long engine progress flags", held);
         a.progress = static_cast<int*>(progress.ptr);
         const bool report = solo && on_cells && cells >= long_tuning::progress_min_cells;
         if (report) {
@@ -371,8 +364,8 @@ struct Worker final : RegionBackend {
         stats.total_ms += ms;
         stats.total_cells += cells;
         ++stats.passes;
-        if (first_pass) stats.forward_ms += ms;
-        if (!band_pass) first_pass = false;
+        if (first_pass) stats.forward_ms = ms;
+        first_pass = false;
     }
 
     static long_kernels::RegionDesc desc_of(const Region& reg) {
@@ -390,43 +383,6 @@ struct Worker final : RegionBackend {
         if (reg.rows > std::numeric_limits<int>::max() / 2 || reg.cols > std::numeric_limits<int>::max() / 2)
             throw std::length_error("region of " + std::to_string(reg.rows) + " x " + std::to_string(reg.cols) +
                                     " cells exceeds the kernel's 32-bit indices");
-    }
-
-    // ---- pruning (region_kernel.cuh, "Pruning") --------------------------------
-    /// Pruning applies to this engine: asked for, a positive score exists, not semi-global.
-    bool can_prune() const { return cx.options.prune && cx.smax > 0 && cx.mode != AlignMode::semi_global; }
-
-    /// Makes launch `a` prune (`how`: prune_bound with lower bound `lb`, or
-    /// prune_band) and zeroes the computed-cells counter. Waits for the upload.
-    void set_prune(detail::RegionLaunch& a, int how, std::int32_t lb) {
-        prune_state.ensure(16, "long engine pruning state", held);
-        const std::int32_t st[4] = {lb, 0, 0, 0};
-        upload_bytes(prune_state.ptr, st, sizeof st, "pruning state upload");
-        a.prune = how;
-        a.lb = static_cast<int*>(prune_state.ptr);
-        a.end_i = pair_m;
-        a.end_j = pair_n;
-        a.smax = cx.smax;
-        // The band pass's half-width: room for the path's drift from the
-        // diagonal line (indels; 10% synthetic pairs of 50 kb drift a few
-        // hundred columns) at a few percent of the forward pass's cells.
-        a.band = static_cast<int>(std::clamp<std::int64_t>((pair_m + pair_n) / 64, 256, 16384));
-        a.computed = reinterpret_cast<unsigned long long*>(static_cast<char*>(prune_state.ptr) + 8);
-    }
-    /// Cells the last pruned launch computed.
-    std::uint64_t computed_cells() {
-        std::uint64_t c = 0;
-        download(&c, static_cast<char*>(prune_state.ptr) + 8, sizeof c, "pruning counter download");
-        return c;
-    }
-    /// Fills the checkpoint lines of a pruned launch (out: rows x cols region)
-    /// with -inf: the cells the launch skips read as dead (never above their
-    /// true values, the kernel's argument).
-    void fill_dead_checkpoints(const RegionOutputs& out, std::int64_t rows, std::int64_t cols) {
-        if (out.row_out && out.row_stride > 0)
-            detail::fill_neg_inf(out.row_out, 2 * static_cast<std::size_t>((rows - 1) / out.row_stride) * static_cast<std::size_t>(cols + 1), stream);
-        if (out.col_out && out.col_stride > 0)
-            detail::fill_neg_inf(out.col_out, 2 * static_cast<std::size_t>((cols - 1) / out.col_stride) * static_cast<std::size_t>(rows + 1), stream);
     }
 
     RegionResult compute(const Region& reg, const RegionOutputs& out,
@@ -482,54 +438,12 @@ struct Worker final : RegionBackend {
         a.ring_slots = slots;
         a.flow_control = flow;
         a.blocks = blocks;
-        const std::uint64_t cells = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols);
-
-        // Pruning: the forward pass over the whole matrix (local: from a lower
-        // bound of 0 that its stripes raise; global: from the score of the best
-        // path in a band around the diagonal, one pass of a band only) and,
-        // once the score is known, every later region without direction bytes.
-        const bool forward = reg.i0 == 0 && reg.j0 == 0 && reg.rows == pair_m && reg.cols == pair_n;
-        bool prune = false;
-        std::int32_t lb = 0;
-        if (!want_dirs && can_prune()) {
-            if (forward && cx.mode == AlignMode::global) {
-                std::vector<long_kernels::RegionDesc> band{desc_of(reg)};
-                band[0].corner = static_cast<int*>(corner.ptr);
-                band[0].stripes = stripes;
-                detail::RegionLaunch b = a;
-                set_prune(b, long_kernels::prune_band, 0);
-                band_pass = true;
-                run_launch(b, band, 0, {}, warps);
-                band_pass = false;
-                stats.computed_cells += computed_cells();
-                std::int32_t c = 0;
-                download(&c, corner.ptr, sizeof c, "band corner download");
-                if (c > long_kernels::neg_inf / 2) {  // the score of a real path
-                    prune = true;
-                    lb = c;
-                }
-            } else if (forward) {
-                prune = true;
-            } else if (have_opt) {
-                prune = true;
-                lb = pair_opt;
-            }
-        }
-        if (prune) {
-            set_prune(a, long_kernels::prune_bound, lb);
-            fill_dead_checkpoints(out, rows, cols);
-        }
-        run_launch(a, descs, cells, on_cells, warps);
-        stats.computed_cells += prune ? computed_cells() : cells;
+        run_launch(a, descs, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), on_cells, warps);
 
         RegionResult res;
         if (want_dirs) download_dirs(out.dirs, dirs.ptr, pitch, rows, cols, out.dirs == leaf_host);
         download(&res.corner_h, corner.ptr, sizeof(int), "corner download");
         if (out.want_best) read_best(reg, stripes, res);
-        if (forward && (cx.mode == AlignMode::global || out.want_best)) {
-            have_opt = true;
-            pair_opt = cx.mode == AlignMode::global ? res.corner_h : res.best;
-        }
         return res;
     }
 
@@ -606,7 +520,6 @@ struct Worker final : RegionBackend {
         a.flow_control = false;
         a.blocks = blocks;
         run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block);
-        stats.computed_cells += cells;
     }
 
     // ---- speculative tiles above the leaves: one launch computes a batch -----
@@ -654,13 +567,7 @@ struct Worker final : RegionBackend {
             std::clamp<std::size_t>(std::min(fit, warps), std::min(2, stripes), static_cast<std::size_t>(stripes)));
         a.flow_control = false;
         a.blocks = blocks;
-        const bool prune = can_prune() && have_opt;
-        if (prune) {
-            set_prune(a, long_kernels::prune_bound, pair_opt);
-            for (std::size_t k = 0; k < tiles.size(); ++k) fill_dead_checkpoints(outs[k], tiles[k].rows, tiles[k].cols);
-        }
         run_launch(a, descs, cells, {}, warps);
-        stats.computed_cells += prune ? computed_cells() : cells;
     }
 
     /// Arena bytes for a batch of level-1 tiles' checkpoint grids (see
@@ -704,9 +611,6 @@ struct Worker final : RegionBackend {
         const auto t0 = std::chrono::steady_clock::now();
         stats = {};
         first_pass = true;
-        have_opt = false;
-        pair_m = static_cast<std::int64_t>(query.size());
-        pair_n = static_cast<std::int64_t>(ref.size());
         stats.forward_cells = static_cast<std::uint64_t>(query.size()) * ref.size();
         if (!fits_int32(cx.scheme, query.size(), ref.size()))
             throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
@@ -797,7 +701,6 @@ struct LongEngine::Impl {
         GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "long engine memory query");
         cx.limit = cx.options.gpu_memory_limit ? cx.options.gpu_memory_limit : free_b / 10 * 9;
         cx.packed = detail::region_uses_packed_scores(cx.scheme.matrix.data(), cx.scheme.size);
-        cx.smax = *std::max_element(cx.scheme.matrix.begin(), cx.scheme.matrix.end());
         for (int r = 0; r < 2; ++r)
             for (int l = 0; l < detail::region_modes; ++l)
                 for (int d = 0; d < 2; ++d) {
@@ -915,7 +818,6 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
         std::lock_guard<std::mutex> lock(mu);
         sum.forward_cells += st.forward_cells;
         sum.total_cells += st.total_cells;
-        sum.computed_cells += st.computed_cells;
         sum.forward_ms += st.forward_ms;
         sum.total_ms += st.total_ms;
         sum.passes += st.passes;

@@ -60,10 +60,14 @@ constexpr std::size_t tile_batch = 48;
 /// of a tile, 1 MiB for 63 k columns) per resident warp.
 constexpr std::size_t tile_ring_budget = std::size_t{2} << 30;
 
-/// Pairs LongEngine::align_many aligns at once (host threads, streams). A
-/// 5-50 kb pair keeps a few hundred warps busy in its forward pass and a few
-/// dozen in its traceback; 16 of them fill an H100.
-constexpr int max_workers = 16;
+/// Pairs LongEngine::align_many aligns at once (host threads, streams): one
+/// stream per CUDA work queue (detail::work_queues). A 5-50 kb pair keeps a
+/// few hundred warps busy in its forward pass and a few dozen in its
+/// traceback, each pass latency-bound. Bulk 5-50 kb pairs on an H200 with 32
+/// queues (docs/benchmarks.md, session 15), 16 -> 32 workers: global
+/// score-only 1,198 -> 1,561 GCUPS, with CIGAR 516 -> 573 (24 workers: 602),
+/// local with CIGAR 440 -> 519.
+constexpr int max_workers = 32;
 
 /// A pair goes to align_many's workers when its ref (a region's columns) fits
 /// rings of whole rows with at least this many slots in a worker's ring

@@ -75,11 +75,7 @@
 // slots its consumer has not read; such launches are cooperative (all warps
 // co-resident) and the host sizes rings so that these waits cannot close a
 // cycle (long_engine.cpp). Any wait of 20 s traps (a CUDA error for the host,
-// never a hang). Pruning keeps both: a stripe waits only on lower stripes
-// (its producer's span, entries and progress), and its consumer never reads
-// the columns before the stripe's first one, so ring slots of those need no
-// wait (seen_out starts there) and the cycle argument runs from each
-// stripe's first column.
+// never a hang).
 //
 // Outputs: checkpoint rows (stripe bottoms), checkpoint columns (each lane
 // writes its rows' H and Ecell at every col_stride-th column), direction
@@ -89,35 +85,6 @@
 // then smallest row, then smallest column), the best cell of the region's
 // last row (semi-global: in the last stripe, the lane that holds that row
 // tracks it in shared memory) and H at the region's bottom-right.
-//
-// Pruning (CUDAlign's block pruning, Sandes et al. 2014; RegionParams::prune,
-// launches without direction bytes, local and global). A cell is dead when
-// H(i,j) + U(i,j) < LB, where LB <= the pair's optimal score and U(i,j)
-// bounds any path from (i,j) to the end: local, smax * min(m-i, n-j);
-// global, smax * min(m-i, n-j) - ge * |(m-i) - (n-j)| (every step off the
-// diagonal costs at least ge; Ecell, Fcell <= H, so the bound holds in
-// every gap state). A dead cell lies on no optimal path. A stripe skips
-// the chunks of 32 columns before the first one whose top cells (its
-// producer's bottom row) are live, when its left border is dead too (local:
-// and a fresh start, smax * min(m - row0 - 1, n - 1), cannot reach LB), and
-// stops at a chunk boundary once its producer has stopped before the
-// current column and every value its future cells depend on (each lane's
-// rows at its current column, its diagonal input and its bottom row in
-// flight) is dead by the bound over their box of cells (local: and a fresh
-// start right of the last lane's column cannot reach LB). Cells not computed
-// read -inf (a producer's bottom row outside its published span, the
-// checkpoints, which the host fills with about -2^30 first). Why this is
-// exact: computed values never exceed the true ones (an input only drops to
-// -inf), and by induction along an optimal path every cell on it is computed
-// with its true value (its optimal predecessors are, and a skipped one would
-// follow a cell found dead on the same path, whose true value passes the
-// test). So the end cell, the score and every optimal cell's value, hence
-// the canonical path and its ties (all between optimal predecessors), are
-// those of the full computation. Local LB: every stripe raises p.lb to its
-// best H so far each chunk (any computed H is a real alignment's score).
-// Global LB: the host runs a prune_band pass first (only a band of columns
-// around each stripe's part of the region's diagonal; its corner is the
-// score of a real path) and prunes with that.
 #pragma once
 
 #include <climits>
@@ -151,19 +118,6 @@ __device__ __forceinline__ void wait_at_least(const int* flag, int target) {
         __nanosleep(100);
         if ((spins & 1023) == 0 && global_ns() - start > wait_watchdog_ns) __trap();
     }
-}
-
-/// Bound on the score of any path from a cell of the box of cells with
-/// u = (rows to the matrix end) in [u_min, u_max] and v = (columns to the
-/// matrix end) in [v_min, v_max] to the end of the alignment (see "Pruning"):
-/// local smax * min(u, v); global also - ge * |u - v|, |u - v| at least the
-/// box's distance from the line u = v.
-__device__ __forceinline__ long long suffix_bound(bool local, int smax, int ge, long long u_max, long long u_min,
-                                                  long long v_max, long long v_min) {
-    const long long mn = max(0ll, min(u_max, v_max));
-    if (local) return static_cast<long long>(smax) * mn;
-    const long long off = max(0ll, max(u_min - v_max, v_min - u_max));
-    return static_cast<long long>(smax) * mn - static_cast<long long>(ge) * off;
 }
 
 /// Letters of an alphabet whose scores a packed profile holds (bytes of two registers).
@@ -298,7 +252,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         std::int32_t out_h[C], out_f[C];  // this lane's last row at each column of the step, for lane + 1
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-            out_h[c] = neg_inf;
+            out_h[c] = 0;
             out_f[c] = neg_inf;
         }
 
@@ -310,25 +264,19 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         // broadcast load). The other lanes take their column's ref code from
         // lane - 1 with H and Fcell: lane t at step k has lane t-1's column of
         // step k-1.
-        // Pruning: columns 1..jb of this stripe are not computed (dead; jb a
-        // multiple of 32, the whole stripe when jb >= cols); the producer's
-        // bottom row was computed on [a_in, e_in], the rest reads -inf.
-        const int prune = (!Dirs && !LastRowBest) ? p.prune : prune_none;
-        int jb = 0;
-        int a_in = 1, e_in = INT_MAX;
         int nxt_c = 0;
         int4 nxt_b = make_int4(0, neg_inf, 0, 0);
         int my_c[C];  // the ref codes of this lane's columns at the last step
 #pragma unroll
         for (int c = 0; c < C; ++c) my_c[c] = 0;
-        int seen_out = 0;  // the consumer's progress as last read (pruning: at least jb, below)
+        int seen_out = 0;
         auto publish_chunk = [&](int c, const int4& b) {
             __syncwarp();  // every lane has read the previous chunk's entries
             feed[lane] = make_int4(b.x - open, b.y, c, 0);
             __syncwarp();
         };
         auto load_chunk = [&](int k0, int& c, int4& b) {
-            const int col = jb + k0 + lane + 1;
+            const int col = k0 + lane + 1;
             if (col <= cols) {
                 c = p.ref[d.j0 + col - 1];
                 if (s == 0) {
@@ -340,91 +288,18 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             }
         };
         // Until every lane's entry carries the previous stripe's tag and its own
-        // column (a ring slot holds columns j, j + ring_cols, ...), load it
-        // again; pruning: or lies outside the producer's span (then -inf).
+        // column (a ring slot holds columns j, j + ring_cols, ...), load it again.
         auto settle_chunk = [&](int k0, int4& b) {
             if (s == 0) return;
-            const int col = jb + k0 + lane + 1;
-            auto tagged = [&] { return b.z == g - 1 && b.w == col; };
-            auto settled = [&] { return col > cols || tagged() || col < a_in || col > e_in; };
+            const int col = k0 + lane + 1;
             const unsigned long long start = global_ns();
-            for (unsigned spins = 1; !__all_sync(full, settled()); ++spins) {
+            for (unsigned spins = 1; !__all_sync(full, col > cols || (b.z == g - 1 && b.w == col)); ++spins) {
                 __nanosleep(64);
-                if (!settled()) {
-                    b = __ldcg(ring_in + (col & p.ring_mask));
-                    if (prune != prune_none) {
-                        const int v = load_volatile(p.span + 2 * (g - 1) + 1);
-                        e_in = v ? v - 1 : INT_MAX;
-                    }
-                }
+                if (col <= cols && (b.z != g - 1 || b.w != col)) b = __ldcg(ring_in + (col & p.ring_mask));
                 if ((spins & 1023) == 0 && global_ns() - start > wait_watchdog_ns) __trap();
             }
-            if (col <= cols && !tagged()) b = make_int4(neg_inf, neg_inf, g - 1, col);
         };
-        // The lower bound, and the distance from the region's origin to the matrix end (pruning).
-        std::int32_t lbv = 0;
-        auto read_lb = [&] {
-            int v = 0;
-            if (lane == 0) v = load_volatile(p.lb);
-            lbv = __shfl_sync(full, v, 0);
-        };
-        auto bound = [&](long long u_max, long long u_min, long long v_max, long long v_min) {
-            return suffix_bound(Local, p.smax, ge, u_max, u_min, v_max, v_min);
-        };
-        if (prune != prune_none) {
-            const long long to_m = p.end_i - d.i0, to_n = p.end_j - d.j0;
-            if (s > 0) {
-                int v = 0;
-                if (lane == 0) {
-                    wait_at_least(p.span + 2 * (g - 1), 1);
-                    v = load_volatile(p.span + 2 * (g - 1));
-                }
-                a_in = __shfl_sync(full, v, 0) - 1;
-            }
-            if (prune == prune_bound) read_lb();
-            if (prune == prune_band) {
-                const long long lo = static_cast<long long>(row0) * cols / rows - p.band;
-                if (s > 0 && lo > 1) jb = static_cast<int>(min(static_cast<long long>(cols), max(lo - 1, static_cast<long long>(a_in - 1)))) & ~31;
-            } else if (s > 0) {
-                // Live: a cell of the left border (its top one, H(row0, 0), the first
-                // row's diagonal input, included), or (local) a fresh start anywhere in the stripe.
-                bool live = Local && bound(to_m - row0 - 1, 0, to_n - 1, 0) >= lbv;
-                if (lane == 0) live |= d.left[row0].x + bound(to_m - row0, to_m - row0, to_n, to_n) >= lbv;
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-                    if (lane < tc && ir0 + r <= rows)
-                        live |= d.left[ir0 + r].x + bound(to_m - ir0 - r, to_m - ir0 - r, to_n, to_n) >= lbv;
-                if (!__any_sync(full, live)) {
-                    // Skip the chunks whose top cells are all dead.
-                    for (jb = (a_in - 1) & ~31; jb < cols; jb += 32) {
-                        int c_ = 0;
-                        int4 b_ = make_int4(0, neg_inf, 0, 0);
-                        load_chunk(0, c_, b_);
-                        settle_chunk(0, b_);
-                        const int col = jb + lane + 1;
-                        if (__any_sync(full, col <= cols && b_.x + bound(to_m - row0, to_m - row0, to_n - col, to_n - col) >= lbv)) break;
-                        if (p.flow_control && lane == 0) store_volatile(p.progress + g, min(cols, jb + 32));
-                    }
-                }
-            }
-            jb = min(jb, cols);
-            if (jb > 0) {
-#pragma unroll
-                for (int r = 0; r < R; ++r) {
-                    T[r] = neg_inf - open;
-                    E[r] = neg_inf;
-                }
-                diag = neg_inf - open;
-            }
-            if (lane == 0) {
-                store_volatile(p.span + 2 * g, jb + 2);  // first computed column + 1
-                if (p.flow_control && jb > 0) store_volatile(p.progress + g, jb);  // columns skipped count as consumed
-            }
-        }
-        int ck_next = d.col_stride > 0 ? (jb / d.col_stride + 1) * d.col_stride : INT_MAX;  // next checkpoint column of this lane
-        // Flow control: the consumer never reads the columns up to jb (they are
-        // outside this stripe's span), so ring slots of those need no wait.
-        seen_out = jb;
+        int ck_next = d.col_stride > 0 ? d.col_stride : INT_MAX;  // next checkpoint column of this lane
 
         // C columns a step: lane t at step k computes columns C*(k - t) + 1 .. + C
         // (C = 2 in the forward and tile launches, which have no direction
@@ -432,73 +307,19 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         // twice the cells, and the second column's row chain runs one row
         // behind the first's). The feed holds 32 columns, 32 / C steps.
         constexpr int chunk_steps = 32 / C, half_chunk = 16 / C;
-        const int steps = jb >= cols ? 0 : (cols - jb + C - 1) / C + tc - 1;
-        int stop = cols;  // the last column of the bottom row this stripe computes
-        // Pruning: lane 0 loads the producer's span end (first stripe: the top's
-        // last live column + 1) and (local) the bound mid-chunk, for the next
-        // chunk's stop test, so that their latency is off the step chain.
-        int pf_end = 0, pf_lb = 0;
+        const int steps = (cols + C - 1) / C + tc - 1;
         for (int k = 0; k < steps; ++k) {
-            if (prune == prune_bound && lane == 0 && k % chunk_steps == half_chunk) {
-                pf_end = s > 0 ? load_volatile(p.span + 2 * (g - 1) + 1) : d.top_live_end + 1;
-                if (Local) pf_lb = load_volatile(p.lb);
-            }
-            if (prune != prune_none && k > 0 && k % chunk_steps == 0) {
-                // Stop here? (See "Pruning"; jb + C*k is lane 0's last column.)
-                const int bottom = min(cols, jb + max(0, C * (k - tc + 1)));  // the last lane's last column
-                if (prune == prune_band) {
-                    const long long hi = static_cast<long long>(row0 + stripe_rows) * cols / rows + p.band;
-                    if (bottom > hi) {
-                        stop = bottom;
-                        break;
-                    }
-                } else {
-                    if constexpr (Local) {  // raise the bound to this stripe's best so far
-                        lbv = max(lbv, __shfl_sync(full, pf_lb, 0));
-                        std::int32_t b = -open;  // (rows past the region's last are not cells of the pair)
-#pragma unroll
-                        for (int r = 0; r < R; ++r) b = ir0 + r <= rows ? max(b, bh[r]) : b;
-                        b = __reduce_max_sync(full, lane < tc ? b + open : 0);
-                        if (lane == 0 && b > lbv) atomicMax(p.lb, b);
-                        lbv = max(lbv, b);
-                    }
-                    // Every top cell right of lane 0's column is dead: past the producer's
-                    // span; in the first stripe, past the top boundary's last live cell
-                    // (local mode's row 0 of the matrix is all 0: by the bound).
-                    const long long to_m = p.end_i - d.i0, to_n = p.end_j - d.j0;
-                    const int v = __shfl_sync(full, pf_end, 0);
-                    const bool top_dead = (v != 0 && v - 1 <= jb + C * k) ||
-                                          (Local && s == 0 && d.i0 == 0 && bound(to_m, 0, to_n - jb - C * k - 1, 0) < lbv);
-                    if (top_dead) {
-                        const int jc = jb + max(0, C * (k - lane));  // this lane's last column (jb: none yet)
-                        bool dead = true;
-                        if (lane < tc) {
-                            std::int32_t mx = diag;
-#pragma unroll
-                            for (int r = 0; r < R; ++r) mx = max(mx, T[r]);
-#pragma unroll
-                            for (int c = 0; c < C; ++c) mx = max(mx, out_h[c]);
-                            dead = mx + open + bound(to_m - ir0 + 1, to_m - ir0 - R + 1, to_n - jc + C, to_n - jc) < lbv;
-                        }
-                        if (Local) dead = dead && bound(to_m - row0 - 1, 0, to_n - bottom - 1, 0) < lbv;
-                        if (__all_sync(full, dead)) {
-                            stop = bottom;
-                            break;
-                        }
-                    }
-                }
-            }
             if (k % half_chunk == 0) {
                 if (p.flow_control) {
                     // Flow control: publish the columns this stripe has consumed (its last
                     // lane has finished them), and before overwriting ring slots wait until
                     // the next stripe has consumed them.
-                    if (lane == tc - 1 && k > 0) store_volatile(p.progress + g, min(cols, jb + max(0, C * (k - tc + 1))));
+                    if (lane == tc - 1 && k > 0) store_volatile(p.progress + g, min(cols, C * (k - tc + 1)));
                     if (has_next && lane == 0) {
-                        const int target = min(cols, jb + C * (k - tc + 1) + 16) - ring_cols + 32;
+                        const int target = min(cols, C * (k - tc + 1) + 16) - ring_cols + 32;
                         if (target > seen_out) {
                             wait_at_least(p.progress + g + 1, target);
-                            seen_out = max(seen_out, load_volatile(p.progress + g + 1));
+                            seen_out = load_volatile(p.progress + g + 1);
                         }
                     }
                     __syncwarp();
@@ -511,7 +332,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     load_chunk(C * k + 16, nxt_c, nxt_b);
                 }
             }
-            const int j0 = jb + C * (k - lane) + 1;  // this lane's first column of the step
+            const int j0 = C * (k - lane) + 1;  // this lane's first column of the step
             std::int32_t in_hs[C], in_fs[C];
 #pragma unroll
             for (int c = 0; c < C; ++c) {
@@ -528,7 +349,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                 in_hs[c] = in_h;
                 in_fs[c] = in_f;
             }
-            if (lane < tc && j0 > jb && j0 <= cols) {
+            if (lane < tc && j0 >= 1 && j0 <= cols) {
 #pragma unroll
                 for (int c = 0; c < C; ++c) {
                     const int j = j0 + c;
@@ -614,15 +435,6 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         }
         // Done: every lane has read its input (the ring slot of stripe g - 1).
         __syncwarp();
-        if (prune != prune_none) {
-            if (lane == 0) store_volatile(p.span + 2 * g + 1, stop + 1);
-            if (p.computed) {  // cells computed: lane t did columns jb + 1 .. its last
-                const int last = stop == cols ? cols : min(cols, stop + C * (tc - 1 - lane));
-                const unsigned done = lane < tc && jb < cols ? static_cast<unsigned>(last - jb) : 0u;
-                const unsigned sum = __reduce_add_sync(full, done);
-                if (lane == 0) atomicAdd(p.computed, static_cast<unsigned long long>(sum) * R);
-            }
-        }
         if (lane == 0) store_volatile(p.progress + g, INT_MAX);
 
         if constexpr (Local) {
@@ -650,15 +462,14 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                 }
             }
             if (lane == 0 && d.stripe_best) d.stripe_best[s] = make_int4(best_h, best_i, best_j, 0);
-            if (prune == prune_bound && lane == 0 && best_h > 0) atomicMax(p.lb, best_h);
         }
         if constexpr (LastRowBest) {
             if (owns_last && d.stripe_best) d.stripe_best[s] = make_int4(last_best.x + open, rows, last_best.y, 0);
         }
-        if (last_stripe && lane < tc) {  // (a stripe that stopped early has a dead corner)
+        if (last_stripe && lane < tc) {
 #pragma unroll
             for (int r = 0; r < R; ++r)
-                if (ir0 + r == rows) *d.corner = stop == cols && jb < cols ? T[r] + open : neg_inf;
+                if (ir0 + r == rows) *d.corner = T[r] + open;
         }
         cells += static_cast<unsigned long long>(min(stripe_rows, rows - row0)) * static_cast<unsigned long long>(cols);
         if (p.cells_done && lane == 0)

@@ -39,10 +39,6 @@ struct RegionDesc {
     int col_stride;                 ///< checkpoint columns every col_stride columns, 0 = none
     int stripe_begin;               ///< index of the region's first stripe among the launch's stripes
     int stripes;                    ///< ceil(rows / stripe height)
-    /// Pruning (prune_bound): the last column of the top boundary whose cell
-    /// may be live (0 from the host; launch_region's top-row pass raises it),
-    /// so that the region's first stripe may stop once past it.
-    int top_live_end;
 };
 
 /// One launch: one or more regions of one pair, computed at once.
@@ -72,27 +68,6 @@ struct RegionParams {
     /// blocks are resident).
     int* progress;
     unsigned long long* cells_done; ///< per warp: cells computed (pinned host memory, mapped), may be null
-    /// Block pruning (region_kernel.cuh, "Pruning"): prune_none, prune_bound
-    /// (skip cells that provably lie on no optimal path: exact) or prune_band
-    /// (the global lower-bound pass: only a band around the region's diagonal
-    /// line, so the corner is the score of one real path). Launches without
-    /// direction bytes and not semi-global only.
-    int prune;
-    /// prune_bound: device int, a lower bound on the pair's optimal score
-    /// (local launches raise it by atomicMax with their cells' H).
-    int* lb;
-    long long end_i, end_j;         ///< prune_bound: the matrix end (m, n), DP coordinates
-    int smax;                       ///< prune_bound: the largest substitution score (> 0)
-    int band;                       ///< prune_band: half-width of the band, columns
-    /// 2 * stripes ints, zeroed before launch (prune != prune_none):
-    /// span[2g] = first computed column of stripe g + 1, span[2g + 1] = last
-    /// column of its bottom row it computed + 1 (0 = not known yet). Columns
-    /// of its bottom row outside that span are -inf ("dead") for stripe g + 1.
-    int* span;
-    unsigned long long* computed;   ///< prune != prune_none: cells computed (device counter, added to), or null
 };
-
-/// RegionParams::prune values.
-constexpr int prune_none = 0, prune_bound = 1, prune_band = 2;
 
 }  // namespace gpualign::gpu::long_kernels

@@ -36,7 +36,7 @@ struct LongEngineOptions {
     /// region (flow control) or reused within a launch.
     std::size_t ring_bytes = 0;
     /// Pairs align_many runs at once (>= 0), 0 = the tuning table's default
-    /// (16), fewer when the memory cap cannot hold that many.
+    /// (32), fewer when the memory cap cannot hold that many.
     int workers = 0;
     /// Rows per lane of the region launches without direction bytes (the
     /// forward pass and the tiles above the leaves): 0 = the tuning table's
@@ -44,12 +44,6 @@ struct LongEngineOptions {
     /// that. Tests force 16 so that small pairs take the R = 16 kernels (two
     /// columns a step). Other values throw std::invalid_argument.
     int rows_per_lane = 0;
-    /// Block pruning (CUDAlign, Sandes et al. 2014): skip the cells that
-    /// provably lie on no optimal path (score + a bound on the rest below a
-    /// lower bound on the optimum; docs/long.md). Results are byte-identical
-    /// either way; false computes every cell (tests compare the two).
-    /// Local and global mode; semi-global always computes every cell.
-    bool prune = true;
 };
 
 /// One pair for LongEngine::align_many: host codes, borrowed for the call.
@@ -63,8 +57,7 @@ struct LongPair {
 /// its concurrent workers (device times overlap, so use wall_s for a rate).
 struct LongEngineStats {
     std::uint64_t forward_cells = 0;     ///< query_len * ref_len
-    std::uint64_t total_cells = 0;       ///< cells of every pass (forward + recomputation), pruned ones included
-    std::uint64_t computed_cells = 0;    ///< cells the kernels computed (pruning skips the rest; the band pass included)
+    std::uint64_t total_cells = 0;       ///< cells of every pass (forward + recomputation)
     double forward_ms = 0;               ///< device time of the forward pass (CUDA events)
     double total_ms = 0;                 ///< device time of every pass
     double wall_s = 0;                   ///< host wall time of align()
