@@ -36,6 +36,25 @@ conn)
     echo "bulk2000 connections $1 workers $2 rc=$?"; grep -E "^  GPU [gl]" "$out/c.log" | cut -c1-200
   done
   ;;
+startup)
+  # process start/exit cost of the work queues: the mito nw CLI, then the 1 Mbp CLI and bulk2000
+  awk '/^>/{n++} n==1' $D/dna/long/mito_human_vs_orangutan.fa > "$W/mito_q.fa"
+  awk '/^>/{n++} n==2' $D/dna/long/mito_human_vs_orangutan.fa > "$W/mito_r.fa"
+  .carry/gpualign_long_bench --workloads syn1m5 --dump-fasta "$W" > /dev/null
+  for c in 8 16 32 8 16 32; do
+    t0=$(date +%s%N); CUDA_DEVICE_MAX_CONNECTIONS=$c /usr/bin/time -f "%M" -o "$W/rss" $B nw "$W/mito_q.fa" "$W/mito_r.fa" -q -o "$W/m.tsv"
+    echo "connections $c mito nw gpu: wall $(( ($(date +%s%N) - t0) / 1000000 )) ms rss $(cat "$W/rss") KB"
+  done
+  for c in 8 16; do
+    t0=$(date +%s%N); CUDA_DEVICE_MAX_CONNECTIONS=$c /usr/bin/time -f "%M" -o "$W/rss" $B nw "$W/syn1m5_q.fa" "$W/syn1m5_r.fa" -q -o "$W/m.tsv"
+    echo "connections $c 1 Mbp nw gpu: wall $(( ($(date +%s%N) - t0) / 1000000 )) ms rss $(cat "$W/rss") KB"
+  done
+  for cfg in "16 16" "16 32" "32 32"; do
+    set -- $cfg
+    CUDA_DEVICE_MAX_CONNECTIONS=$1 timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer --workers $2 > "$out/c.log" 2>&1
+    echo "bulk2000 connections $1 workers $2 rc=$?"; grep -E "^  GPU [gl]" "$out/c.log" | cut -c1-200
+  done
+  ;;
 all)
   s=$(date +%s)
   timeout 400 .carry/gpualign_gpu_tests > "$out/gpu_tests.log" 2>&1

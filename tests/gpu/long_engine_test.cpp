@@ -271,7 +271,7 @@ TEST(LongEngine, TwoColumnStepsByteIdenticalToReference) {
 // The GPU library asks CUDA for a hardware work queue per align_many worker
 // (CUDA_DEVICE_MAX_CONNECTIONS, set before any context exists unless the
 // user set it: gpu/src/cuda_check.hpp); with CUDA's default of 8, 16 workers'
-// streams shared queues and bulk 5-50 kb pairs ran at 765 instead of 1,198
+// streams shared queues and bulk 5-50 kb pairs ran at 765 instead of 1,150
 // GCUPS. Runs without a device.
 TEST(LongEngine, ProcessAsksForAWorkQueuePerWorker) {
     const char* v = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");

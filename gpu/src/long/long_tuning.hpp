@@ -63,11 +63,10 @@ constexpr std::size_t tile_ring_budget = std::size_t{2} << 30;
 /// Pairs LongEngine::align_many aligns at once (host threads, streams): one
 /// stream per CUDA work queue (detail::work_queues). A 5-50 kb pair keeps a
 /// few hundred warps busy in its forward pass and a few dozen in its
-/// traceback, each pass latency-bound. Bulk 5-50 kb pairs on an H200 with 32
-/// queues (docs/benchmarks.md, session 15), 16 -> 32 workers: global
-/// score-only 1,198 -> 1,561 GCUPS, with CIGAR 516 -> 573 (24 workers: 602),
-/// local with CIGAR 440 -> 519.
-constexpr int max_workers = 32;
+/// traceback, each pass latency-bound. Bulk 5-50 kb pairs on an H100 with a
+/// queue per stream (docs/benchmarks.md, session 15): 16 workers 1,150 GCUPS
+/// score-only and 507 with CIGAR, 32 workers (32 queues) 1,384 and 449.
+constexpr int max_workers = 16;
 
 /// A pair goes to align_many's workers when its ref (a region's columns) fits
 /// rings of whole rows with at least this many slots in a worker's ring

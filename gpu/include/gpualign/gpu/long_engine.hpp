@@ -36,7 +36,7 @@ struct LongEngineOptions {
     /// region (flow control) or reused within a launch.
     std::size_t ring_bytes = 0;
     /// Pairs align_many runs at once (>= 0), 0 = the tuning table's default
-    /// (32), fewer when the memory cap cannot hold that many.
+    /// (16), fewer when the memory cap cannot hold that many.
     int workers = 0;
     /// Rows per lane of the region launches without direction bytes (the
     /// forward pass and the tiles above the leaves): 0 = the tuning table's
