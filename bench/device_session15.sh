@@ -55,10 +55,29 @@ startup)
     echo "bulk2000 connections $1 workers $2 rc=$?"; grep -E "^  GPU [gl]" "$out/c.log" | cut -c1-200
   done
   ;;
-all)
+leaves)
+  # bulk2000 with CIGAR: leaf batch x workers (queues = workers)
+  .carry/gpualign_long_bench --workloads syn1m5 --dump-fasta "$W" > /dev/null
+  for k in 1 2; do
+    for b in .carry/gpualign_s14 .carry/gpualign; do
+      for c in 8 16; do
+        t0=$(date +%s%N); CUDA_DEVICE_MAX_CONNECTIONS=$c /usr/bin/time -f "%M" -o "$W/rss" $b nw "$W/syn1m5_q.fa" "$W/syn1m5_r.fa" -q -o "$W/m.tsv"
+        echo "$b queues $c 1 Mbp nw (CIGAR) CLI: wall $(( ($(date +%s%N) - t0) / 1000000 )) ms rss $(cat "$W/rss") KB md5 $(md5sum < "$W/m.tsv" | cut -c1-12)"
+      done
+    done
+  done
+  for cfg in "16 16 32" "16 16 64" "16 16 128" "24 24 32" "24 24 64"; do
+    set -- $cfg
+    CUDA_DEVICE_MAX_CONNECTIONS=$1 timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer --workers $2 --leaf-batch $3 > "$out/c.log" 2>&1
+    echo "bulk2000 queues $1 workers $2 leaf batch $3 rc=$?"; grep -E "^  GPU [gl]" "$out/c.log" | grep cigar | cut -c1-200
+  done
+  ;;
+gputests)
   s=$(date +%s)
-  timeout 400 .carry/gpualign_gpu_tests > "$out/gpu_tests.log" 2>&1
+  timeout 560 .carry/gpualign_gpu_tests > "$out/gpu_tests.log" 2>&1
   echo "GPU tests rc=$? ($(( $(date +%s) - s )) s)"; summary "$out/gpu_tests.log"
+  ;;
+all)
   awk '/^>/{n++} n==1' $D/dna/long/mito_human_vs_orangutan.fa > "$W/mito_q.fa"
   awk '/^>/{n++} n==2' $D/dna/long/mito_human_vs_orangutan.fa > "$W/mito_r.fa"
   P=$D/dna/pacbio_ecoli

@@ -171,8 +171,9 @@ struct Worker final : RegionBackend {
         ring_budget = std::min(budget, std::max<std::size_t>(share / 8, 1));
         // Leaves per speculative batch: up to long_tuning::leaf_batch, their
         // direction bytes within a sixteenth of the share.
-        leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, cx.options.plan.leaf_cells), 1,
-                                              is_solo ? long_tuning::leaf_batch : long_tuning::leaf_batch_shared);
+        const std::size_t most = cx.options.leaf_batch > 0 ? static_cast<std::size_t>(cx.options.leaf_batch)
+                                 : (is_solo ? long_tuning::leaf_batch : long_tuning::leaf_batch_shared);
+        leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, cx.options.plan.leaf_cells), 1, most);
         // Tiles above the leaves: only a pair alone on the GPU has them
         // (align_many's pairs are cut straight into leaves).
         tile_batch_ = is_solo ? long_tuning::tile_batch : 1;
@@ -743,6 +744,7 @@ LongEngine::LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_o
     if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
     if (options.max_blocks < 0) throw std::invalid_argument("LongEngineOptions::max_blocks must be >= 0");
     if (options.workers < 0) throw std::invalid_argument("LongEngineOptions::workers must be >= 0");
+    if (options.leaf_batch < 0) throw std::invalid_argument("LongEngineOptions::leaf_batch must be >= 0");
     if (options.rows_per_lane != 0 && options.rows_per_lane != 4 && options.rows_per_lane != 16)
         throw std::invalid_argument("LongEngineOptions::rows_per_lane must be 0, 4 or 16, not " +
                                     std::to_string(options.rows_per_lane));

@@ -33,9 +33,13 @@ constexpr int rows_per_lane(std::int64_t rows, bool shared) noexcept {
 constexpr int columns_per_step(int rows, bool dirs) noexcept { return rows == 16 && !dirs ? 2 : 1; }
 
 /// Leaves per speculative batch of a worker of align_many (its pair shares
-/// the GPU, so tiles the path may not cross cost other pairs' time; 128
-/// gave 1.41x the forward pass's cells on bulk 5-50 kb pairs, 32 gives 1.18x).
-constexpr std::size_t leaf_batch_shared = 32;
+/// the GPU, so tiles the path may not cross cost other pairs' time). Bulk
+/// 5-50 kb pairs with CIGAR on an H100, 16 workers on 16 work queues
+/// (docs/benchmarks.md, session 15): 32 leaves 526 / 406 GCUPS (global /
+/// local), 64 537 / 423, 128 544 / 462, at 1.178x, 1.177x and 1.174x the
+/// forward pass's cells in all (with 8 queues, in session 6, 128 had cost
+/// 1.41x the cells and lost to 32).
+constexpr std::size_t leaf_batch_shared = 128;
 
 /// Smallest ring (columns) per warp; rings are powers of two.
 constexpr std::size_t min_ring_cols = 1024;

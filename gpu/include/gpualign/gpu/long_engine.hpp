@@ -44,6 +44,12 @@ struct LongEngineOptions {
     /// that. Tests force 16 so that small pairs take the R = 16 kernels (two
     /// columns a step). Other values throw std::invalid_argument.
     int rows_per_lane = 0;
+    /// Most leaves a speculative leaf batch computes at once (>= 0), 0 = the
+    /// tuning table's (long_tuning::leaf_batch alone on the GPU,
+    /// leaf_batch_shared beside other pairs in align_many: 128 each), fewer
+    /// when a sixteenth of the memory share cannot hold their direction
+    /// bytes. For benchmarks and tests.
+    int leaf_batch = 0;
 };
 
 /// One pair for LongEngine::align_many: host codes, borrowed for the call.
