@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Session 15 (block pruning, issue #11) on one GPU, binaries in .carry/
-# (bench/prepare_carry.sh). Parts:
-#   tests  - the long engine's GPU tests (LongEngine*, LongCli*)
-#   ab     - gpualign_long_bench with and without pruning (same call, one run each)
-#   all    - the whole GPU suite, CPU-vs-GPU cmp on mito and pacbio, the long
-#            bench, the 1 Mbp CLI with CIGAR twice
+# Session 15's device work on one GPU (issue 11), binaries in .carry/
+# (bench/prepare_carry.sh). It replaces bench/device_session14_verify.sh,
+# whose steps are the parts gputests, all and sanitize. Parts:
+#   tests    - the long engine's GPU tests (LongEngine*, LongCli*)
+#   ab       - gpualign_long_bench with and without pruning (the pruning
+#              build, branch experiment/block-pruning; WL= picks workloads)
+#   matrix   - pruning x rows per lane (1 Mbp), pruning x workers (bulk2000)
+#              (the pruning build)
+#   conn     - bulk2000 against CUDA_DEVICE_MAX_CONNECTIONS and workers
+#   startup  - process start/exit cost of the work queues (CLI), bulk2000
+#   leaves   - the 1 Mbp CLI of .carry/gpualign_s14 (the session 14 binary)
+#              against this one; bulk2000 with CIGAR against leaf batch size
+#   gputests - the whole GPU suite
+#   all      - CPU-vs-GPU cmp on mito and pacbio, the long bench, the 1 Mbp
+#              CLI with CIGAR (three runs)
 #   sanitize - compute-sanitizer memcheck and racecheck on the long engine
 # Usage on the device machine, from the repo root: bench/device_session15.sh OUT PART
 set -uo pipefail
