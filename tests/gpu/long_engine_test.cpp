@@ -279,6 +279,23 @@ TEST(LongEngine, ProcessAsksForAWorkQueuePerWorker) {
     EXPECT_GE(std::atoi(v), 1) << v;
 }
 
+// Invalid LongEngineOptions are rejected with std::invalid_argument before
+// any device is touched (the constructor validates first). Runs without a
+// device.
+TEST(LongEngine, InvalidOptionsThrowBeforeTouchingADevice) {
+    const ScoringScheme s = scheme_for(Alphabet::dna, 0);
+    const auto rejects = [&](auto&& edit, const char* what) {
+        gpu::LongEngineOptions o;
+        edit(o);
+        EXPECT_THROW(gpu::LongEngine(s, AlignMode::global, false, o), std::invalid_argument) << what;
+    };
+    rejects([](gpu::LongEngineOptions& o) { o.leaf_batch = -1; }, "leaf_batch -1");
+    rejects([](gpu::LongEngineOptions& o) { o.workers = -1; }, "workers -1");
+    rejects([](gpu::LongEngineOptions& o) { o.max_blocks = -1; }, "max_blocks -1");
+    rejects([](gpu::LongEngineOptions& o) { o.rows_per_lane = 8; }, "rows_per_lane 8");
+    rejects([](gpu::LongEngineOptions& o) { o.plan.fan_out = 1; }, "fan_out 1");
+}
+
 // Semi-global end cells and walk ends (semi_global_edge_pairs: ends on
 // column 0, won and tied; on column n; 1-5 residue queries in a 500-residue
 // ref; a 300-residue query in 1-12 residue refs) plus a 2,000-residue query in
