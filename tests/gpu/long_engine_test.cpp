@@ -1,7 +1,8 @@
 // gpualign::gpu::LongEngine against the full-matrix CPU reference
 // (align_pair_full_matrix) and the CPU long path (align_pair_long): every
 // result must be byte-identical (operator==) and every CIGAR must rescore to
-// the reported score. All tests skip without a CUDA device.
+// the reported score. All tests skip without a CUDA device but two that need
+// none (the process's work-queue setting, option validation).
 #include <gtest/gtest.h>
 
 #include <cstdlib>

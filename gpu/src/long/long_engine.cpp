@@ -169,8 +169,8 @@ struct Worker final : RegionBackend {
         limit = share;
         const std::size_t budget = cx.options.ring_bytes ? cx.options.ring_bytes : long_tuning::ring_budget;
         ring_budget = std::min(budget, std::max<std::size_t>(share / 8, 1));
-        // Leaves per speculative batch: up to long_tuning::leaf_batch, their
-        // direction bytes within a sixteenth of the share.
+        // Leaves per speculative batch: up to LongEngineOptions::leaf_batch (or
+        // the tuning table's), their direction bytes within a sixteenth of the share.
         const std::size_t most = cx.options.leaf_batch > 0 ? static_cast<std::size_t>(cx.options.leaf_batch)
                                  : (is_solo ? long_tuning::leaf_batch : long_tuning::leaf_batch_shared);
         leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, cx.options.plan.leaf_cells), 1, most);
