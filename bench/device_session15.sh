@@ -3,10 +3,8 @@
 # (bench/prepare_carry.sh). It replaces bench/device_session14_verify.sh,
 # whose steps are the parts gputests, all and sanitize. Parts:
 #   tests    - the long engine's GPU tests (LongEngine*, LongCli*)
-#   ab       - gpualign_long_bench with and without pruning (the pruning
-#              build, branch experiment/block-pruning; WL= picks workloads)
-#   matrix   - pruning x rows per lane (1 Mbp), pruning x workers (bulk2000)
-#              (the pruning build)
+#   (the pruning A/B parts "ab" and "matrix" need the pruning build: they
+#   are in this script on branch experiment/block-pruning, commit 7f07a5d)
 #   conn     - bulk2000 against CUDA_DEVICE_MAX_CONNECTIONS and workers
 #   startup  - process start/exit cost of the work queues (CLI), bulk2000
 #   leaves   - the 1 Mbp CLI of .carry/gpualign_s14 (the session 14 binary)
@@ -29,13 +27,6 @@ tests)
   timeout 300 .carry/gpualign_gpu_tests --gtest_filter='LongEngine*:LongCli*' > "$out/long_tests.log" 2>&1
   echo "long GPU tests rc=$? ($(( $(date +%s) - s )) s)"; summary "$out/long_tests.log"
   grep -E "Failure|Expected|Which is|pair [0-9]" "$out/long_tests.log" | head -30
-  ;;
-ab)
-  for pr in "" --no-prune; do
-    timeout 250 .carry/gpualign_long_bench --workloads ${WL:-mito,hp50,syn1m5,syn1m20,bulk2000} --modes global,local \
-      --runs 1 --no-peer $pr --csv "$out/long${pr}.csv" > "$out/long${pr}.log" 2>&1
-    echo "long bench $pr rc=$?"; grep -E "^[a-zA-Z].*x [0-9]|^  GPU" "$out/long${pr}.log" | cut -c1-220
-  done
   ;;
 conn)
   # bulk2000 against CUDA's hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS, default 8) and workers
