@@ -226,6 +226,52 @@ TEST(LongEngine, MitoPairMatchesReference) {
     }
 }
 
+// The traceback's walk through leaf batches on the device (leaf_walk_kernel:
+// one warp, 64 x 64 windows in shared memory) against the walk on the host
+// over downloaded direction bytes and against the reference: pairs with gaps
+// longer than a window in both directions, leaves narrower and wider than a
+// window (8, 136 and 2048 columns) and of odd widths, batches of 2 and 3
+// leaves (walks stop at a batch's edge), alone and in align_many, every mode
+// x alphabet x output.
+TEST(LongEngine, LeafWalkOnDeviceMatchesWalkOnHostAndReference) {
+    SKIP_WITHOUT_GPU();
+    for (Alphabet a : {Alphabet::dna, Alphabet::protein}) {
+        Generator gen(a, a == Alphabet::dna ? 31 : 32);
+        std::vector<Seq> q, r;
+        for (int k = 0; k < 8; ++k) {
+            Seq base = gen.random(2000 + gen.rng()() % 3000);
+            Seq other = gen.mutate(base, k % 4 == 3 ? 0.35 : 0.08);
+            // A deletion and an insertion longer than a window (64).
+            const std::size_t at = 300 + gen.rng()() % 500, len = 65 + gen.rng()() % 300;
+            other.erase(other.begin() + static_cast<std::ptrdiff_t>(at),
+                        other.begin() + static_cast<std::ptrdiff_t>(std::min(other.size(), at + len)));
+            const Seq extra = gen.random(65 + gen.rng()() % 300);
+            other.insert(other.begin() + static_cast<std::ptrdiff_t>(other.size() / 2 + 200), extra.begin(), extra.end());
+            q.push_back(k % 2 ? other : base);
+            r.push_back(k % 2 ? base : other);
+        }
+        const ScoringScheme s = scheme_for(a, 0);
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
+            for (bool score_only : {false, true}) {
+                const auto want = reference(q, r, s, mode, score_only);
+                for (const std::uint64_t leaf_cells : {std::uint64_t{4096}, std::uint64_t{70000}, std::uint64_t{1} << 20})
+                    for (const bool on_host : {false, true}) {
+                        gpu::LongEngineOptions opt;
+                        opt.plan.leaf_cells = leaf_cells;
+                        opt.leaf_batch = leaf_cells == 4096 ? 3 : 2;
+                        opt.walk_on_host = on_host;
+                        opt.workers = 3;
+                        gpu::LongEngine engine(s, mode, score_only, opt);
+                        const std::string what = std::string(to_string(a)) + " " + to_string(mode) +
+                                                 (score_only ? " score-only" : " cigar") + " leaf_cells " +
+                                                 std::to_string(leaf_cells) + (on_host ? " host" : " device") +
+                                                 " walk, pair ";
+                        expect_align_and_align_many(engine, q, r, want, s, what);
+                    }
+            }
+    }
+}
+
 // Every launch without direction bytes forced to R = 16, the variant that
 // computes two columns a wavefront step: small pairs then cross its edges -
 // odd and even ref lengths (the row's odd last column), one column, stripes
@@ -271,7 +317,7 @@ TEST(LongEngine, TwoColumnStepsByteIdenticalToReference) {
 
 // The GPU library asks CUDA for a hardware work queue per align_many worker
 // (CUDA_DEVICE_MAX_CONNECTIONS, set before any context exists unless the
-// user set it: gpu/src/cuda_check.hpp); with CUDA's default of 8, 16 workers'
+// user set it: gpu/src/long/long_engine.cpp); with CUDA's default of 8, 16 workers'
 // streams shared queues and bulk 5-50 kb pairs ran at 765 instead of 1,150
 // GCUPS. Runs without a device.
 TEST(LongEngine, ProcessAsksForAWorkQueuePerWorker) {

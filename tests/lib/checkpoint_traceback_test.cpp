@@ -75,13 +75,81 @@ TEST(CheckpointTraceback, SpeculativeLeafBatchesMatchTheReference) {
 //   H(i,j)     = max([0,] H(i-1,j-1) + s, Ecell, Fcell)  zero (local) > diag > E > F
 // The best it reports (want_best): local, the first maximum in row-major
 // order; semi-global, the first maximum of the region's last row.
+// With `leaf_batch` > 1 it computes leaf batches, and with `walks` it also
+// walks them itself (walk_leaves, as the GPU does), stopping early at random
+// inside a leaf, which the contract allows.
 class ScalarBackend final : public RegionBackend {
 public:
     ScalarBackend(const Codes& q, const Codes& r, const ScoringScheme& s, AlignMode mode, std::size_t tile_batch,
-                  std::size_t budget)
-        : q_(q), r_(r), s_(s), mode_(mode), tile_batch_(tile_batch), budget_(budget) {}
+                  std::size_t budget, std::size_t leaf_batch = 1, bool walks = false, std::uint64_t seed = 1)
+        : q_(q), r_(r), s_(s), mode_(mode), tile_batch_(tile_batch), budget_(budget), leaf_batch_(leaf_batch),
+          walks_(walks), rng_(seed) {}
 
     std::size_t tile_launches = 0, tiles_batched = 0, largest_batch = 0;
+    std::size_t leaf_walks = 0, walk_steps = 0, early_stops = 0;
+
+    std::size_t leaf_batch() const override { return leaf_batch_; }
+    void compute_leaves(std::span<const Region> leaves) override {
+        leaves_.assign(leaves.begin(), leaves.end());
+        leaf_bytes_.clear();
+        for (const Region& l : leaves) {
+            std::vector<std::uint8_t> d(static_cast<std::size_t>(l.rows * l.cols));
+            RegionOutputs out;
+            out.dirs = d.data();
+            compute(l, out, {});
+            leaf_bytes_.push_back(std::move(d));
+        }
+    }
+    const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t, std::int64_t) override {
+        EXPECT_FALSE(walks_) << "the driver downloaded a leaf from a backend that walks";
+        return leaf_bytes_.at(k).data();
+    }
+    bool walks_leaves() const override { return walks_; }
+    // The walk of docs/scoring.md over the batch's direction bytes: zero (local)
+    // ends the path; diag moves up-left (local: ends on row or column 0); H
+    // from E or F switches state; in E (F) a step left (up) stays in the state
+    // while the byte's extension bit is set.
+    std::span<const std::uint8_t> walk_leaves(WalkCursor& cur) override {
+        ++leaf_walks;
+        steps_.clear();
+        const std::size_t stop_after = 1 + rng_() % 48;
+        while (!cur.done) {
+            std::size_t k = 0;
+            while (k < leaves_.size() && !(cur.i > leaves_[k].i0 && cur.i <= leaves_[k].i0 + leaves_[k].rows &&
+                                           cur.j > leaves_[k].j0 && cur.j <= leaves_[k].j0 + leaves_[k].cols))
+                ++k;
+            if (k == leaves_.size()) break;
+            if (steps_.size() >= stop_after) {
+                ++early_stops;
+                break;
+            }
+            const Region& l = leaves_[k];
+            const std::uint8_t bits = leaf_bytes_[k][static_cast<std::size_t>((cur.i - l.i0 - 1) * l.cols + (cur.j - l.j0 - 1))];
+            if (cur.state == 0) {
+                const int src = bits & 3;
+                if (src == 0) {
+                    cur.done = true;
+                } else if (src == 1) {
+                    steps_.push_back(static_cast<std::uint8_t>(WalkStep::diag));
+                    --cur.i;
+                    --cur.j;
+                    if (mode_ == AlignMode::local && (cur.i == 0 || cur.j == 0)) cur.done = true;
+                } else {
+                    cur.state = static_cast<std::uint8_t>(src - 1);
+                }
+            } else if (cur.state == 1) {
+                steps_.push_back(static_cast<std::uint8_t>(WalkStep::del));
+                if (!(bits & 4)) cur.state = 0;
+                --cur.j;
+            } else {
+                steps_.push_back(static_cast<std::uint8_t>(WalkStep::ins));
+                if (!(bits & 8)) cur.state = 0;
+                --cur.i;
+            }
+        }
+        walk_steps += steps_.size();
+        return steps_;
+    }
 
     BoundaryCell* allocate(std::size_t count) override {
         if (used_ + count * sizeof(BoundaryCell) > budget_) throw std::bad_alloc();
@@ -169,7 +237,12 @@ private:
     const Codes &q_, &r_;
     const ScoringScheme& s_;
     AlignMode mode_;
-    std::size_t tile_batch_, budget_, used_ = 0;
+    std::size_t tile_batch_, budget_, used_ = 0, leaf_batch_;
+    bool walks_;
+    std::mt19937_64 rng_;
+    std::vector<Region> leaves_;
+    std::vector<std::vector<std::uint8_t>> leaf_bytes_;
+    std::vector<std::uint8_t> steps_;
     std::vector<std::unique_ptr<BoundaryCell[]>> stack_;
     std::vector<std::size_t> sizes_;
     std::vector<std::uint8_t> dirs_;
@@ -229,6 +302,54 @@ TEST(CheckpointTraceback, SpeculativeTileBatchesMatchTheReference) {
     EXPECT_GT(launches, 150u);
     EXPECT_GT(batched, 2 * launches);  // batches of several tiles, not one at a time
     EXPECT_GE(largest, 8u);
+}
+
+// Leaf batches walked by the backend (walk_leaves, the GPU's path: the
+// driver replays the steps instead of reading direction bytes), with walks
+// that stop early inside a leaf, over direct-leaf and fan-out levels with and
+// without tile batches, every mode x output x gap model: each result equals
+// align_pair_full_matrix, and the backend did walk, with early stops.
+TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
+    std::mt19937_64 rng(20261125);
+    int compared = 0;
+    std::size_t walks = 0, steps = 0, early = 0;
+    for (int it = 0; it < 300; ++it) {
+        const std::size_t m = 1 + rng() % 300, n = 1 + rng() % 300;
+        const ScoringScheme s = make_dna_scheme(2, 3, rng() % 2 ? 5 : 0, 2, -3);
+        Codes q(m), r(n);
+        for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 5);
+        for (std::size_t j = 0, i = rng() % 4; j < n; ++j) {
+            const int x = static_cast<int>(rng() % 16);
+            if (x == 0) i += 1 + rng() % 6;  // a deletion from the ref's view: the path runs down a column
+            r[j] = (i < m && x > 2) ? q[i] : static_cast<std::uint8_t>(rng() % 5);
+            if (x != 1) ++i;
+        }
+        CheckpointPlan plan;
+        plan.fan_out = 2 + static_cast<int>(rng() % 4);
+        plan.leaf_cells = 16 + rng() % 400;
+        plan.min_tile = 1;
+        plan.direct_leaf_bytes = rng() % 2 ? 0 : (std::uint64_t{1} << 20);
+        const std::size_t leaf_cap = std::vector<std::size_t>{2, 3, 8, 64}[rng() % 4];
+        const std::size_t tile_cap = rng() % 2 ? 1 : 8;
+        for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
+            for (bool score_only : {false, true}) {
+                ScalarBackend backend(q, r, s, mode, tile_cap, std::numeric_limits<std::size_t>::max(), leaf_cap, true,
+                                      rng());
+                const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
+                const AlignmentResult got = checkpoint_align(backend, q, r, s, mode, score_only, plan, {});
+                ASSERT_EQ(got, want) << "pair " << it << " (" << m << " x " << n << "), leaf_batch " << leaf_cap
+                                     << ", tile_batch " << tile_cap << ", leaf_cells " << plan.leaf_cells
+                                     << ", mode " << to_string(mode) << (score_only ? ", score only" : "");
+                ++compared;
+                walks += backend.leaf_walks;
+                steps += backend.walk_steps;
+                early += backend.early_stops;
+            }
+    }
+    EXPECT_EQ(compared, 1800);
+    EXPECT_GT(walks, 1000u);
+    EXPECT_GT(steps, 100000u);
+    EXPECT_GT(early, 500u);
 }
 
 // The same driver path through the CPU backend (LongAlignOptions::tile_batch),

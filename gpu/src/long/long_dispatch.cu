@@ -1,13 +1,15 @@
-// gpualign — launch wrapper of the long-pair region kernel: picks the
-// variant (rows per lane, mode, direction bytes, packed scores) and launches it:
-// cooperatively when its rings need flow control (every warp co-resident),
-// else as an ordinary launch that may share the GPU with other streams.
+// gpualign — launch wrappers of the long-pair kernels. The region kernel:
+// picks the variant (rows per lane, mode, direction bytes, packed scores) and
+// launches it cooperatively when its rings need flow control (every warp
+// co-resident), else as an ordinary launch that may share the GPU with other
+// streams. The leaf walk: one warp.
 #include "long_dispatch.hpp"
 
 #include <array>
 #include <string>
 
 #include "../cuda_check.hpp"
+#include "leaf_walk_kernel.cuh"
 #include "long_tuning.hpp"
 #include "region_kernel.cuh"
 
@@ -110,6 +112,11 @@ void launch_region(const RegionLaunch& a, cudaStream_t stream) {
                                          : cudaLaunchKernel(kernel, grid, block, args, 0, stream);
     GPUALIGN_CUDA(e, "region kernel launch (" + std::to_string(a.count) + " region(s), " + std::to_string(a.stripes) +
                          " stripes, " + std::to_string(a.blocks) + " blocks)");
+}
+
+void launch_leaf_walk(const long_kernels::WalkParams& p, cudaStream_t stream) {
+    long_kernels::leaf_walk_kernel<<<1, 32, 0, stream>>>(p);
+    GPUALIGN_CUDA(cudaGetLastError(), "leaf walk kernel launch (" + std::to_string(p.count) + " leaves)");
 }
 
 }  // namespace gpualign::gpu::detail

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "leaf_walk_params.cuh"
 #include "region_params.cuh"
 
 namespace gpualign::gpu::detail {
@@ -64,6 +65,13 @@ int region_max_blocks(int device, int rows_per_lane, AlignMode mode, bool dirs, 
 
 /// Ring bytes that launch `a` uses.
 std::size_t region_ring_bytes(const RegionLaunch& a);
+
+/// Launches the leaf walk (leaf_walk_kernel.cuh: one warp walks the path
+/// through a leaf batch) on `stream`, after the batch's region launch there
+/// (asynchronous). `p.leaves` is device memory; `p.steps` and `p.out` are
+/// device views of mapped pinned host memory.
+/// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
+void launch_leaf_walk(const long_kernels::WalkParams& p, cudaStream_t stream);
 
 /// Uploads the descriptors, zeroes `progress`, resets the rings' tags and
 /// launches the region kernel on `stream` (asynchronous; cooperatively when

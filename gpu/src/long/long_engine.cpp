@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -29,6 +30,17 @@ namespace gpualign::gpu {
 namespace {
 
 static_assert(sizeof(BoundaryCell) == 8, "BoundaryCell is the device's int2");
+
+/// Asks for a CUDA hardware work queue per align_many worker
+/// (long_tuning::max_workers) unless the user set CUDA_DEVICE_MAX_CONNECTIONS.
+/// The driver reads the variable when it creates the context, so this runs
+/// at program start: a namespace-scope initialiser of this file, which every
+/// program that uses the long engine links.
+bool ask_for_work_queues() noexcept {
+    static_assert(long_tuning::max_workers >= 1 && long_tuning::max_workers <= 32, "CUDA allows 1-32 work queues");
+    return setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(long_tuning::max_workers).c_str(), 0) == 0;
+}
+[[maybe_unused]] const bool work_queues_asked = ask_for_work_queues();
 
 constexpr std::size_t granule = 256;
 std::size_t rounded(std::size_t b) { return (std::max<std::size_t>(b, 1) + granule - 1) / granule * granule; }
@@ -115,6 +127,12 @@ struct Worker final : RegionBackend {
     unsigned long long* cells_dev = nullptr;
     std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
     std::size_t leaf_host_bytes = 0;
+    int leaf_count = 0;                        // leaves of the last compute_leaves batch (descriptors in descs_dev)
+    long_kernels::WalkState* walk_out_host = nullptr;  // mapped pinned: where the last leaf walk stopped
+    long_kernels::WalkState* walk_out_dev = nullptr;
+    std::uint8_t* walk_steps_host = nullptr;   // mapped pinned: the last leaf walk's step codes
+    std::uint8_t* walk_steps_dev = nullptr;
+    std::size_t walk_steps_bytes = 0;
     void* staging_host = nullptr;              // pinned: every other copy goes through it
     std::size_t staging_bytes = 0;
     std::vector<std::size_t> stack;  // arena offsets in allocation order
@@ -138,6 +156,8 @@ struct Worker final : RegionBackend {
         release_buffers();
         if (cells_host) cudaFreeHost(cells_host);
         if (leaf_host) cudaFreeHost(leaf_host);
+        if (walk_out_host) cudaFreeHost(walk_out_host);
+        if (walk_steps_host) cudaFreeHost(walk_steps_host);
         if (staging_host) cudaFreeHost(staging_host);
         if (ev_start) cudaEventDestroy(ev_start);
         if (ev_stop) cudaEventDestroy(ev_stop);
@@ -521,6 +541,58 @@ struct Worker final : RegionBackend {
         a.flow_control = false;
         a.blocks = blocks;
         run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block);
+        leaf_count = static_cast<int>(descs.size());
+    }
+
+    // ---- the walk through a leaf batch, on the device ------------------------
+    bool walks_leaves() const override { return !cx.options.walk_on_host; }
+
+    /// One warp walks the batch in device memory (leaf_walk_kernel.cuh) and
+    /// writes its steps and cursor into mapped pinned host memory: no
+    /// direction byte crosses the bus, and one wait serves the whole batch.
+    std::span<const std::uint8_t> walk_leaves(WalkCursor& cur) override {
+        // Room for every step left (each moves i or j down) and one window,
+        // within a 64 MiB buffer (a longer path takes several calls).
+        const std::size_t window = static_cast<std::size_t>(long_kernels::walk_window_steps);
+        const std::size_t need =
+            std::min<std::size_t>(static_cast<std::size_t>(cur.i + cur.j) + window + 1, std::size_t{64} << 20);
+        if (need > walk_steps_bytes) {
+            if (walk_steps_host) cudaFreeHost(walk_steps_host);
+            walk_steps_host = nullptr;
+            walk_steps_bytes = 0;
+            const std::size_t bytes = std::max<std::size_t>(need, std::size_t{1} << 16);
+            GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&walk_steps_host), bytes, cudaHostAllocMapped),
+                          "pinned buffer for the leaf walk's steps");
+            GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&walk_steps_dev), walk_steps_host, 0),
+                          "leaf walk steps (device view)");
+            walk_steps_bytes = bytes;
+        }
+        if (!walk_out_host) {
+            GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&walk_out_host), sizeof(long_kernels::WalkState),
+                                        cudaHostAllocMapped),
+                          "pinned leaf walk cursor");
+            GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&walk_out_dev), walk_out_host, 0),
+                          "leaf walk cursor (device view)");
+        }
+        long_kernels::WalkParams p{};
+        p.leaves = static_cast<const long_kernels::RegionDesc*>(descs_dev.ptr);
+        p.count = leaf_count;
+        p.i = cur.i;
+        p.j = cur.j;
+        p.state = cur.state;
+        p.local = cx.mode == AlignMode::local;
+        p.capacity = static_cast<int>(walk_steps_bytes);
+        p.steps = walk_steps_dev;
+        p.out = walk_out_dev;
+        const char* what = "leaf walk kernel";
+        detail::launch_leaf_walk(p, stream);
+        wait(what);
+        const long_kernels::WalkState out = *walk_out_host;  // written by the kernel, complete after the wait
+        cur.i = out.i;
+        cur.j = out.j;
+        cur.state = static_cast<std::uint8_t>(out.state);
+        cur.done = out.done != 0;
+        return {walk_steps_host, static_cast<std::size_t>(out.steps)};
     }
 
     // ---- speculative tiles above the leaves: one launch computes a batch -----

@@ -64,12 +64,19 @@ constexpr std::size_t tile_batch = 48;
 /// of a tile, 1 MiB for 63 k columns) per resident warp.
 constexpr std::size_t tile_ring_budget = std::size_t{2} << 30;
 
-/// Pairs LongEngine::align_many aligns at once (host threads, streams): one
-/// stream per CUDA work queue (detail::work_queues). A 5-50 kb pair keeps a
-/// few hundred warps busy in its forward pass and a few dozen in its
-/// traceback, each pass latency-bound. Bulk 5-50 kb pairs on an H100 with a
-/// queue per stream (docs/benchmarks.md, session 15): 16 workers 1,150 GCUPS
-/// score-only and 507 with CIGAR, 32 workers (32 queues) 1,384 and 449.
+/// Pairs LongEngine::align_many aligns at once (host threads, streams), and
+/// the hardware work queues the CUDA context asks for: one per worker's
+/// stream (CUDA_DEVICE_MAX_CONNECTIONS, set at program start by
+/// long_engine.cpp unless the user set it; CUDA's default is 8, its maximum
+/// 32). With 8 queues, 16 workers' streams shared queues, and a copy waiting
+/// for its stream's kernel held back the launches of another stream queued
+/// behind it. A 5-50 kb pair keeps a few hundred warps busy in its forward
+/// pass and a few dozen in its traceback, each pass latency-bound. Bulk 5-50
+/// kb pairs on an H100 (docs/benchmarks.md, session 15): 16 workers on 8
+/// queues 765 GCUPS score-only and 396 with CIGAR; on 16 queues 1,150 and
+/// 507; 32 workers on 32 queues 1,384 and 449. The queues cost at process
+/// start and exit: the mito pair through the CLI 0.60-0.68 s with 8 queues,
+/// 0.75-0.82 s with 16, 1.24-1.26 s with 32 (peak RSS 220, 302, 468 MB).
 constexpr int max_workers = 16;
 
 /// A pair goes to align_many's workers when its ref (a region's columns) fits

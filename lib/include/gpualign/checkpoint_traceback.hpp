@@ -98,6 +98,22 @@ struct RegionResult {
     std::int32_t corner_h = 0;
 };
 
+/// Where the traceback walk stands, in DP coordinates as Region: the cell
+/// (i, j) whose direction byte is read next, the walk's state (docs/scoring.md:
+/// 0 = H, 1 = E, 2 = F) and whether the path has ended (local only: H came
+/// from zero, or a diagonal step reached row or column 0).
+struct WalkCursor {
+    std::int64_t i = 0, j = 0;
+    std::uint8_t state = 0;
+    bool done = false;
+};
+
+/// One step of a walk, in walk order (from the end cell towards the start):
+/// `diag` leaves (i, j) for (i-1, j-1) (one '=' or 'X'), `del` leaves it for
+/// (i, j-1) in state E (one D), `ins` for (i-1, j) in state F (one I).
+/// Changes of state without a move (H to E or F) are not steps.
+enum class WalkStep : std::uint8_t { diag = 0, del = 1, ins = 2 };
+
 /// A backend that computes Regions: the CPU (OpenMP tile wavefront) or a GPU.
 /// A backend serves one AlignMode, given at its construction, and computes
 /// the recurrences of that mode (the zero floor in local mode only; the
@@ -140,6 +156,22 @@ public:
     virtual const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t rows, std::int64_t cols) {
         (void)k, (void)rows, (void)cols;
         return nullptr;
+    }
+    /// True when walk_leaves() walks the path where the leaves are (a GPU:
+    /// no direction bytes cross the bus); the driver then calls it instead of
+    /// leaf_dirs().
+    virtual bool walks_leaves() const { return false; }
+    /// Walks the path from `cur` through the leaves of the last compute_leaves
+    /// batch with the rule of docs/scoring.md (exactly as the driver walks
+    /// leaf_dirs()), and stops at the first cell outside every leaf of the
+    /// batch or where the path ends; it may stop sooner inside a leaf (the
+    /// driver then calls again). Moves `cur` and returns the steps (WalkStep
+    /// values, at most cur.i + cur.j) in walk order, in backend-owned host
+    /// memory valid until the next call. Only called when walks_leaves().
+    /// @throws what the backend throws (device errors).
+    virtual std::span<const std::uint8_t> walk_leaves(WalkCursor& cur) {
+        (void)cur;
+        return {};
     }
     /// Tiles above the leaves (each recomputed with a checkpoint grid of its
     /// own) the backend can compute at once ahead of the walk, 1 = one at a

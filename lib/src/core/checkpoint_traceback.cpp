@@ -164,10 +164,54 @@ public:
                 if (progress_) progress_(done_, total_);
                 it = ready.begin();  // tile (a, b) is first
             }
+            if (backend_.walks_leaves()) {
+                walk_on_backend(cur);
+                continue;
+            }
             const std::size_t k = static_cast<std::size_t>(it - ready.begin());
             const Region leaf = tile_of(reg, g, a, b);
             walk_dirs(leaf, backend_.leaf_dirs(k, cur.i - leaf.i0, cur.j - leaf.j0), cur);
         }
+    }
+
+    /// Has the backend walk the leaf batch from `cur` and replays its steps:
+    /// the CIGAR ('=' or 'X' from the codes, as walk_dirs) and the cursor.
+    void walk_on_backend(Cursor& cur) {
+        WalkCursor w{cur.i, cur.j, static_cast<std::uint8_t>(cur.state), cur.done};
+        const std::span<const std::uint8_t> steps = backend_.walk_leaves(w);
+        std::int64_t i = cur.i, j = cur.j;
+        for (const std::uint8_t step : steps) {
+            switch (static_cast<WalkStep>(step)) {
+            case WalkStep::diag:
+                if (record_)
+                    append(residues_identical(s_.alphabet, q_[static_cast<std::size_t>(i - 1)],
+                                              r_[static_cast<std::size_t>(j - 1)])
+                               ? CigarOp::eq
+                               : CigarOp::diff);
+                --i;
+                --j;
+                break;
+            case WalkStep::del:
+                append(CigarOp::del);
+                --j;
+                break;
+            case WalkStep::ins:
+                append(CigarOp::ins);
+                --i;
+                break;
+            default:
+                throw std::logic_error("leaf walk: step code " + std::to_string(step));
+            }
+        }
+        const bool moved = !steps.empty() || w.done || w.state != static_cast<std::uint8_t>(cur.state);
+        if (i != w.i || j != w.j || w.state > 2 || !moved)
+            throw std::logic_error("leaf walk: the backend's cursor (" + std::to_string(w.i) + ", " +
+                                   std::to_string(w.j) + ") disagrees with its steps (" + std::to_string(i) + ", " +
+                                   std::to_string(j) + ") or did not move");
+        cur.i = w.i;
+        cur.j = w.j;
+        cur.state = static_cast<State>(w.state);
+        cur.done = w.done;
     }
 
     /// A tile of `g` computed ahead of the walk, with its own checkpoint grid.

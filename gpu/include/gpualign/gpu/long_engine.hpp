@@ -50,6 +50,12 @@ struct LongEngineOptions {
     /// when a sixteenth of the memory share cannot hold their direction
     /// bytes. For benchmarks and tests.
     int leaf_batch = 0;
+    /// Walk the traceback path through leaf batches on the host, downloading
+    /// the direction bytes of each leaf it enters (the method before session
+    /// 16), instead of on the device (one warp walks the batch where it lies
+    /// and hands back its steps: leaf_walk_kernel.cuh). Results are the same
+    /// bytes either way. For benchmarks and tests.
+    bool walk_on_host = false;
 };
 
 /// One pair for LongEngine::align_many: host codes, borrowed for the call.
