@@ -109,6 +109,7 @@ struct Options {
     int rows_per_lane = 0;
     int leaf_batch = 0;
     bool walk_on_host = false;
+    std::uint64_t leaf_cells = 0;
     bool cpu = false;
     int cpu_threads = 0;
     double cpu_max_cells = 5e10;
@@ -150,6 +151,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --rows-per-lane R    LongEngineOptions::rows_per_lane (0 = tuning table, 4 or 16)\n"
                  "  --leaf-batch N       LongEngineOptions::leaf_batch (0 = tuning table)\n"
                  "  --walk-on-host       LongEngineOptions::walk_on_host (download each leaf the walk enters)\n"
+                 "  --leaf-cells N       LongEngineOptions::plan.leaf_cells (0 = the engine's default, 2^20)\n"
                  "  --cpu                also run align_pair_long (CPU backend)\n"
                  "  --cpu-threads N      its OpenMP threads (0 = all cores)\n"
                  "  --cpu-max-cells X    only for workloads of at most X cells (5e10)\n"
@@ -198,6 +200,7 @@ Options parse(int argc, char** argv) {
             else if (a == "--rows-per-lane") o.rows_per_lane = std::stoi(need(i));
             else if (a == "--leaf-batch") o.leaf_batch = std::max(0, std::stoi(need(i)));
             else if (a == "--walk-on-host") o.walk_on_host = true;
+            else if (a == "--leaf-cells") o.leaf_cells = static_cast<std::uint64_t>(std::stod(need(i)));
             else if (a == "--cpu") o.cpu = true;
             else if (a == "--cpu-threads") o.cpu_threads = std::max(0, std::stoi(need(i)));
             else if (a == "--cpu-max-cells") o.cpu_max_cells = std::stod(need(i));
@@ -867,6 +870,7 @@ int main(int argc, char** argv) {
             opt.rows_per_lane = o.rows_per_lane;
             opt.leaf_batch = o.leaf_batch;
             opt.walk_on_host = o.walk_on_host;
+            if (o.leaf_cells) opt.plan.leaf_cells = o.leaf_cells;
             const auto t0 = Clock::now();
             slot = std::make_unique<gpu::LongEngine>(scheme, mode, score_only, opt);
             const double build_s = seconds_since(t0);

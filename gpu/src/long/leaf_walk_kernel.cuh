@@ -16,11 +16,18 @@
 // batch's descriptors), then copies a window of up to 64 x 64 direction bytes
 // whose bottom-right corner is the cell into shared memory (the leaf's rows
 // are 4-byte aligned, long_kernels::dirs_pitch, so 32-bit loads, 17 words a
-// row). Lane 0 walks inside the window until the path leaves it (at most 127
-// steps), staging its step codes in shared memory; the warp then writes them
-// out with coalesced byte stores and loads the next window. A window costs one
-// round of L2 loads (the leaves were written by the previous launch on the
-// stream) and its steps' shared-memory reads.
+// row). The warp walks inside the window by runs: lane t reads the cell t
+// steps ahead on the current run (the diagonal in state H, the row in E, the
+// column in F), and a ballot finds where the run stops (the first cell whose
+// H source is not the diagonal, or whose extension bit is clear; a gap's
+// closing cell is its last step), so up to 32 steps cost one shared-memory
+// read a lane. Steps are staged in shared memory until the path leaves the
+// window (at most 127 steps), written out with coalesced byte stores, and the
+// next window is loaded at the new cell. A window costs one round of L2 loads
+// (the leaves were written by the previous launch on the stream). (One lane
+// taking one step at a time, about 70 cycles a step, was slower than the host
+// walk over downloaded leaves: bulk 5-50 kb pairs with CIGAR 457 against 528
+// GCUPS on an H100, session 16.)
 #pragma once
 
 #include <cstdint>
@@ -32,7 +39,7 @@ namespace gpualign::gpu::long_kernels {
 
 __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
     __shared__ std::uint32_t window[walk_window * walk_window_words];
-    __shared__ std::uint8_t staged[walk_window_steps + 1];
+    __shared__ std::uint8_t staged[walk_window_steps + 1];  // a window's steps (each leaves a row or column behind)
     const int lane = static_cast<int>(threadIdx.x);
     long long i = p.i, j = p.j;
     int state = p.state, done = 0, n = 0;
@@ -71,44 +78,54 @@ __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
                     dirs + static_cast<std::size_t>(top - 1 + r) * static_cast<std::size_t>(pitch))[w_lo + w];
             }
             __syncwarp();
+            // The whole warp walks: lane t reads the cell t steps ahead on the
+            // current run (the diagonal in H, the row in E, the column in F), a
+            // ballot finds where the run stops, and the run's steps are taken
+            // at once (up to 32 an iteration, one shared-memory read a lane).
+            const std::uint8_t* bytes = reinterpret_cast<const std::uint8_t*>(window);
             int m = 0;
-            if (lane == 0) {
-                const std::uint8_t* bytes = reinterpret_cast<const std::uint8_t*>(window);
-                while (li >= top && lj > b_lo) {
-                    const int bits = bytes[(li - top) * (walk_window_words * 4) + (lj - 1 - 4 * w_lo)];
-                    if (state == 0) {
-                        const int src = bits & 3;
-                        if (src == 0) {
-                            done = 1;
-                            break;
-                        }
-                        if (src == 1) {
-                            staged[m++] = 0;
-                            --li;
-                            --lj;
-                            if (p.local && (i0 + li == 0 || j0 + lj == 0)) {
-                                done = 1;
-                                break;
-                            }
-                        } else {
-                            state = src - 1;
-                        }
-                    } else if (state == 1) {
-                        staged[m++] = 1;
-                        if (!(bits & 4)) state = 0;
-                        --lj;
-                    } else {
-                        staged[m++] = 2;
-                        if (!(bits & 8)) state = 0;
-                        --li;
+            while (li >= top && lj > b_lo) {
+                const int ci = state == 1 ? li : li - lane;
+                const int cj = state == 2 ? lj : lj - lane;
+                const bool inside = ci >= top && cj > b_lo;
+                const int bits = inside ? bytes[(ci - top) * (walk_window_words * 4) + (cj - 1 - 4 * w_lo)] : 0;
+                if (state == 0) {
+                    // Diagonal steps while the H source is the diagonal.
+                    const unsigned stop = __ballot_sync(0xffffffffu, !(inside && (bits & 3) == 1));
+                    const int f = stop ? __ffs(static_cast<int>(stop)) - 1 : 32;
+                    if (lane < f) staged[m + lane] = 0;
+                    m += f;
+                    li -= f;
+                    lj -= f;
+                    if (p.local && f > 0 && (i0 + li == 0 || j0 + lj == 0)) {
+                        done = 1;  // a local path ends on row or column 0
+                        break;
                     }
+                    if (f == 32) continue;
+                    const int at = __shfl_sync(0xffffffffu, bits | (inside ? 16 : 0), f);
+                    if (!(at & 16)) break;  // the run left the window
+                    if ((at & 3) == 0) {
+                        done = 1;  // H from zero: a local path ends
+                        break;
+                    }
+                    state = (at & 3) - 1;  // E (1) or F (2), no step
+                } else {
+                    // Gap steps: each cell of the run is one step; the run stays
+                    // in its state while the cell's extension bit is set.
+                    const int ext = state == 1 ? 4 : 8;
+                    const unsigned stop = __ballot_sync(0xffffffffu, !(inside && (bits & ext)));
+                    const int f = stop ? __ffs(static_cast<int>(stop)) - 1 : 32;
+                    const bool closes = f < 32 && __shfl_sync(0xffffffffu, inside ? 1 : 0, f);
+                    const int k = closes ? f + 1 : f;  // the closing cell is a step too
+                    if (lane < k) staged[m + lane] = static_cast<std::uint8_t>(state);
+                    m += k;
+                    if (state == 1)
+                        lj -= k;
+                    else
+                        li -= k;
+                    if (closes) state = 0;
                 }
             }
-            li = __shfl_sync(0xffffffffu, li, 0);
-            lj = __shfl_sync(0xffffffffu, lj, 0);
-            state = __shfl_sync(0xffffffffu, state, 0);
-            done = __shfl_sync(0xffffffffu, done, 0);
-            m = __shfl_sync(0xffffffffu, m, 0);
             __syncwarp();
             for (int x = lane; x < m; x += 32) p.steps[n + x] = staged[x];
             n += m;
