@@ -72,10 +72,11 @@ __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
             const int top = max(1, li - walk_window + 1);
             const int b_lo = max(0, lj - walk_window);
             const int w_lo = b_lo >> 2, words = ((lj - 1) >> 2) - w_lo + 1, rows = li - top + 1;
-            for (int x = lane; x < rows * words; x += 32) {
-                const int r = x / words, w = x - r * words;
-                window[r * walk_window_words + w] = reinterpret_cast<const std::uint32_t*>(
-                    dirs + static_cast<std::size_t>(top - 1 + r) * static_cast<std::size_t>(pitch))[w_lo + w];
+            for (int x = lane; x < rows * walk_window_words; x += 32) {
+                const int r = x / walk_window_words, w = x - r * walk_window_words;  // a constant divisor
+                if (w < words)
+                    window[x] = reinterpret_cast<const std::uint32_t*>(
+                        dirs + static_cast<std::size_t>(top - 1 + r) * static_cast<std::size_t>(pitch))[w_lo + w];
             }
             __syncwarp();
             // The whole warp walks: lane t reads the cell t steps ahead on the

@@ -45,6 +45,11 @@ bool ask_for_work_queues() noexcept {
 constexpr std::size_t granule = 256;
 std::size_t rounded(std::size_t b) { return (std::max<std::size_t>(b, 1) + granule - 1) / granule * granule; }
 
+/// Milliseconds of host wall time since `t0`.
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 std::size_t next_pow2(std::size_t v) {
     std::size_t p = 1;
     while (p < v) p <<= 1;
@@ -327,6 +332,7 @@ struct Worker final : RegionBackend {
     /// for large launches), and adds the device time to the statistics.
     void run_launch(detail::RegionLaunch& a, std::vector<long_kernels::RegionDesc>& descs, std::uint64_t cells,
                     const std::function<void(std::uint64_t)>& on_cells, std::size_t warps) {
+        const auto t0 = std::chrono::steady_clock::now();
         descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", held);
         // The descriptors go through the staging buffer too (copied in-stream
         // before the kernel; nothing else uses the buffer until the wait below).
@@ -387,6 +393,7 @@ struct Worker final : RegionBackend {
         ++stats.passes;
         if (first_pass) stats.forward_ms = ms;
         first_pass = false;
+        stats.launches_ms += ms_since(t0);
     }
 
     static long_kernels::RegionDesc desc_of(const Region& reg) {
@@ -585,8 +592,10 @@ struct Worker final : RegionBackend {
         p.steps = walk_steps_dev;
         p.out = walk_out_dev;
         const char* what = "leaf walk kernel";
+        const auto t0 = std::chrono::steady_clock::now();
         detail::launch_leaf_walk(p, stream);
         wait(what);
+        stats.walks_ms += ms_since(t0);
         const long_kernels::WalkState out = *walk_out_host;  // written by the kernel, complete after the wait
         cur.i = out.i;
         cur.j = out.j;
@@ -670,11 +679,13 @@ struct Worker final : RegionBackend {
         std::uint8_t* host = dirs_buffer(bytes);
         if (rows <= 0 || cols <= 0) return host;
         const char* what = "leaf direction bytes download";
+        const auto t0 = std::chrono::steady_clock::now();
         GPUALIGN_CUDA(cudaMemcpy2DAsync(host, width, static_cast<std::uint8_t*>(dirs.ptr) + offset, pitch,
                                         static_cast<std::size_t>(cols), static_cast<std::size_t>(rows),
                                         cudaMemcpyDeviceToHost, stream),
                       what);
         wait(what);
+        stats.walks_ms += ms_since(t0);
         return host;
     }
 
@@ -743,6 +754,7 @@ struct Worker final : RegionBackend {
         AlignmentResult r =
             checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, cx.options.plan, progress_cb);
         stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        stats.pairs_ms = stats.wall_s * 1e3;
         return r;
     }
 };
@@ -895,6 +907,9 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
         sum.forward_ms += st.forward_ms;
         sum.total_ms += st.total_ms;
         sum.passes += st.passes;
+        sum.pairs_ms += st.pairs_ms;
+        sum.launches_ms += st.launches_ms;
+        sum.walks_ms += st.walks_ms;
         peak = std::max(peak, st.peak_device_bytes);
     };
     std::atomic<std::uint64_t> cells_done{0};

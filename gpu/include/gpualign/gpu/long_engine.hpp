@@ -75,6 +75,12 @@ struct LongEngineStats {
     double wall_s = 0;                   ///< host wall time of align()
     std::size_t peak_device_bytes = 0;   ///< most device memory held at once by the engine
     std::uint64_t passes = 0;            ///< kernel launches (regions computed)
+    /// Host wall time of the pairs' align() calls, and the parts of it spent
+    /// in region launches (launch to wait's end) and in the walks through
+    /// leaf batches (the walk kernel and its wait, or the downloads), in ms;
+    /// for align_many summed over its workers (their sum over wall_s is the
+    /// mean number of workers busy).
+    double pairs_ms = 0, launches_ms = 0, walks_ms = 0;
     int workers = 1;                     ///< pairs aligned at once (align_many)
 };
 
