@@ -7,8 +7,8 @@
 #              with CIGAR; the 1 Mbp CLI
 #   sweep    - bulk2000 with CIGAR over leaf size x walk x workers; the
 #              single pairs over leaf size x walk
-#   split    - bulk2000 with CIGAR: each worker's host time per pair
-#              (launches, walks, other) over leaf size x walk
+#   split    - bulk2000: each worker's host time per pair (launches,
+#              walks, other), walk on the device or the host
 #   gputests - the whole GPU suite
 #   all      - CPU-vs-GPU cmp on mito and pacbio, the long bench, the 1 Mbp
 #              CLI with CIGAR (three runs)
@@ -61,11 +61,11 @@ sweep)
   done
   ;;
 split)
-  # bulk2000 with CIGAR: where each worker's host time goes (launches, walks, other), leaf size x walk
-  for cfg in "1048576 -" "1048576 --walk-on-host" "262144 -" "262144 --walk-on-host"; do
-    set -- $cfg; w=$2; [ "$w" = - ] && w=
-    timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer --leaf-cells $1 $w > "$out/s.log" 2>&1
-    echo "bulk2000 leaf cells $1 ${w:-device walk} rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | grep -v "score-only" | cut -c1-220
+  # bulk2000 with CIGAR: where each worker's host time goes (launches, walks, other), walk on the device or host
+  for w in - --walk-on-host - --walk-on-host; do
+    [ "$w" = - ] && w=
+    timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer $w > "$out/s.log" 2>&1
+    echo "bulk2000 ${w:-device walk} rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | cut -c1-220
   done
   ;;
 gputests)

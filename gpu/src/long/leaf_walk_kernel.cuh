@@ -15,8 +15,9 @@
 // Schedule. The warp finds the leaf holding the cell (a ballot over the
 // batch's descriptors), then copies a window of up to 64 x 64 direction bytes
 // whose bottom-right corner is the cell into shared memory (the leaf's rows
-// are 4-byte aligned, long_kernels::dirs_pitch, so 32-bit loads, 17 words a
-// row). The warp walks inside the window by runs: lane t reads the cell t
+// are 16-byte aligned, long_kernels::dirs_pitch: five 16-byte loads a row,
+// ten a lane, as the walk warp shares its SM's issue slots with the region
+// kernels of other pairs). The warp walks inside the window by runs: lane t reads the cell t
 // steps ahead on the current run (the diagonal in state H, the row in E, the
 // column in F), and a ballot finds where the run stops (the first cell whose
 // H source is not the diagonal, or whose extension bit is clear; a gap's
@@ -38,7 +39,7 @@
 namespace gpualign::gpu::long_kernels {
 
 __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
-    __shared__ std::uint32_t window[walk_window * walk_window_words];
+    __shared__ uint4 window[walk_window * walk_window_chunks];
     __shared__ std::uint8_t staged[walk_window_steps + 1];  // a window's steps (each leaves a row or column behind)
     const int lane = static_cast<int>(threadIdx.x);
     long long i = p.i, j = p.j;
@@ -68,15 +69,16 @@ __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
                 full = true;
                 break;
             }
-            // Window rows top..li, byte columns b_lo..lj-1 (0-based), as words w_lo..
+            // Window rows top..li, byte columns b_lo..lj-1 (0-based), as
+            // 16-byte chunks c_lo.. of each row (rows are 16-byte aligned).
             const int top = max(1, li - walk_window + 1);
             const int b_lo = max(0, lj - walk_window);
-            const int w_lo = b_lo >> 2, words = ((lj - 1) >> 2) - w_lo + 1, rows = li - top + 1;
-            for (int x = lane; x < rows * walk_window_words; x += 32) {
-                const int r = x / walk_window_words, w = x - r * walk_window_words;  // a constant divisor
-                if (w < words)
-                    window[x] = reinterpret_cast<const std::uint32_t*>(
-                        dirs + static_cast<std::size_t>(top - 1 + r) * static_cast<std::size_t>(pitch))[w_lo + w];
+            const int c_lo = b_lo >> 4, chunks = ((lj - 1) >> 4) - c_lo + 1, rows = li - top + 1;
+            for (int x = lane; x < rows * walk_window_chunks; x += 32) {
+                const int r = x / walk_window_chunks, c = x - r * walk_window_chunks;  // a constant divisor
+                if (c < chunks)
+                    window[x] = reinterpret_cast<const uint4*>(
+                        dirs + static_cast<std::size_t>(top - 1 + r) * static_cast<std::size_t>(pitch))[c_lo + c];
             }
             __syncwarp();
             // The whole warp walks: lane t reads the cell t steps ahead on the
@@ -89,7 +91,7 @@ __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
                 const int ci = state == 1 ? li : li - lane;
                 const int cj = state == 2 ? lj : lj - lane;
                 const bool inside = ci >= top && cj > b_lo;
-                const int bits = inside ? bytes[(ci - top) * (walk_window_words * 4) + (cj - 1 - 4 * w_lo)] : 0;
+                const int bits = inside ? bytes[(ci - top) * (walk_window_chunks * 16) + (cj - 1 - 16 * c_lo)] : 0;
                 if (state == 0) {
                     // Diagonal steps while the H source is the diagonal.
                     const unsigned stop = __ballot_sync(0xffffffffu, !(inside && (bits & 3) == 1));

@@ -11,8 +11,8 @@ namespace gpualign::gpu::long_kernels {
 
 /// Rows and columns of a walk window.
 constexpr int walk_window = 64;
-/// 32-bit words a window row holds: its 64 columns may start mid-word.
-constexpr int walk_window_words = walk_window / 4 + 1;
+/// 16-byte chunks a window row holds: its 64 columns may start mid-chunk.
+constexpr int walk_window_chunks = walk_window / 16 + 1;
 /// Most steps the walk takes inside one window (each step leaves a row or a
 /// column of it behind, or both).
 constexpr int walk_window_steps = 2 * walk_window - 1;

@@ -118,6 +118,7 @@ struct Worker final : RegionBackend {
     bool solo = true;
     std::size_t limit = 0;        // this worker's share of the cap
     std::size_t ring_budget = long_tuning::ring_budget;
+    CheckpointPlan plan;          // the options' plan, with smaller leaves beside other pairs (configure)
     std::size_t leaf_batch_ = 1;
     std::size_t tile_batch_ = 1;
     std::size_t tile_ring_budget = 0;  // ring bytes of a tile-batch launch (>= ring_budget), set per pair
@@ -198,7 +199,10 @@ struct Worker final : RegionBackend {
         // the tuning table's), their direction bytes within a sixteenth of the share.
         const std::size_t most = cx.options.leaf_batch > 0 ? static_cast<std::size_t>(cx.options.leaf_batch)
                                  : (is_solo ? long_tuning::leaf_batch : long_tuning::leaf_batch_shared);
-        leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, cx.options.plan.leaf_cells), 1, most);
+        // Leaves: beside other pairs, at most long_tuning::leaf_cells_shared cells.
+        plan = cx.options.plan;
+        if (!is_solo) plan.leaf_cells = std::min<std::uint64_t>(plan.leaf_cells, long_tuning::leaf_cells_shared);
+        leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, plan.leaf_cells), 1, most);
         // Tiles above the leaves: only a pair alone on the GPU has them
         // (align_many's pairs are cut straight into leaves).
         tile_batch_ = is_solo ? long_tuning::tile_batch : 1;
@@ -207,7 +211,7 @@ struct Worker final : RegionBackend {
     /// Bytes outside the arena that a pair of m + n bases may need: the
     /// sequences, the rings, a leaf batch's direction bytes and small buffers.
     std::size_t others(std::size_t bases) const {
-        return rounded(bases) + ring_budget + leaf_batch_ * cx.options.plan.leaf_cells + (8u << 20);
+        return rounded(bases) + ring_budget + leaf_batch_ * plan.leaf_cells + (8u << 20);
     }
     /// The smallest arena a pair can use (the border and one coarse level).
     static std::size_t floor_bytes(std::size_t bases) { return rounded((bases + 2) * sizeof(BoundaryCell)) * 2; }
@@ -658,7 +662,6 @@ struct Worker final : RegionBackend {
     /// cut into leaves when that takes at most direct_leaf_bytes, else into
     /// fan_out x fan_out tiles.
     std::size_t tile_batch_bytes(std::size_t m, std::size_t n) const {
-        const CheckpointPlan& plan = cx.options.plan;
         const double side = std::sqrt(static_cast<double>(plan.leaf_cells));
         auto direct = [&](double r, double c) { return 8.0 * (r / side * c + c / side * r); };
         if (tile_batch_ <= 1 || direct(static_cast<double>(m), static_cast<double>(n)) <= static_cast<double>(plan.direct_leaf_bytes))
@@ -705,7 +708,7 @@ struct Worker final : RegionBackend {
         // of the share goes to the sequences, rings and a leaf batch.
         const std::size_t rest = others(m + n), floor_b = floor_bytes(m + n);
         const std::size_t want =
-            (m + n + 2) * sizeof(BoundaryCell) * (2 * static_cast<std::size_t>(cx.options.plan.fan_out) + 4) +
+            (m + n + 2) * sizeof(BoundaryCell) * (2 * static_cast<std::size_t>(plan.fan_out) + 4) +
             (64u << 20) + tile_batch_bytes(m, n);
         if (limit < rest + floor_b)
             throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
@@ -752,7 +755,7 @@ struct Worker final : RegionBackend {
         dr = base + m;
         note_peak();
         AlignmentResult r =
-            checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, cx.options.plan, progress_cb);
+            checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, plan, progress_cb);
         stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         stats.pairs_ms = stats.wall_s * 1e3;
         return r;

@@ -41,6 +41,16 @@ constexpr int columns_per_step(int rows, bool dirs) noexcept { return rows == 16
 /// 1.41x the cells and lost to 32).
 constexpr std::size_t leaf_batch_shared = 128;
 
+/// Largest leaf (cells) of a worker of align_many: its pair shares the GPU,
+/// so the leaves a speculative batch computes off the path cost other pairs'
+/// time, while the leaves' latency is hidden by the other pairs. Bulk 5-50 kb
+/// pairs with CIGAR on an H100, 16 workers (docs/benchmarks.md, session 16):
+/// 2^20 cells 473 / 427 GCUPS (global / local), 2^18 620 / 492 (1.174x ->
+/// 1.096x the forward pass's cells in all), 2^16 403 / 315 (512 x 128
+/// leaves: the path crosses four times as many). A pair alone keeps 2^20
+/// (the S. aureus 200 kb pair: 160 against 173 ms with CIGAR).
+constexpr std::uint64_t leaf_cells_shared = std::uint64_t{1} << 18;
+
 /// Smallest ring (columns) per warp; rings are powers of two.
 constexpr std::size_t min_ring_cols = 1024;
 

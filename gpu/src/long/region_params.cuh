@@ -13,8 +13,9 @@ namespace gpualign::gpu::long_kernels {
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
 /// Bytes a row of a region's direction bytes takes in device memory: cols
-/// rounded up to a multiple of 4 (the kernel stores four columns at once).
-constexpr int dirs_pitch(int cols) { return (cols + 3) & ~3; }
+/// rounded up to a multiple of 16 (the region kernel stores four columns at
+/// once; the leaf walk loads 16 bytes at once).
+constexpr int dirs_pitch(int cols) { return (cols + 15) & ~15; }
 
 /// One region of the DP matrix: rows (i0, i0+rows], columns (j0, j0+cols].
 /// Every pointer is device memory. int2 boundary cells are
