@@ -9,6 +9,8 @@
 #              single pairs over leaf size x walk
 #   split    - bulk2000: each worker's host time per pair (launches,
 #              walks, other), walk on the device or the host
+#   workers  - bulk2000 with CIGAR over workers (queues = workers) x leaf batch
+#   leaves   - bulk2000 with CIGAR over leaf size x leaf batch; the 1 Mbp CLI's stages (-vv)
 #   gputests - the whole GPU suite
 #   all      - CPU-vs-GPU cmp on mito and pacbio, the long bench, the 1 Mbp
 #              CLI with CIGAR (three runs)
@@ -67,6 +69,30 @@ split)
     timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer $w > "$out/s.log" 2>&1
     echo "bulk2000 ${w:-device walk} rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | cut -c1-220
   done
+  ;;
+workers)
+  # bulk2000 with CIGAR (device walk): workers (queues = workers) x leaf batch
+  for cfg in "16 128" "24 128" "32 128" "16 48" "32 48"; do
+    set -- $cfg
+    CUDA_DEVICE_MAX_CONNECTIONS=$1 timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer \
+      --workers $1 --leaf-batch $2 > "$out/s.log" 2>&1
+    echo "bulk2000 workers $1 leaf batch $2 rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | grep -A1 "host time" | grep -v score-only | cut -c1-220
+  done
+  ;;
+leaves)
+  # bulk2000 with CIGAR (device walk): leaf size x leaf batch, twice; the 1 Mbp CLI's stages
+  for k in 1 2; do
+    for cfg in "262144 128" "262144 48" "131072 128" "131072 48"; do
+      set -- $cfg
+      timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer \
+        --leaf-cells $1 --leaf-batch $2 > "$out/s.log" 2>&1
+      echo "bulk2000 leaf cells $1 leaf batch $2 rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | grep -A1 "host time" | grep -v score-only | cut -c1-220
+    done
+  done
+  .carry/gpualign_long_bench --workloads syn1m5 --dump-fasta "$W" > /dev/null
+  t0=$(date +%s%N); $B nw "$W/syn1m5_q.fa" "$W/syn1m5_r.fa" -o "$W/m.tsv" -vv 2>&1 | tail -12
+  echo "1 Mbp CLI wall $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  ls /usr/local/cuda/bin | tr '\n' ' '; echo
   ;;
 gputests)
   s=$(date +%s)
