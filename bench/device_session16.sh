@@ -11,6 +11,7 @@
 #              walks, other), walk on the device or the host
 #   workers  - bulk2000 with CIGAR over workers (queues = workers) x leaf batch
 #   leaves   - bulk2000 with CIGAR over leaf size x leaf batch; the 1 Mbp CLI's stages (-vv)
+#   band     - bulk2000 with CIGAR over leaf band x leaf batch
 #   gputests - the whole GPU suite
 #   all      - CPU-vs-GPU cmp on mito and pacbio, the long bench, the 1 Mbp
 #              CLI with CIGAR (three runs)
@@ -93,6 +94,17 @@ leaves)
   t0=$(date +%s%N); $B nw "$W/syn1m5_q.fa" "$W/syn1m5_r.fa" -o "$W/m.tsv" -vv 2>&1 | tail -12
   echo "1 Mbp CLI wall $(( ($(date +%s%N) - t0) / 1000000 )) ms"
   ls /usr/local/cuda/bin | tr '\n' ' '; echo
+  ;;
+band)
+  # bulk2000 with CIGAR (device walk, leaves of 2^18): leaf band x leaf batch, twice
+  for k in 1 2; do
+    for cfg in "1.5 48" "0.75 48" "0.75 32" "0.5 32"; do
+      set -- $cfg
+      timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer \
+        --leaf-band $1 --leaf-batch $2 > "$out/s.log" 2>&1
+      echo "bulk2000 leaf band $1 leaf batch $2 rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | grep -A1 "host time" | grep -v score-only | grep GPU.*cigar | cut -c1-200
+    done
+  done
   ;;
 gputests)
   s=$(date +%s)

@@ -110,6 +110,7 @@ struct Options {
     int leaf_batch = 0;
     bool walk_on_host = false;
     std::uint64_t leaf_cells = 0;
+    double leaf_band = 0;
     bool cpu = false;
     int cpu_threads = 0;
     double cpu_max_cells = 5e10;
@@ -152,6 +153,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --leaf-batch N       LongEngineOptions::leaf_batch (0 = tuning table)\n"
                  "  --walk-on-host       LongEngineOptions::walk_on_host (download each leaf the walk enters)\n"
                  "  --leaf-cells N       LongEngineOptions::plan.leaf_cells (0 = the engine's default, 2^20)\n"
+                 "  --leaf-band X        LongEngineOptions::plan.leaf_band (0 = the default)\n"
                  "  --cpu                also run align_pair_long (CPU backend)\n"
                  "  --cpu-threads N      its OpenMP threads (0 = all cores)\n"
                  "  --cpu-max-cells X    only for workloads of at most X cells (5e10)\n"
@@ -201,6 +203,7 @@ Options parse(int argc, char** argv) {
             else if (a == "--leaf-batch") o.leaf_batch = std::max(0, std::stoi(need(i)));
             else if (a == "--walk-on-host") o.walk_on_host = true;
             else if (a == "--leaf-cells") o.leaf_cells = static_cast<std::uint64_t>(std::stod(need(i)));
+            else if (a == "--leaf-band") o.leaf_band = std::stod(need(i));
             else if (a == "--cpu") o.cpu = true;
             else if (a == "--cpu-threads") o.cpu_threads = std::max(0, std::stoi(need(i)));
             else if (a == "--cpu-max-cells") o.cpu_max_cells = std::stod(need(i));
@@ -873,6 +876,7 @@ int main(int argc, char** argv) {
             opt.leaf_batch = o.leaf_batch;
             opt.walk_on_host = o.walk_on_host;
             if (o.leaf_cells) opt.plan.leaf_cells = o.leaf_cells;
+            if (o.leaf_band > 0) opt.plan.leaf_band = o.leaf_band;
             const auto t0 = Clock::now();
             slot = std::make_unique<gpu::LongEngine>(scheme, mode, score_only, opt);
             const double build_s = seconds_since(t0);

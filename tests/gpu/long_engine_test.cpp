@@ -341,6 +341,7 @@ TEST(LongEngine, InvalidOptionsThrowBeforeTouchingADevice) {
     rejects([](gpu::LongEngineOptions& o) { o.max_blocks = -1; }, "max_blocks -1");
     rejects([](gpu::LongEngineOptions& o) { o.rows_per_lane = 8; }, "rows_per_lane 8");
     rejects([](gpu::LongEngineOptions& o) { o.plan.fan_out = 1; }, "fan_out 1");
+    rejects([](gpu::LongEngineOptions& o) { o.plan.leaf_band = -0.5; }, "leaf_band -0.5");
 }
 
 // Semi-global end cells and walk ends (semi_global_edge_pairs: ends on

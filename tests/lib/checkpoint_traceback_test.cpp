@@ -307,7 +307,8 @@ TEST(CheckpointTraceback, SpeculativeTileBatchesMatchTheReference) {
 // Leaf batches walked by the backend (walk_leaves, the GPU's path: the
 // driver replays the steps instead of reading direction bytes), with walks
 // that stop early inside a leaf, over direct-leaf and fan-out levels with and
-// without tile batches, every mode x output x gap model: each result equals
+// without tile batches and batch bands of 0-4 leaves, every mode x output x
+// gap model: each result equals
 // align_pair_full_matrix, and the backend did walk, with early stops.
 TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
     std::mt19937_64 rng(20261125);
@@ -329,6 +330,7 @@ TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
         plan.leaf_cells = 16 + rng() % 400;
         plan.min_tile = 1;
         plan.direct_leaf_bytes = rng() % 2 ? 0 : (std::uint64_t{1} << 20);
+        plan.leaf_band = std::vector<double>{0, 0.5, 1.5, 4}[rng() % 4];
         const std::size_t leaf_cap = std::vector<std::size_t>{2, 3, 8, 64}[rng() % 4];
         const std::size_t tile_cap = rng() % 2 ? 1 : 8;
         for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
@@ -339,6 +341,7 @@ TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
                 const AlignmentResult got = checkpoint_align(backend, q, r, s, mode, score_only, plan, {});
                 ASSERT_EQ(got, want) << "pair " << it << " (" << m << " x " << n << "), leaf_batch " << leaf_cap
                                      << ", tile_batch " << tile_cap << ", leaf_cells " << plan.leaf_cells
+                                     << ", leaf_band " << plan.leaf_band
                                      << ", mode " << to_string(mode) << (score_only ? ", score only" : "");
                 ++compared;
                 walks += backend.leaf_walks;

@@ -376,7 +376,8 @@ TEST(LongAligner, EmptySequencesMatchFullMatrix) {
     EXPECT_EQ(bad.count(), 0);
 }
 
-// Proves the documented std::invalid_argument for tile < 1 and fan_out < 2.
+// Proves the documented std::invalid_argument for tile < 1, fan_out < 2 and
+// leaf_band < 0 (or NaN).
 TEST(LongAligner, BadOptionsAreRejected) {
     const ScoringScheme s = dna_scheme(5, 2);
     const Codes q = dna("ACGTACGT");
@@ -386,6 +387,13 @@ TEST(LongAligner, BadOptionsAreRejected) {
     o = {};
     o.plan.fan_out = 1;
     EXPECT_THROW(align_pair_long(q, q, s, AlignMode::local, false, o), std::invalid_argument);
+    o = {};
+    o.plan.leaf_band = -1;
+    EXPECT_THROW(align_pair_long(q, q, s, AlignMode::global, false, o), std::invalid_argument);
+    o.plan.leaf_band = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_THROW(align_pair_long(q, q, s, AlignMode::global, false, o), std::invalid_argument);
+    o.plan.leaf_band = 0;
+    EXPECT_NO_THROW(align_pair_long(q, q, s, AlignMode::global, false, o));
 }
 
 // Proves the 32-bit score bound is enforced (std::length_error) before any allocation.

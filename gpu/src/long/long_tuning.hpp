@@ -34,12 +34,13 @@ constexpr int columns_per_step(int rows, bool dirs) noexcept { return rows == 16
 
 /// Leaves per speculative batch of a worker of align_many (its pair shares
 /// the GPU, so tiles the path may not cross cost other pairs' time). Bulk
-/// 5-50 kb pairs with CIGAR on an H100, 16 workers on 16 work queues
-/// (docs/benchmarks.md, session 15): 32 leaves 526 / 406 GCUPS (global /
-/// local), 64 537 / 423, 128 544 / 462, at 1.178x, 1.177x and 1.174x the
-/// forward pass's cells in all (with 8 queues, in session 6, 128 had cost
-/// 1.41x the cells and lost to 32).
-constexpr std::size_t leaf_batch_shared = 128;
+/// 5-50 kb pairs with CIGAR on an H100, 16 workers on 16 work queues: with
+/// leaves of 2^20 cells and the walk on the host (docs/benchmarks.md, session
+/// 15) 32 leaves 526 / 406 GCUPS (global / local), 64 537 / 423, 128 544 /
+/// 462; with leaves of 2^18 (leaf_cells_shared) and the walk on the device
+/// (session 16) 128 leaves 645-652 / 508-524 over five runs, 48 leaves
+/// 669-687 / 520-543 over three (1.096x -> 1.088x the forward's cells).
+constexpr std::size_t leaf_batch_shared = 48;
 
 /// Largest leaf (cells) of a worker of align_many: its pair shares the GPU,
 /// so the leaves a speculative batch computes off the path cost other pairs'

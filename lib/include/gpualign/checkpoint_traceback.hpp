@@ -198,6 +198,11 @@ struct CheckpointPlan {
     std::uint64_t leaf_cells = 1u << 20;   ///< largest tile recomputed with direction bytes
     std::int64_t min_tile = 64;            ///< smallest tile side a fan-out level cuts
     std::uint64_t direct_leaf_bytes = std::uint64_t{256} << 20;  ///< checkpoint bytes a direct cut into leaves may take
+    /// A speculative leaf batch takes the leaves within this many leaf sides
+    /// of the line the path is guessed to follow (RegionBackend::leaf_batch);
+    /// >= 0 (the engines throw std::invalid_argument otherwise). Only the
+    /// work changes with it, never the result.
+    double leaf_band = 1.5;
 };
 
 /// Progress reporting: called with the cells computed so far (all passes)

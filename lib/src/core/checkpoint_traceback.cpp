@@ -135,7 +135,8 @@ public:
     /// the tiles the path most likely crosses next, then walk. The guess: the
     /// path heads for the region's origin, so at a + b distance d from tile
     /// (a, b) it is near tile (a - x, b - (d - x)) with x = d * a / (a + b);
-    /// the batch takes the tiles within 1.5 tiles of that line, nearest first.
+    /// the batch takes the tiles within CheckpointPlan::leaf_band tiles of that
+    /// line, nearest first.
     /// A path that strays leaves the batch and starts a new one there; which
     /// tiles are computed never changes the result, only the work.
     void walk_leaves_ahead(const Region& reg, const Grid& g, Cursor& cur) {
@@ -153,7 +154,7 @@ public:
                     for (std::int64_t x = 0; x <= dist && batch.size() < cap; ++x) {
                         const std::int64_t ta = a - x, tb = b - (dist - x);
                         if (ta < 0 || tb < 0) continue;
-                        if (dist > 0 && std::abs(static_cast<double>(x) - slope * static_cast<double>(dist)) > 1.5)
+                        if (dist > 0 && std::abs(static_cast<double>(x) - slope * static_cast<double>(dist)) > plan_.leaf_band)
                             continue;
                         ready.emplace_back(ta, tb);
                         batch.push_back(tile_of(reg, g, ta, tb));
