@@ -12,6 +12,7 @@
 #   workers  - bulk2000 with CIGAR over workers (queues = workers) x leaf batch
 #   leaves   - bulk2000 with CIGAR over leaf size x leaf batch; the 1 Mbp CLI's stages (-vv)
 #   band     - bulk2000 with CIGAR over leaf band x leaf batch
+#   solo     - the single pairs with CIGAR over leaf band; bulk2000 at the defaults
 #   gputests - the whole GPU suite
 #   all      - CPU-vs-GPU cmp on mito and pacbio, the long bench, the 1 Mbp
 #              CLI with CIGAR (three runs)
@@ -104,6 +105,17 @@ band)
         --leaf-band $1 --leaf-batch $2 > "$out/s.log" 2>&1
       echo "bulk2000 leaf band $1 leaf batch $2 rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | grep -A1 "host time" | grep -v score-only | grep GPU.*cigar | cut -c1-200
     done
+  done
+  ;;
+solo)
+  # the single pairs with CIGAR: leaf band 1.5 (default) against 0.75; bulk2000 at the defaults, twice
+  for b in 1.5 0.75 1.5 0.75; do
+    timeout 150 .carry/gpualign_long_bench --workloads mito,hp50,hp100,sa200,syn1m5,syn1m20 --modes global,local --runs 1 --no-peer --leaf-band $b > "$out/s.log" 2>&1
+    echo "single pairs leaf band $b rc=$?"; grep -E "^[a-zA-Z].*x [0-9]|^  GPU [gl]" "$out/s.log" | grep -v "score-only" | cut -c1-170
+  done
+  for k in 1 2; do
+    timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer > "$out/s.log" 2>&1
+    echo "bulk2000 defaults rc=$?"; grep -E "^  GPU [gl]" "$out/s.log" | cut -c1-200
   done
   ;;
 gputests)

@@ -199,9 +199,13 @@ struct Worker final : RegionBackend {
         // the tuning table's), their direction bytes within a sixteenth of the share.
         const std::size_t most = cx.options.leaf_batch > 0 ? static_cast<std::size_t>(cx.options.leaf_batch)
                                  : (is_solo ? long_tuning::leaf_batch : long_tuning::leaf_batch_shared);
-        // Leaves: beside other pairs, at most long_tuning::leaf_cells_shared cells.
+        // Leaves: beside other pairs, at most long_tuning::leaf_cells_shared
+        // cells, batched in a band of at most leaf_band_shared.
         plan = cx.options.plan;
-        if (!is_solo) plan.leaf_cells = std::min<std::uint64_t>(plan.leaf_cells, long_tuning::leaf_cells_shared);
+        if (!is_solo) {
+            plan.leaf_cells = std::min<std::uint64_t>(plan.leaf_cells, long_tuning::leaf_cells_shared);
+            plan.leaf_band = std::min(plan.leaf_band, long_tuning::leaf_band_shared);
+        }
         leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, plan.leaf_cells), 1, most);
         // Tiles above the leaves: only a pair alone on the GPU has them
         // (align_many's pairs are cut straight into leaves).

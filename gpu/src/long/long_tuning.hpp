@@ -52,6 +52,15 @@ constexpr std::size_t leaf_batch_shared = 48;
 /// (the S. aureus 200 kb pair: 160 against 173 ms with CIGAR).
 constexpr std::uint64_t leaf_cells_shared = std::uint64_t{1} << 18;
 
+/// Widest band (in leaf sides either side of the guessed line,
+/// CheckpointPlan::leaf_band) of a speculative leaf batch of a worker of
+/// align_many. Bulk 5-50 kb pairs with CIGAR on an H100, 16 workers, leaves
+/// of 2^18 cells, batches of 48 (docs/benchmarks.md, session 16), two runs
+/// each: band 1.5 672-698 / 520-536 GCUPS (global / local, 1.088x the
+/// forward's cells), 0.75 771-784 / 590-602 (1.047x), 0.75 with batches of
+/// 32 753-766 / 589-590, 0.5 with 32 767-775 / 593-597.
+constexpr double leaf_band_shared = 0.75;
+
 /// Smallest ring (columns) per warp; rings are powers of two.
 constexpr std::size_t min_ring_cols = 1024;
 

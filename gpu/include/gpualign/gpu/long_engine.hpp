@@ -25,6 +25,8 @@ struct LongEngineOptions {
     /// checkpoints do not fit, that level uses fewer, coarser ones.
     std::size_t gpu_memory_limit = 0;
     /// Checkpoint plan; the defaults suit the GPU (leaf tiles of 2^20 cells).
+    /// align_many's workers beside other pairs use leaves of at most 2^18
+    /// cells in batch bands of at most 0.75 leaves (long_tuning.hpp).
     CheckpointPlan plan{16, std::uint64_t{1} << 20, 256};
     /// Called on the calling thread while a pass runs (may be empty).
     ProgressCallback progress;
