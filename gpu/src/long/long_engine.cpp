@@ -141,12 +141,6 @@ struct Worker final : RegionBackend {
     std::size_t walk_steps_bytes = 0;
     void* staging_host = nullptr;              // pinned: every other copy goes through it
     std::size_t staging_bytes = 0;
-    void* upload_host = nullptr;               // pinned: the uploads since the stream's last wait (upload_bytes)
-    std::size_t upload_bytes_cap = 0, upload_top = 0;
-    // A leaf batch launched without a wait of its own (the walk after it waits): its statistics.
-    bool leaf_launch_pending = false;
-    std::uint64_t pending_cells = 0;
-    std::chrono::steady_clock::time_point pending_t0;
     std::vector<std::size_t> stack;  // arena offsets in allocation order
     std::size_t arena_top = 0;
     std::size_t held = 0;
@@ -171,7 +165,6 @@ struct Worker final : RegionBackend {
         if (walk_out_host) cudaFreeHost(walk_out_host);
         if (walk_steps_host) cudaFreeHost(walk_steps_host);
         if (staging_host) cudaFreeHost(staging_host);
-        if (upload_host) cudaFreeHost(upload_host);
         if (ev_start) cudaEventDestroy(ev_start);
         if (ev_stop) cudaEventDestroy(ev_stop);
         if (ev_wait) cudaEventDestroy(ev_wait);
@@ -183,11 +176,10 @@ struct Worker final : RegionBackend {
     void wait(const std::string& what) {
         if (solo) {
             GPUALIGN_CUDA(cudaStreamSynchronize(stream), what);
-        } else {
-            GPUALIGN_CUDA(cudaEventRecord(ev_wait, stream), what);
-            GPUALIGN_CUDA(cudaEventSynchronize(ev_wait), what);
+            return;
         }
-        upload_top = 0;  // every upload so far has been read
+        GPUALIGN_CUDA(cudaEventRecord(ev_wait, stream), what);
+        GPUALIGN_CUDA(cudaEventSynchronize(ev_wait), what);
     }
 
     /// Frees every device buffer (the next pair allocates again).
@@ -263,28 +255,13 @@ struct Worker final : RegionBackend {
         }
         return staging_host;
     }
-    /// Copies host bytes to the device without waiting: through a pinned
-    /// buffer that keeps every upload since the stream's last wait (wait()
-    /// empties it; the stream runs in order, so later launches see the data).
-    /// A pair's sequences and borders thus cost no wait of their own.
+    /// Copies host bytes to the device through the staging buffer and waits.
     void upload_bytes(void* dst, const void* src, std::size_t bytes, const char* what) {
         if (bytes == 0) return;
-        const std::size_t need = rounded(bytes);
-        if (upload_top + need > upload_bytes_cap) {
-            if (upload_top > 0) wait(what);  // copies in flight still read the buffer
-            if (need > upload_bytes_cap) {
-                if (upload_host) cudaFreeHost(upload_host);
-                upload_host = nullptr;
-                upload_bytes_cap = 0;
-                const std::size_t b = std::max<std::size_t>(need, 4u << 20);
-                GPUALIGN_CUDA(cudaHostAlloc(&upload_host, b, cudaHostAllocDefault), "pinned upload buffer");
-                upload_bytes_cap = b;
-            }
-        }
-        void* st = static_cast<char*>(upload_host) + upload_top;
+        void* st = staging(bytes);
         std::memcpy(st, src, bytes);
         GPUALIGN_CUDA(cudaMemcpyAsync(dst, st, bytes, cudaMemcpyHostToDevice, stream), what);
-        upload_top += need;
+        wait(what);
     }
     void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override {
         upload_bytes(dst, src.data(), src.size_bytes(), "border upload");
@@ -305,7 +282,6 @@ struct Worker final : RegionBackend {
     /// Copies device -> host on this worker's stream and waits (through the
     /// staging buffer unless `dst` is pinned already).
     void download(void* dst, const void* src, std::size_t bytes, const char* what, bool dst_pinned = false) {
-        finish_pending(what);
         if (bytes == 0) return;
         void* st = dst_pinned ? dst : staging(bytes);
         GPUALIGN_CUDA(cudaMemcpyAsync(st, src, bytes, cudaMemcpyDeviceToHost, stream), what);
@@ -318,7 +294,6 @@ struct Worker final : RegionBackend {
     /// worker's stream and waits (through the staging buffer unless `dst` is pinned).
     void download_dirs(std::uint8_t* dst, const void* src, std::size_t pitch, std::size_t rows, std::size_t cols,
                        bool dst_pinned) {
-        finish_pending("direction bytes download");
         if (rows == 0 || cols == 0) return;
         const char* what = "direction bytes download";
         void* st = dst_pinned ? static_cast<void*>(dst) : staging(rows * cols);
@@ -363,11 +338,8 @@ struct Worker final : RegionBackend {
 
     /// Launches `a` over descs (stripe_begin set), waits (reporting progress
     /// for large launches), and adds the device time to the statistics.
-    /// `defer`: no wait; the next finish_pending() (the leaf walk, or any
-    /// later use of the stream's buffers) waits and counts it.
     void run_launch(detail::RegionLaunch& a, std::vector<long_kernels::RegionDesc>& descs, std::uint64_t cells,
-                    const std::function<void(std::uint64_t)>& on_cells, std::size_t warps, bool defer = false) {
-        finish_pending("region launch");
+                    const std::function<void(std::uint64_t)>& on_cells, std::size_t warps) {
         const auto t0 = std::chrono::steady_clock::now();
         descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", held);
         // The descriptors go through the staging buffer too (copied in-stream
@@ -400,12 +372,6 @@ struct Worker final : RegionBackend {
         GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
         detail::launch_region(a, stream);
         GPUALIGN_CUDA(cudaEventRecord(ev_stop, stream), "region stop event");
-        if (defer && !report) {
-            leaf_launch_pending = true;
-            pending_cells = cells;
-            pending_t0 = t0;
-            return;
-        }
         if (report) {
             // Poll every millisecond (a region ends within a millisecond of
             // its kernel, not at the next report) and report every 100 ms.
@@ -427,14 +393,7 @@ struct Worker final : RegionBackend {
         const std::string what =
             "region kernel (" + std::to_string(descs.size()) + " region(s), " + std::to_string(cells) + " cells)";
         wait(what);
-        count_launch(cells, t0, std::chrono::steady_clock::now());
-    }
-
-    /// Adds a finished launch (ev_start .. ev_stop) to the statistics; its
-    /// host time ran from `t0` to `t1`.
-    void count_launch(std::uint64_t cells, std::chrono::steady_clock::time_point t0,
-                      std::chrono::steady_clock::time_point t1) {
-        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), "region kernel");
+        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), what);
         float ms = 0;
         GPUALIGN_CUDA(cudaEventElapsedTime(&ms, ev_start, ev_stop), "region timing");
         stats.total_ms += ms;
@@ -442,15 +401,7 @@ struct Worker final : RegionBackend {
         ++stats.passes;
         if (first_pass) stats.forward_ms = ms;
         first_pass = false;
-        stats.launches_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
-    }
-
-    /// Waits for a deferred leaf batch launch and counts it.
-    void finish_pending(const char* what) {
-        if (!leaf_launch_pending) return;
-        leaf_launch_pending = false;
-        wait(std::string(what) + " (after a leaf batch)");
-        count_launch(pending_cells, pending_t0, std::chrono::steady_clock::now());
+        stats.launches_ms += ms_since(t0);
     }
 
     static long_kernels::RegionDesc desc_of(const Region& reg) {
@@ -604,8 +555,7 @@ struct Worker final : RegionBackend {
         a.ring_slots = whole_row_slots(a.ring_cols, stripes);  // whole rows: no flow control
         a.flow_control = false;
         a.blocks = blocks;
-        // The walk on the device follows in the stream and waits for both.
-        run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block, walks_leaves());
+        run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block);
         leaf_count = static_cast<int>(descs.size());
     }
 
@@ -653,10 +603,6 @@ struct Worker final : RegionBackend {
         const auto t0 = std::chrono::steady_clock::now();
         detail::launch_leaf_walk(p, stream);
         wait(what);
-        if (leaf_launch_pending) {  // the batch ran before the walk: its host time counts to the launch
-            leaf_launch_pending = false;
-            count_launch(pending_cells, pending_t0, t0);
-        }
         stats.walks_ms += ms_since(t0);
         const long_kernels::WalkState out = *walk_out_host;  // written by the kernel, complete after the wait
         cur.i = out.i;
@@ -735,7 +681,6 @@ struct Worker final : RegionBackend {
     /// leaf's own width as the row pitch (the device rows are padded to
     /// long_kernels::dirs_pitch).
     const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t rows, std::int64_t cols) override {
-        finish_pending("leaf direction bytes download");
         const auto [offset, bytes] = leaf_offsets.at(k);
         const std::size_t pitch = leaf_pitch.at(k), width = leaf_width.at(k);
         std::uint8_t* host = dirs_buffer(bytes);
@@ -815,7 +760,6 @@ struct Worker final : RegionBackend {
         note_peak();
         AlignmentResult r =
             checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, plan, progress_cb);
-        finish_pending("end of pair");
         stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         stats.pairs_ms = stats.wall_s * 1e3;
         return r;
