@@ -11,7 +11,7 @@
 #              walks, other), walk on the device or the host
 #   workers  - bulk2000 with CIGAR over workers (queues = workers) x leaf batch
 #   leaves   - bulk2000 with CIGAR over leaf size x leaf batch; the 1 Mbp CLI's stages (-vv)
-#   band     - bulk2000 with CIGAR over leaf band x leaf batch
+#   band     - bulk2000 with CIGAR over leaf band x leaf batch (BANDS="band,batch ...")
 #   solo     - the single pairs with CIGAR over leaf band; bulk2000 at the defaults
 #   gputests - the whole GPU suite
 #   all      - CPU-vs-GPU cmp on mito and pacbio, the long bench, the 1 Mbp
@@ -99,8 +99,8 @@ leaves)
 band)
   # bulk2000 with CIGAR (device walk, leaves of 2^18): leaf band x leaf batch, twice
   for k in 1 2; do
-    for cfg in "1.5 48" "0.75 48" "0.75 32" "0.5 32"; do
-      set -- $cfg
+    for cfg in ${BANDS:-"1.5 48" "0.75 48" "0.75 32" "0.5 32"}; do
+      set -- ${cfg/,/ }
       timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer \
         --leaf-band $1 --leaf-batch $2 > "$out/s.log" 2>&1
       echo "bulk2000 leaf band $1 leaf batch $2 rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | grep -A1 "host time" | grep -v score-only | grep GPU.*cigar | cut -c1-200
