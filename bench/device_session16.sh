@@ -99,7 +99,7 @@ leaves)
 band)
   # bulk2000 with CIGAR (device walk, leaves of 2^18): leaf band x leaf batch, twice
   for k in 1 2; do
-    for cfg in ${BANDS:-"1.5 48" "0.75 48" "0.75 32" "0.5 32"}; do
+    for cfg in ${BANDS:-1.5,48 0.75,48 0.75,32 0.5,32}; do
       set -- ${cfg/,/ }
       timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer \
         --leaf-band $1 --leaf-batch $2 > "$out/s.log" 2>&1
