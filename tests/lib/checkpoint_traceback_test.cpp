@@ -41,21 +41,23 @@ LongAlignOptions random_options(std::mt19937_64& rng, std::uint64_t max_tile, st
     return o;
 }
 
-/// A ref of `n` codes (0..letters-1) related to `q`: a copy of q from offset
-/// rng() % max_shift on, where at each ref position, one time in `period`
-/// each, the query jumps 1..max_skip residues further (an insertion: the path
-/// runs down a column), the query does not move on (a deletion), or the ref
-/// takes a random letter; the other positions copy.
-Codes related_ref(std::mt19937_64& rng, const Codes& q, std::size_t n, int letters, int period, int max_skip,
-                  int max_shift) {
-    Codes r(n);
+/// A random query of `m` codes (0..letters-1) and a ref of `n` related to
+/// it: a copy of the query from offset rng() % max_shift on, where at each
+/// ref position, one time in `period` each, the query jumps 1..max_skip
+/// residues further (an insertion: the path runs down a column), the query
+/// does not move on (a deletion), or the ref takes a random letter; the
+/// other positions copy.
+std::pair<Codes, Codes> related_pair(std::mt19937_64& rng, std::size_t m, std::size_t n, int letters, int period,
+                                     int max_skip, int max_shift) {
+    Codes q(m), r(n);
+    for (auto& c : q) c = static_cast<std::uint8_t>(rng() % static_cast<std::uint64_t>(letters));
     for (std::size_t j = 0, i = rng() % static_cast<std::size_t>(max_shift); j < n; ++j) {
         const int x = static_cast<int>(rng() % static_cast<std::uint64_t>(period));
         if (x == 0) i += max_skip > 1 ? 1 + rng() % static_cast<std::uint64_t>(max_skip) : 1;
         r[j] = (i < q.size() && x > 2) ? q[i] : static_cast<std::uint8_t>(rng() % static_cast<std::uint64_t>(letters));
         if (x != 1) ++i;
     }
-    return r;
+    return {q, r};
 }
 
 // Batches of 2..64 leaves computed ahead of the walk, over direct-leaf and
@@ -277,10 +279,8 @@ TEST(CheckpointTraceback, SpeculativeTileBatchesMatchTheReference) {
     for (int it = 0; it < 300; ++it) {
         const std::size_t m = 20 + rng() % 300, n = 20 + rng() % 300;
         const ScoringScheme s = make_dna_scheme(2, 3, rng() % 2 ? 5 : 0, 2, -3);
-        Codes q(m);
-        for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 4);
         // Related pairs so that paths run long and cross many tiles.
-        const Codes r = related_ref(rng, q, n, 4, 20, 1, 8);
+        const auto [q, r] = related_pair(rng, m, n, 4, 20, 1, 8);
         CheckpointPlan plan;
         plan.fan_out = 2 + static_cast<int>(rng() % 4);
         plan.leaf_cells = 16 + rng() % 200;
@@ -328,9 +328,7 @@ TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
     for (int it = 0; it < 300; ++it) {
         const std::size_t m = 1 + rng() % 300, n = 1 + rng() % 300;
         const ScoringScheme s = make_dna_scheme(2, 3, rng() % 2 ? 5 : 0, 2, -3);
-        Codes q(m);
-        for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 5);
-        const Codes r = related_ref(rng, q, n, 5, 16, 6, 4);  // gaps of up to 6 in both directions
+        const auto [q, r] = related_pair(rng, m, n, 5, 16, 6, 4);  // gaps of up to 6 in both directions
         CheckpointPlan plan;
         plan.fan_out = 2 + static_cast<int>(rng() % 4);
         plan.leaf_cells = 16 + rng() % 400;
