@@ -18,8 +18,9 @@
 // are 16-byte aligned, long_kernels::dirs_pitch: five 16-byte loads a row,
 // ten a lane; the walk warp shares its SM's issue slots with other pairs'
 // region kernels, and 32-bit loads, 34 a lane, took 5.2 against 3.5 ms of
-// walk per bulk pair, 605-620 against 649-652 GCUPS, H100, session 16). The warp walks inside the window by runs: lane t reads the cell t
-// steps ahead on the current run (the diagonal in state H, the row in E, the
+// walk per bulk pair, 605-620 against 649-652 GCUPS, H100, session 16).
+// The warp walks inside the window by runs: lane t reads the cell t steps
+// ahead on the current run (the diagonal in state H, the row in E, the
 // column in F), and a ballot finds where the run stops (the first cell whose
 // H source is not the diagonal, or whose extension bit is clear; a gap's
 // closing cell is its last step), so up to 32 steps cost one shared-memory
