@@ -228,7 +228,9 @@ using ProgressCallback = std::function<void(std::uint64_t cells_done, std::uint6
 ///                            semi-global: the traceback still runs (it gives
 ///                            the begin cell) but no CIGAR is returned.
 /// @return coordinates 0-based half-open, as align_pair_full_matrix.
-/// @throws what the backend throws (out of memory, device errors).
+/// @throws what the backend throws (out of memory, device errors);
+///         std::logic_error if a backend's walk_leaves() contradicts itself
+///         (its cursor disagrees with its steps, or it did not move).
 AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::uint8_t> query,
                                  std::span<const std::uint8_t> ref, const ScoringScheme& s, AlignMode mode,
                                  bool score_only, const CheckpointPlan& plan, const ProgressCallback& progress);

@@ -182,6 +182,8 @@ public:
         const std::span<const std::uint8_t> steps = backend_.walk_leaves(w);
         std::int64_t i = cur.i, j = cur.j;
         for (const std::uint8_t step : steps) {
+            if (i <= 0 || j <= 0)  // every step leaves a cell of the matrix
+                throw std::logic_error("leaf walk: a step from (" + std::to_string(i) + ", " + std::to_string(j) + ")");
             switch (static_cast<WalkStep>(step)) {
             case WalkStep::diag:
                 if (record_)
