@@ -176,7 +176,7 @@ public:
     }
 
     /// Has the backend walk the leaf batch from `cur` and replays its steps:
-    /// the CIGAR ('=' or 'X' from the codes, as walk_dirs) and the cursor.
+    /// the CIGAR (append_diag, as walk_dirs) and the cursor.
     void walk_on_backend(Cursor& cur) {
         WalkCursor w{cur.i, cur.j, static_cast<std::uint8_t>(cur.state), cur.done};
         const std::span<const std::uint8_t> steps = backend_.walk_leaves(w);
@@ -186,11 +186,7 @@ public:
                 throw std::logic_error("leaf walk: a step from (" + std::to_string(i) + ", " + std::to_string(j) + ")");
             switch (static_cast<WalkStep>(step)) {
             case WalkStep::diag:
-                if (record_)
-                    append(residues_identical(s_.alphabet, q_[static_cast<std::size_t>(i - 1)],
-                                              r_[static_cast<std::size_t>(j - 1)])
-                               ? CigarOp::eq
-                               : CigarOp::diff);
+                append_diag(i, j);
                 --i;
                 --j;
                 break;
@@ -395,9 +391,7 @@ public:
                     return;
                 }
                 if (src == from_diag) {
-                    const std::uint8_t a = q_[static_cast<std::size_t>(cur.i - 1)];
-                    const std::uint8_t b = r_[static_cast<std::size_t>(cur.j - 1)];
-                    append(residues_identical(s_.alphabet, a, b) ? CigarOp::eq : CigarOp::diff);
+                    append_diag(cur.i, cur.j);
                     --cur.i;
                     --cur.j;
                     if (mode_ == AlignMode::local && (cur.i == 0 || cur.j == 0)) {
@@ -417,6 +411,13 @@ public:
                 --cur.i;
             }
         }
+    }
+
+    /// Appends the diagonal step out of cell (i, j): '=' or 'X' by its codes.
+    void append_diag(std::int64_t i, std::int64_t j) {
+        if (!record_) return;
+        const std::uint8_t a = q_[static_cast<std::size_t>(i - 1)], b = r_[static_cast<std::size_t>(j - 1)];
+        append(residues_identical(s_.alphabet, a, b) ? CigarOp::eq : CigarOp::diff);
     }
 
     void append(CigarOp op) {
