@@ -675,7 +675,7 @@ struct GpuRun {
     std::size_t peak = 0;
     int workers = 1;
     bool runs_equal = true;
-    double pairs_ms = 0, launches_ms = 0, walks_ms = 0;  // align_many: host wall summed over workers (last run)
+    double pairs_ms = 0, launches_ms = 0, walks_ms = 0, allocs_ms = 0, allocs = 0;  // align_many: host wall summed over workers (last run)
 };
 
 GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
@@ -694,7 +694,8 @@ GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
                 f = st.forward_ms, t = st.total_ms, s = st.wall_s, c = static_cast<double>(st.total_cells);
                 g.peak = std::max(g.peak, st.peak_device_bytes);
                 g.workers = st.workers;
-                g.pairs_ms = st.pairs_ms, g.launches_ms = st.launches_ms, g.walks_ms = st.walks_ms;
+                g.pairs_ms = st.pairs_ms, g.launches_ms = st.launches_ms, g.walks_ms = st.walks_ms, g.allocs_ms = st.allocs_ms,
+                g.allocs = static_cast<double>(st.allocs);
             }
             for (std::size_t i = 0; w.q.size() == 1 && i < w.q.size(); ++i) {
                 res.push_back(e.align(w.q[i], w.r[i]));
@@ -958,10 +959,12 @@ int main(int argc, char** argv) {
                                         g.workers);
                         if (g.workers > 1)
                             std::printf("  GPU align_many host time per pair: %.2f ms, of which region launches %.2f ms, "
-                                        "leaf walks %.2f ms, other %.2f ms (%.1f workers busy on average)\n",
+                                        "leaf walks %.2f ms, other %.2f ms (%.1f workers busy on average); "
+                                        "device allocations and frees %.0f, %.2f ms per pair (in the parts above)\n",
                                         g.pairs_ms / w.q.size(), g.launches_ms / w.q.size(), g.walks_ms / w.q.size(),
                                         (g.pairs_ms - g.launches_ms - g.walks_ms) / w.q.size(),
-                                        g.pairs_ms * 1e-3 / std::max(1e-9, g.wall_s));
+                                        g.pairs_ms * 1e-3 / std::max(1e-9, g.wall_s), g.allocs,
+                                        g.allocs_ms / w.q.size());
                         std::printf("  GPU %-6s %-10s runs %d: forward %.2f ms (%.1f GCUPS), total %.2f ms (%.1f GCUPS, "
                                     "%.3fx cells), wall %.3f s (%.1f GCUPS), peak device %.1f MiB, check %s\n",
                                     r.mode.c_str(), r.output.c_str(), r.runs, r.fwd_ms,

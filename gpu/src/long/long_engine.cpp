@@ -63,16 +63,35 @@ std::size_t whole_row_ring_cols(std::size_t cols) { return next_pow2(cols + 64);
 /// Bytes of one ring slot of `ring_cols` 16-byte entries {H, Fcell, stripe, column}.
 constexpr std::size_t ring_slot_bytes(std::size_t ring_cols) { return ring_cols * 16; }
 
+/// Where a worker's device buffers come from: the engine's memory pool,
+/// stream-ordered on the worker's stream (cudaMallocFromPoolAsync,
+/// cudaFreeAsync), so that a buffer that grows waits for nothing but its own
+/// stream (cudaFree waits for the whole device, every other worker's kernels
+/// included); and the bytes held, with the host time and count of the
+/// allocations and frees.
+struct DeviceMemory {
+    cudaMemPool_t pool = nullptr;
+    cudaStream_t stream = nullptr;
+    std::size_t bytes = 0;
+    double ms = 0;
+    std::uint64_t count = 0;
+};
+
 /// A device allocation that grows (never shrinks) and reports its size.
 struct DeviceBuffer {
     void* ptr = nullptr;
     std::size_t bytes = 0;
-    void ensure(std::size_t need, const char* what, std::size_t& held) {
+    /// At least `need` bytes (the contents are not kept); throws
+    /// std::bad_alloc when the device has no room, CudaError otherwise.
+    void ensure(std::size_t need, const char* what, DeviceMemory& mem) {
         if (need <= bytes) return;
-        release(held);
+        release(mem);
+        const auto t0 = std::chrono::steady_clock::now();
         const std::size_t b = rounded(need);
         void* p = nullptr;
-        const cudaError_t e = cudaMalloc(&p, b);
+        const cudaError_t e = cudaMallocFromPoolAsync(&p, b, mem.pool, mem.stream);
+        mem.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        ++mem.count;
         if (e == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();
             throw std::bad_alloc();
@@ -80,19 +99,20 @@ struct DeviceBuffer {
         GPUALIGN_CUDA(e, what);
         ptr = p;
         bytes = b;
-        held += b;
+        mem.bytes += b;
     }
-    void release(std::size_t& held) {
+    void release(DeviceMemory& mem) {
         if (ptr) {
-            cudaFree(ptr);
-            held -= bytes;
+            const auto t0 = std::chrono::steady_clock::now();
+            (void)cudaFreeAsync(ptr, mem.stream);
+            mem.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            ++mem.count;
+            mem.bytes -= bytes;
         }
         ptr = nullptr;
         bytes = 0;
     }
 };
-
-
 
 /// What every worker of one engine shares (read-only while workers run).
 struct Context {
@@ -103,6 +123,7 @@ struct Context {
     int device = 0;
     std::size_t limit = 0;          // the engine's memory cap (bytes)
     void* matrix = nullptr;         // device: the substitution matrix
+    cudaMemPool_t pool = nullptr;   // the workers' device buffers (DeviceMemory)
     std::size_t matrix_bytes = 0;
     int max_blocks[2][detail::region_modes][2] = {};  // [R == 16][mode][dirs], of the variants with this engine's `packed`
     int max_warps = 0;              // warps of the largest grid of any variant
@@ -143,7 +164,7 @@ struct Worker final : RegionBackend {
     std::size_t staging_bytes = 0;
     std::vector<std::size_t> stack;  // arena offsets in allocation order
     std::size_t arena_top = 0;
-    std::size_t held = 0;
+    DeviceMemory mem;
     const std::uint8_t* dq = nullptr;
     const std::uint8_t* dr = nullptr;
     LongEngineStats stats;
@@ -152,6 +173,8 @@ struct Worker final : RegionBackend {
     explicit Worker(const Context& c) : cx(c) {
         GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
         GPUALIGN_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "long engine stream");
+        mem.pool = cx.pool;
+        mem.stream = stream;
         GPUALIGN_CUDA(cudaEventCreate(&ev_start), "long engine event");
         GPUALIGN_CUDA(cudaEventCreate(&ev_stop), "long engine event");
         GPUALIGN_CUDA(cudaEventCreateWithFlags(&ev_wait, cudaEventBlockingSync | cudaEventDisableTiming),
@@ -184,7 +207,7 @@ struct Worker final : RegionBackend {
 
     /// Frees every device buffer (the next pair allocates again).
     void release_buffers() {
-        for (DeviceBuffer* b : {&seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(held);
+        for (DeviceBuffer* b : {&seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(mem);
     }
 
     /// Sets this worker's share of the cap and its mode; frees buffers sized
@@ -220,7 +243,7 @@ struct Worker final : RegionBackend {
     /// The smallest arena a pair can use (the border and one coarse level).
     static std::size_t floor_bytes(std::size_t bases) { return rounded((bases + 2) * sizeof(BoundaryCell)) * 2; }
 
-    void note_peak() { stats.peak_device_bytes = std::max(stats.peak_device_bytes, held); }
+    void note_peak() { stats.peak_device_bytes = std::max(stats.peak_device_bytes, mem.bytes); }
 
     // ---- RegionBackend -------------------------------------------------------
     BoundaryCell* allocate(std::size_t count) override {
@@ -341,7 +364,7 @@ struct Worker final : RegionBackend {
     void run_launch(detail::RegionLaunch& a, std::vector<long_kernels::RegionDesc>& descs, std::uint64_t cells,
                     const std::function<void(std::uint64_t)>& on_cells, std::size_t warps) {
         const auto t0 = std::chrono::steady_clock::now();
-        descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", held);
+        descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", mem);
         // The descriptors go through the staging buffer too (copied in-stream
         // before the kernel; nothing else uses the buffer until the wait below).
         const std::size_t desc_bytes = sizeof(long_kernels::RegionDesc) * descs.size();
@@ -350,9 +373,9 @@ struct Worker final : RegionBackend {
         a.regions_host = static_cast<const long_kernels::RegionDesc*>(st);
         a.regions_dev = static_cast<long_kernels::RegionDesc*>(descs_dev.ptr);
         a.count = static_cast<int>(descs.size());
-        ring.ensure(detail::region_ring_bytes(a), "long engine rings", held);
+        ring.ensure(detail::region_ring_bytes(a), "long engine rings", mem);
         a.ring = ring.ptr;
-        progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 1), "long engine progress flags", held);
+        progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 1), "long engine progress flags", mem);
         a.progress = static_cast<int*>(progress.ptr);
         const bool report = solo && on_cells && cells >= long_tuning::progress_min_cells;
         if (report) {
@@ -452,10 +475,10 @@ struct Worker final : RegionBackend {
         if (!solo && slots < std::min(2, stripes))
             throw std::logic_error("long engine worker: rows of " + std::to_string(cols) + " columns do not fit its rings");
         const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
-        if (cx.mode != AlignMode::global) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", held);
-        corner.ensure(sizeof(int), "long engine corner", held);
+        if (cx.mode != AlignMode::global) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", mem);
+        corner.ensure(sizeof(int), "long engine corner", mem);
         const std::size_t pitch = static_cast<std::size_t>(long_kernels::dirs_pitch(cols));
-        if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * pitch, "long engine direction bytes", held);
+        if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * pitch, "long engine direction bytes", mem);
 
         std::vector<long_kernels::RegionDesc> descs{desc_of(reg)};
         long_kernels::RegionDesc& d = descs[0];
@@ -540,8 +563,8 @@ struct Worker final : RegionBackend {
             cells += static_cast<std::uint64_t>(d.rows) * static_cast<std::uint64_t>(d.cols);
             descs.push_back(d);
         }
-        dirs.ensure(dir_bytes, "long engine direction bytes (leaf batch)", held);
-        corner.ensure(sizeof(int), "long engine corner", held);
+        dirs.ensure(dir_bytes, "long engine direction bytes (leaf batch)", mem);
+        corner.ensure(sizeof(int), "long engine corner", mem);
         for (std::size_t k = 0; k < descs.size(); ++k) {
             descs[k].dirs = static_cast<std::uint8_t*>(dirs.ptr) + leaf_offsets[k].first;
             descs[k].corner = static_cast<int*>(corner.ptr);
@@ -626,7 +649,7 @@ struct Worker final : RegionBackend {
         descs.reserve(tiles.size());
         int stripes = 0, max_cols = 0;
         std::uint64_t cells = 0;
-        corner.ensure(sizeof(int), "long engine corner", held);
+        corner.ensure(sizeof(int), "long engine corner", mem);
         for (std::size_t k = 0; k < tiles.size(); ++k) {
             const Region& reg = tiles[k];
             check_size(reg);
@@ -701,6 +724,7 @@ struct Worker final : RegionBackend {
                           const ProgressCallback& progress_cb) {
         const auto t0 = std::chrono::steady_clock::now();
         stats = {};
+        const DeviceMemory mem0 = mem;
         first_pass = true;
         stats.forward_cells = static_cast<std::uint64_t>(query.size()) * ref.size();
         if (!fits_int32(cx.scheme, query.size(), ref.size()))
@@ -730,15 +754,15 @@ struct Worker final : RegionBackend {
                 extra_ring = r - ring_budget;
             }
         }
-        if (ring.bytes > tile_ring_budget) ring.release(held);  // sized for an earlier pair
+        if (ring.bytes > tile_ring_budget) ring.release(mem);  // sized for an earlier pair
         std::size_t arena_bytes = std::min(want, limit - rest - extra_ring);
         if (arena.bytes < arena_bytes || arena.bytes > 2 * arena_bytes) {
-            arena.release(held);
+            arena.release(mem);
             // Memory taken since the cap was set (another process, the batch
             // engine): a smaller arena, hence coarser checkpoints, not a failure.
             while (true) {
                 try {
-                    arena.ensure(arena_bytes, "long engine checkpoint arena", held);
+                    arena.ensure(arena_bytes, "long engine checkpoint arena", mem);
                     break;
                 } catch (const std::bad_alloc&) {
                     if (arena_bytes / 2 < floor_b)
@@ -751,7 +775,7 @@ struct Worker final : RegionBackend {
         }
         stack.clear();
         arena_top = 0;
-        seqs.ensure(m + n + 2, "long engine sequences", held);
+        seqs.ensure(m + n + 2, "long engine sequences", mem);
         auto* base = static_cast<std::uint8_t*>(seqs.ptr);
         upload_bytes(base, query.data(), m, "query upload");
         upload_bytes(base + m, ref.data(), n, "ref upload");
@@ -762,6 +786,8 @@ struct Worker final : RegionBackend {
             checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, plan, progress_cb);
         stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         stats.pairs_ms = stats.wall_s * 1e3;
+        stats.allocs_ms = mem.ms - mem0.ms;
+        stats.allocs = mem.count - mem0.count;
         return r;
     }
 };
@@ -785,6 +811,7 @@ struct LongEngine::Impl {
         (void)cudaSetDevice(cx.device);  // this engine's device, whichever the calling thread has current
         workers.clear();
         if (cx.matrix) cudaFree(cx.matrix);
+        if (cx.pool) cudaMemPoolDestroy(cx.pool);  // released once the workers' frees have run
     }
 
     void init() {
@@ -793,6 +820,16 @@ struct LongEngine::Impl {
         GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "long engine memory query");
         cx.limit = cx.options.gpu_memory_limit ? cx.options.gpu_memory_limit : free_b / 10 * 9;
         cx.packed = detail::region_uses_packed_scores(cx.scheme.matrix.data(), cx.scheme.size);
+        // The workers' buffers: a pool of this engine's own that keeps what
+        // they free (up to the cap) for their next allocations.
+        cudaMemPoolProps props{};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = cx.device;
+        GPUALIGN_CUDA(cudaMemPoolCreate(&cx.pool, &props), "long engine memory pool");
+        std::uint64_t keep = cx.limit;
+        GPUALIGN_CUDA(cudaMemPoolSetAttribute(cx.pool, cudaMemPoolAttrReleaseThreshold, &keep),
+                      "long engine memory pool threshold");
         for (int r = 0; r < 2; ++r)
             for (int l = 0; l < detail::region_modes; ++l)
                 for (int d = 0; d < 2; ++d) {
@@ -918,6 +955,8 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
         sum.pairs_ms += st.pairs_ms;
         sum.launches_ms += st.launches_ms;
         sum.walks_ms += st.walks_ms;
+        sum.allocs_ms += st.allocs_ms;
+        sum.allocs += st.allocs;
         peak = std::max(peak, st.peak_device_bytes);
     };
     std::atomic<std::uint64_t> cells_done{0};

@@ -81,8 +81,10 @@ struct LongEngineStats {
     /// in region launches (launch to wait's end) and in the walks through
     /// leaf batches (the walk kernel and its wait, or the downloads), in ms;
     /// for align_many summed over its workers (their sum over wall_s is the
-    /// mean number of workers busy).
-    double pairs_ms = 0, launches_ms = 0, walks_ms = 0;
+    /// mean number of workers busy). `allocs_ms`: the part spent allocating
+    /// and freeing device memory (cudaMalloc, cudaFree), `allocs` their count.
+    double pairs_ms = 0, launches_ms = 0, walks_ms = 0, allocs_ms = 0;
+    std::uint64_t allocs = 0;
     int workers = 1;                     ///< pairs aligned at once (align_many)
 };
 

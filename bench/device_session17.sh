@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Session 16's device work on one GPU (issue 11: the leaf walk on the
-# device), binaries in .carry/ (bench/prepare_carry.sh). Parts:
+# Device work on one GPU (sessions 16-17, issue 11: the leaf walk on the
+# device; align_many's workers and allocations), binaries in .carry/ (bench/prepare_carry.sh). Parts:
 #   tests    - the long engine's GPU tests (LongEngine*, LongCli*)
 #   walk     - the walk through leaf batches on the device against the walk
 #              on the host (--walk-on-host): bulk2000 and the single pairs,
@@ -9,7 +9,7 @@
 #              single pairs over leaf size x walk
 #   split    - bulk2000: each worker's host time per pair (launches,
 #              walks, other), walk on the device or the host
-#   workers  - bulk2000 with CIGAR over workers (queues = workers) x leaf batch
+#   workers  - bulk2000 over workers x hardware work queues (CFGS)
 #   leaves   - bulk2000 with CIGAR over leaf size x leaf batch; the 1 Mbp CLI's stages (-vv)
 #   band     - bulk2000 with CIGAR over leaf band x leaf batch (BANDS="band,batch ...")
 #   solo     - the single pairs with CIGAR over leaf band; bulk2000 at the defaults
@@ -17,7 +17,7 @@
 #   all      - CPU-vs-GPU cmp on mito and pacbio, the long bench, the 1 Mbp
 #              CLI with CIGAR (three runs)
 #   sanitize - compute-sanitizer memcheck and racecheck on the long engine
-# Usage on the device machine, from the repo root: bench/device_session16.sh OUT PART
+# Usage on the device machine, from the repo root: bench/device_session17.sh OUT PART
 set -uo pipefail
 out=${1:?OUT dir}
 part=${2:?part}
@@ -32,6 +32,15 @@ tests)
   echo "long GPU tests rc=$? ($(( $(date +%s) - s )) s)"; summary "$out/long_tests.log"
   grep -E "^\[       OK \]" "$out/long_tests.log" | sed 's/^\[       OK \] //' | tr '\n' ' '; echo
   grep -E "Failure|Expected|Which is|pair [0-9]" "$out/long_tests.log" | head -30
+  ;;
+workers)
+  # bulk2000: workers x hardware work queues (CFGS="workers,queues ...")
+  for cfg in ${CFGS:-16,16 24,24 32,32}; do
+    IFS=, read -r wk q <<< "$cfg"
+    CUDA_DEVICE_MAX_CONNECTIONS=$q timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes ${MODES:-global,local} --runs 1 --no-peer \
+      --workers $wk > "$out/g.log" 2>&1
+    echo "bulk2000 workers $wk queues $q rc=$?"; grep -E "^  GPU [gl]|host time" "$out/g.log" | cut -c1-250
+  done
   ;;
 walk)
   for k in 1 2; do
@@ -70,15 +79,6 @@ split)
     [ "$w" = - ] && w=
     timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer $w > "$out/s.log" 2>&1
     echo "bulk2000 ${w:-device walk} rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | cut -c1-220
-  done
-  ;;
-workers)
-  # bulk2000 with CIGAR (device walk): workers (queues = workers) x leaf batch
-  for cfg in "16 128" "24 128" "32 128" "16 48" "32 48"; do
-    set -- $cfg
-    CUDA_DEVICE_MAX_CONNECTIONS=$1 timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes global,local --runs 1 --no-peer \
-      --workers $1 --leaf-batch $2 > "$out/s.log" 2>&1
-    echo "bulk2000 workers $1 leaf batch $2 rc=$?"; grep -E "^  GPU [gl]|host time" "$out/s.log" | grep -A1 "host time" | grep -v score-only | cut -c1-220
   done
   ;;
 leaves)
