@@ -10,6 +10,7 @@
 #   split    - bulk2000: each worker's host time per pair (launches,
 #              walks, other), walk on the device or the host
 #   workers  - bulk2000 over workers x hardware work queues (CFGS)
+#   queues   - the CLI's wall (start and exit) over hardware work queues (QUEUES)
 #   leaves   - bulk2000 with CIGAR over leaf size x leaf batch; the 1 Mbp CLI's stages (-vv)
 #   band     - bulk2000 with CIGAR over leaf band x leaf batch (BANDS="band,batch ...")
 #   solo     - the single pairs with CIGAR over leaf band; bulk2000 at the defaults
@@ -40,6 +41,18 @@ workers)
     CUDA_DEVICE_MAX_CONNECTIONS=$q timeout 150 .carry/gpualign_long_bench --workloads bulk2000 --modes ${MODES:-global,local} --runs 1 --no-peer \
       --workers $wk > "$out/g.log" 2>&1
     echo "bulk2000 workers $wk queues $q rc=$?"; grep -E "^  GPU [gl]|host time" "$out/g.log" | cut -c1-250
+  done
+  ;;
+queues)
+  # the CLI's start and exit over hardware work queues: the mito pair (nw, CIGAR) and a small batch
+  for q in ${QUEUES:-8 16 24 32}; do
+    awk '/^>/{n++} n==1' $D/dna/long/mito_human_vs_orangutan.fa > "$W/mito_q.fa"
+    awk '/^>/{n++} n==2' $D/dna/long/mito_human_vs_orangutan.fa > "$W/mito_r.fa"
+    for k in 1 2 3; do
+      t0=$(date +%s%N); CUDA_DEVICE_MAX_CONNECTIONS=$q /usr/bin/time -f "%M" -o "$W/rss" $B nw "$W/mito_q.fa" "$W/mito_r.fa" -q -o "$W/m.tsv"
+      t1=$(date +%s%N); CUDA_DEVICE_MAX_CONNECTIONS=$q $B sw data/queries.fa data/refs.fa -q -o "$W/s.tsv"
+      echo "queues $q: mito nw wall $(( (t1 - t0) / 1000000 )) ms rss $(cat "$W/rss") KB; data/ sw wall $(( ($(date +%s%N) - t1) / 1000000 )) ms"
+    done
   done
   ;;
 walk)

@@ -315,17 +315,6 @@ TEST(LongEngine, TwoColumnStepsByteIdenticalToReference) {
     EXPECT_THROW(gpu::LongEngine(scheme_for(Alphabet::dna, 0), AlignMode::global, false, bad), std::invalid_argument);
 }
 
-// The GPU library asks CUDA for a hardware work queue per align_many worker
-// (CUDA_DEVICE_MAX_CONNECTIONS, set before any context exists unless the
-// user set it: gpu/src/long/long_engine.cpp); with CUDA's default of 8, 16 workers'
-// streams shared queues and bulk 5-50 kb pairs ran at 765 instead of 1,150
-// GCUPS. Runs without a device.
-TEST(LongEngine, ProcessAsksForAWorkQueuePerWorker) {
-    const char* v = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    ASSERT_NE(v, nullptr) << "the GPU library did not set CUDA_DEVICE_MAX_CONNECTIONS";
-    EXPECT_GE(std::atoi(v), 1) << v;
-}
-
 // Invalid LongEngineOptions are rejected with std::invalid_argument before
 // any device is touched (the constructor validates first). Runs without a
 // device.

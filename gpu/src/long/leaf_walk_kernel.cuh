@@ -140,12 +140,16 @@ __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
         i = i0 + li;
         j = j0 + lj;
     }
+    __threadfence_system();  // every lane's steps before the cursor
+    __syncwarp();
     if (lane == 0) {
         p.out->i = i;
         p.out->j = j;
         p.out->state = state;
         p.out->done = done;
         p.out->steps = n;
+        __threadfence_system();
+        atomicExch_system(&p.out->finished, 1u);
     }
 }
 

@@ -24,7 +24,7 @@ struct WalkState {
     int state;       ///< 0 = H, 1 = E, 2 = F
     int done;        ///< 1 once the path has ended
     int steps;       ///< step codes written (gpualign::WalkStep)
-    int pad;
+    unsigned int finished;  ///< set to 1 last, once every field and step is visible (the host may poll it)
 };
 
 /// One walk launch.

@@ -35,6 +35,7 @@ RegionParams to_params(const RegionLaunch& a) {
     p.flow_control = a.flow_control;
     p.progress = a.progress;
     p.cells_done = a.cells_done;
+    p.warps_done = a.warps_done;
     return p;
 }
 

@@ -12,7 +12,6 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -30,17 +29,6 @@ namespace gpualign::gpu {
 namespace {
 
 static_assert(sizeof(BoundaryCell) == 8, "BoundaryCell is the device's int2");
-
-/// Asks for a CUDA hardware work queue per align_many worker
-/// (long_tuning::max_workers) unless the user set CUDA_DEVICE_MAX_CONNECTIONS.
-/// The driver reads the variable when it creates the context, so this runs
-/// at program start: a namespace-scope initialiser of this file, which every
-/// program that uses the long engine links.
-bool ask_for_work_queues() noexcept {
-    static_assert(long_tuning::max_workers >= 1 && long_tuning::max_workers <= 32, "CUDA allows 1-32 work queues");
-    return setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(long_tuning::max_workers).c_str(), 0) == 0;
-}
-[[maybe_unused]] const bool work_queues_asked = ask_for_work_queues();
 
 constexpr std::size_t granule = 256;
 std::size_t rounded(std::size_t b) { return (std::max<std::size_t>(b, 1) + granule - 1) / granule * granule; }
@@ -157,6 +145,8 @@ struct Worker final : RegionBackend {
     int leaf_count = 0;                        // leaves of the last compute_leaves batch (descriptors in descs_dev)
     long_kernels::WalkState* walk_out_host = nullptr;  // mapped pinned: where the last leaf walk stopped
     long_kernels::WalkState* walk_out_dev = nullptr;
+    unsigned int* done_host = nullptr;         // mapped pinned: RegionParams::warps_done of the last launch
+    unsigned int* done_dev = nullptr;
     std::uint8_t* walk_steps_host = nullptr;   // mapped pinned: the last leaf walk's step codes
     std::uint8_t* walk_steps_dev = nullptr;
     std::size_t walk_steps_bytes = 0;
@@ -186,6 +176,7 @@ struct Worker final : RegionBackend {
         if (cells_host) cudaFreeHost(cells_host);
         if (leaf_host) cudaFreeHost(leaf_host);
         if (walk_out_host) cudaFreeHost(walk_out_host);
+        if (done_host) cudaFreeHost(done_host);
         if (walk_steps_host) cudaFreeHost(walk_steps_host);
         if (staging_host) cudaFreeHost(staging_host);
         if (ev_start) cudaEventDestroy(ev_start);
@@ -203,6 +194,40 @@ struct Worker final : RegionBackend {
         }
         GPUALIGN_CUDA(cudaEventRecord(ev_wait, stream), what);
         GPUALIGN_CUDA(cudaEventSynchronize(ev_wait), what);
+    }
+
+    /// Waits until a kernel of this worker's stream sets `*flag` to at least
+    /// `target` in mapped pinned memory (RegionParams::warps_done,
+    /// WalkState::finished), sleeping 20 us between reads and asking the
+    /// stream for errors every millisecond. align_many's workers wait so, not
+    /// on an event recorded after the kernel: with more workers than CUDA's
+    /// hardware work queues, two streams share a queue, and a command that
+    /// waits for a kernel holds back the other stream's commands queued
+    /// behind it. Throws CudaError with the stream's error, std::logic_error
+    /// when the stream ends without the flag.
+    void poll(const unsigned int* flag, unsigned int target, const std::string& what) {
+        auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+            if (std::chrono::steady_clock::now() < next_check) continue;
+            next_check += std::chrono::milliseconds(1);
+            const cudaError_t q = cudaStreamQuery(stream);
+            if (q == cudaErrorNotReady) continue;
+            GPUALIGN_CUDA(q, what);
+            if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target)
+                throw std::logic_error(what + ": the stream ended before the kernel signalled its end");
+        }
+    }
+
+    /// The mapped pinned word that align_many's launches signal their end in.
+    unsigned int* done_word() {
+        if (!done_host) {
+            GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&done_host), sizeof(unsigned int), cudaHostAllocMapped),
+                          "pinned launch-end counter");
+            GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&done_dev), done_host, 0),
+                          "launch-end counter (device view)");
+        }
+        return done_host;
     }
 
     /// Frees every device buffer (the next pair allocates again).
@@ -392,9 +417,19 @@ struct Worker final : RegionBackend {
         a.cells_done = report ? cells_dev : nullptr;
         note_peak();
 
-        GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
+        // align_many's workers: the kernel signals its end in mapped memory
+        // (poll), with no event recorded after it; their device time is the
+        // host's, launch to end.
+        const bool polled = !solo;
+        a.warps_done = nullptr;
+        if (polled) {
+            __atomic_store_n(done_word(), 0u, __ATOMIC_RELEASE);
+            a.warps_done = done_dev;
+        }
+        const auto t_launch = std::chrono::steady_clock::now();
+        if (!polled) GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
         detail::launch_region(a, stream);
-        GPUALIGN_CUDA(cudaEventRecord(ev_stop, stream), "region stop event");
+        if (!polled) GPUALIGN_CUDA(cudaEventRecord(ev_stop, stream), "region stop event");
         if (report) {
             // Poll every millisecond (a region ends within a millisecond of
             // its kernel, not at the next report) and report every 100 ms.
@@ -415,10 +450,17 @@ struct Worker final : RegionBackend {
         }
         const std::string what =
             "region kernel (" + std::to_string(descs.size()) + " region(s), " + std::to_string(cells) + " cells)";
-        wait(what);
-        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), what);
-        float ms = 0;
-        GPUALIGN_CUDA(cudaEventElapsedTime(&ms, ev_start, ev_stop), "region timing");
+        double ms = 0;
+        if (polled) {
+            poll(done_host, static_cast<unsigned int>(warps), what);
+            ms = ms_since(t_launch);
+        } else {
+            wait(what);
+            GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), what);
+            float event_ms = 0;
+            GPUALIGN_CUDA(cudaEventElapsedTime(&event_ms, ev_start, ev_stop), "region timing");
+            ms = event_ms;
+        }
         stats.total_ms += ms;
         stats.total_cells += cells;
         ++stats.passes;
@@ -624,8 +666,12 @@ struct Worker final : RegionBackend {
         p.out = walk_out_dev;
         const char* what = "leaf walk kernel";
         const auto t0 = std::chrono::steady_clock::now();
+        walk_out_host->finished = 0;
         detail::launch_leaf_walk(p, stream);
-        wait(what);
+        if (solo)
+            wait(what);
+        else
+            poll(&walk_out_host->finished, 1u, what);  // no command after the kernel (see poll)
         stats.walks_ms += ms_since(t0);
         const long_kernels::WalkState out = *walk_out_host;  // written by the kernel, complete after the wait
         cur.i = out.i;

@@ -84,20 +84,21 @@ constexpr std::size_t tile_batch = 48;
 /// of a tile, 1 MiB for 63 k columns) per resident warp.
 constexpr std::size_t tile_ring_budget = std::size_t{2} << 30;
 
-/// Pairs LongEngine::align_many aligns at once (host threads, streams), and
-/// the hardware work queues the CUDA context asks for: one per worker's
-/// stream (CUDA_DEVICE_MAX_CONNECTIONS, set at program start by
-/// long_engine.cpp unless the user set it; CUDA's default is 8, its maximum
-/// 32). With 8 queues, 16 workers' streams shared queues, and a copy waiting
-/// for its stream's kernel held back the launches of another stream queued
-/// behind it. A 5-50 kb pair keeps a few hundred warps busy in its forward
-/// pass and a few dozen in its traceback, each pass latency-bound. Bulk 5-50
-/// kb pairs on an H100 (docs/benchmarks.md, session 15): 16 workers on 8
-/// queues 765 GCUPS score-only and 396 with CIGAR; on 16 queues 1,150 and
-/// 507; 32 workers on 32 queues 1,384 and 449. The queues cost at process
-/// start and exit: the mito pair through the CLI 0.60-0.68 s with 8 queues,
-/// 0.75-0.82 s with 16, 1.24-1.26 s with 32 (peak RSS 220, 302, 468 MB).
-constexpr int max_workers = 16;
+/// Pairs LongEngine::align_many aligns at once (host threads, streams). A
+/// 5-50 kb pair keeps a few hundred warps busy in its forward pass and a few
+/// dozen in its traceback, each pass latency-bound, so the GPU fills only
+/// with many pairs at once. The workers share CUDA's 8 hardware work queues
+/// (CUDA_DEVICE_MAX_CONNECTIONS, left to the user): they allocate from a
+/// stream-ordered pool and wait for their kernels by polling mapped memory
+/// (long_engine.cpp), so no command in a queue waits for a kernel and one
+/// stream's commands never hold back another's. Bulk 5-50 kb pairs on an H100
+/// (docs/benchmarks.md, session 17), GCUPS score-only / with CIGAR, global:
+/// 16 workers 1,201 / 808; 32 workers 1,421-1,561 / 1,050-1,117; 40 workers
+/// 1,435-1,602 / 1,072-1,168 (local with CIGAR 788 / 800); 48 workers 1,597 /
+/// 1,178. Session 15 had set 16 queues for 16 workers, each waiting on
+/// events, and the queues cost at process start and exit (the mito pair
+/// through the CLI: 526-565 ms with 8 queues, 747-756 ms with 16).
+constexpr int max_workers = 40;
 
 /// A pair goes to align_many's workers when its ref (a region's columns) fits
 /// rings of whole rows with at least this many slots in a worker's ring

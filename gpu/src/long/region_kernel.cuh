@@ -475,6 +475,12 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         if (p.cells_done && lane == 0)
             *reinterpret_cast<volatile unsigned long long*>(p.cells_done + warp) = cells;
     }
+    // This warp is done: every lane's writes first, then the count the host polls.
+    if (p.warps_done) {
+        __threadfence_system();
+        __syncwarp();
+        if (lane == 0) atomicAdd_system(p.warps_done, 1u);
+    }
 }
 
 }  // namespace gpualign::gpu::long_kernels

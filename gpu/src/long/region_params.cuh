@@ -69,6 +69,11 @@ struct RegionParams {
     /// blocks are resident).
     int* progress;
     unsigned long long* cells_done; ///< per warp: cells computed (pinned host memory, mapped), may be null
+    /// Mapped pinned host memory, zeroed before launch, or null: each warp
+    /// adds 1 once it has taken its last stripe and its writes are visible
+    /// system-wide, so the host sees the launch end without a command in the
+    /// stream after the kernel (align_many's workers: long_engine.cpp).
+    unsigned int* warps_done;
 };
 
 }  // namespace gpualign::gpu::long_kernels

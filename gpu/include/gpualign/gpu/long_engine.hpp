@@ -38,7 +38,7 @@ struct LongEngineOptions {
     /// region (flow control) or reused within a launch.
     std::size_t ring_bytes = 0;
     /// Pairs align_many runs at once (>= 0), 0 = the tuning table's default
-    /// (16), fewer when the memory cap cannot hold that many.
+    /// (40), fewer when the memory cap cannot hold that many.
     int workers = 0;
     /// Rows per lane of the region launches without direction bytes (the
     /// forward pass and the tiles above the leaves): 0 = the tuning table's
@@ -72,8 +72,11 @@ struct LongPair {
 struct LongEngineStats {
     std::uint64_t forward_cells = 0;     ///< query_len * ref_len
     std::uint64_t total_cells = 0;       ///< cells of every pass (forward + recomputation)
-    double forward_ms = 0;               ///< device time of the forward pass (CUDA events)
-    double total_ms = 0;                 ///< device time of every pass
+    /// Device time of the forward pass: CUDA events for align(); for
+    /// align_many's workers, which record no event after a kernel, the host's
+    /// time from launch to the kernel's signalled end.
+    double forward_ms = 0;
+    double total_ms = 0;                 ///< device time of every pass (as forward_ms)
     double wall_s = 0;                   ///< host wall time of align()
     std::size_t peak_device_bytes = 0;   ///< most device memory held at once by the engine
     std::uint64_t passes = 0;            ///< kernel launches (regions computed)
