@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
         p.out->done = done;
         p.out->steps = n;
         __threadfence_system();
-        atomicExch_system(&p.out->finished, 1u);
+        *reinterpret_cast<volatile unsigned int*>(&p.out->finished) = 1u;
     }
 }
 

@@ -35,7 +35,7 @@ RegionParams to_params(const RegionLaunch& a) {
     p.flow_control = a.flow_control;
     p.progress = a.progress;
     p.cells_done = a.cells_done;
-    p.warps_done = a.warps_done;
+    p.launch_done = a.launch_done;
     return p;
 }
 
@@ -98,7 +98,7 @@ void launch_region(const RegionLaunch& a, cudaStream_t stream) {
     GPUALIGN_CUDA(cudaMemcpyAsync(a.regions_dev, a.regions_host, sizeof(long_kernels::RegionDesc) * a.count,
                                   cudaMemcpyHostToDevice, stream),
                   "region descriptors upload");
-    GPUALIGN_CUDA(cudaMemsetAsync(a.progress, 0, sizeof(int) * (static_cast<std::size_t>(a.stripes) + 1), stream),
+    GPUALIGN_CUDA(cudaMemsetAsync(a.progress, 0, sizeof(int) * (static_cast<std::size_t>(a.stripes) + 2), stream),
                   "region progress reset");
     // Tags of -1 (all bytes 0xFF) match no stripe: no entry of an earlier launch is taken for new.
     GPUALIGN_CUDA(cudaMemsetAsync(a.ring, 0xFF, region_ring_bytes(a), stream), "region ring reset");

@@ -34,9 +34,9 @@ struct RegionLaunch {
     int ring_cols;               ///< a power of two
     int ring_slots;              ///< rings (>= 1)
     bool flow_control;           ///< single region only; cooperative launch
-    int* progress;               ///< int[stripes + 1], zeroed by launch_region
+    int* progress;               ///< int[stripes + 2], zeroed by launch_region
     unsigned long long* cells_done;  ///< mapped pinned host memory, one per warp, or null
-    unsigned int* warps_done;        ///< mapped pinned host memory, zeroed, or null (RegionParams::warps_done)
+    unsigned int* launch_done;       ///< mapped pinned host memory, zeroed, or null (RegionParams::launch_done)
     AlignMode mode;              ///< the recurrence (zero floor: local) and best-cell output (RegionDesc::stripe_best)
     bool dirs;                   ///< the regions have direction-byte outputs
     bool packed;                 ///< scores as a packed int8 profile (region_uses_packed_scores)

@@ -145,7 +145,7 @@ struct Worker final : RegionBackend {
     int leaf_count = 0;                        // leaves of the last compute_leaves batch (descriptors in descs_dev)
     long_kernels::WalkState* walk_out_host = nullptr;  // mapped pinned: where the last leaf walk stopped
     long_kernels::WalkState* walk_out_dev = nullptr;
-    unsigned int* done_host = nullptr;         // mapped pinned: RegionParams::warps_done of the last launch
+    unsigned int* done_host = nullptr;         // mapped pinned: RegionParams::launch_done of the last launch
     unsigned int* done_dev = nullptr;
     std::uint8_t* walk_steps_host = nullptr;   // mapped pinned: the last leaf walk's step codes
     std::uint8_t* walk_steps_dev = nullptr;
@@ -197,7 +197,7 @@ struct Worker final : RegionBackend {
     }
 
     /// Waits until a kernel of this worker's stream sets `*flag` to at least
-    /// `target` in mapped pinned memory (RegionParams::warps_done,
+    /// `target` in mapped pinned memory (RegionParams::launch_done,
     /// WalkState::finished), sleeping 20 us between reads and asking the
     /// stream for errors every millisecond. align_many's workers wait so, not
     /// on an event recorded after the kernel: with more workers than CUDA's
@@ -400,7 +400,7 @@ struct Worker final : RegionBackend {
         a.count = static_cast<int>(descs.size());
         ring.ensure(detail::region_ring_bytes(a), "long engine rings", mem);
         a.ring = ring.ptr;
-        progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 1), "long engine progress flags", mem);
+        progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 2), "long engine progress flags", mem);
         a.progress = static_cast<int*>(progress.ptr);
         const bool report = solo && on_cells && cells >= long_tuning::progress_min_cells;
         if (report) {
@@ -421,10 +421,10 @@ struct Worker final : RegionBackend {
         // (poll), with no event recorded after it; their device time is the
         // host's, launch to end.
         const bool polled = !solo;
-        a.warps_done = nullptr;
+        a.launch_done = nullptr;
         if (polled) {
             __atomic_store_n(done_word(), 0u, __ATOMIC_RELEASE);
-            a.warps_done = done_dev;
+            a.launch_done = done_dev;
         }
         const auto t_launch = std::chrono::steady_clock::now();
         if (!polled) GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
@@ -452,7 +452,7 @@ struct Worker final : RegionBackend {
             "region kernel (" + std::to_string(descs.size()) + " region(s), " + std::to_string(cells) + " cells)";
         double ms = 0;
         if (polled) {
-            poll(done_host, static_cast<unsigned int>(warps), what);
+            poll(done_host, 1u, what);
             ms = ms_since(t_launch);
         } else {
             wait(what);

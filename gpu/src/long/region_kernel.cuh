@@ -475,11 +475,19 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         if (p.cells_done && lane == 0)
             *reinterpret_cast<volatile unsigned long long*>(p.cells_done + warp) = cells;
     }
-    // This warp is done: every lane's writes first, then the count the host polls.
-    if (p.warps_done) {
-        __threadfence_system();
+    // This warp is done: every lane's writes first, then the count of warps
+    // done (device memory, progress[stripes + 1]); the last warp sets the
+    // flag the host polls (mapped memory, a plain store after a system fence).
+    if (p.launch_done) {
+        __threadfence();
         __syncwarp();
-        if (lane == 0) atomicAdd_system(p.warps_done, 1u);
+        if (lane == 0) {
+            const unsigned int warps = gridDim.x * (blockDim.x / 32);
+            if (atomicAdd(reinterpret_cast<unsigned int*>(p.progress + p.stripes + 1), 1u) == warps - 1) {
+                __threadfence_system();
+                *reinterpret_cast<volatile unsigned int*>(p.launch_done) = 1u;
+            }
+        }
     }
 }
 

@@ -61,19 +61,20 @@ struct RegionParams {
     int ring_mask;                  ///< ring columns - 1 (a power of two minus one)
     int ring_slots;                 ///< >= 1; >= stripes means no slot is reused
     bool flow_control;              ///< a ring is narrower than the region: producers wait for consumers (cooperative launch only)
-    /// stripes + 1 ints, zeroed before launch: progress[g] = input columns
+    /// stripes + 2 ints, zeroed before launch: progress[g] = input columns
     /// stripe g has consumed (flow control), INT_MAX once it is done;
     /// progress[stripes] = the next stripe to take (warps take stripes in
     /// increasing order, so the lowest unfinished stripe never waits on a
     /// later one and every launch without flow control finishes whatever
-    /// blocks are resident).
+    /// blocks are resident); progress[stripes + 1] = warps done (launch_done).
     int* progress;
     unsigned long long* cells_done; ///< per warp: cells computed (pinned host memory, mapped), may be null
-    /// Mapped pinned host memory, zeroed before launch, or null: each warp
-    /// adds 1 once it has taken its last stripe and its writes are visible
-    /// system-wide, so the host sees the launch end without a command in the
-    /// stream after the kernel (align_many's workers: long_engine.cpp).
-    unsigned int* warps_done;
+    /// Mapped pinned host memory, zeroed before launch, or null: the last
+    /// warp to finish sets it to 1 once every warp's writes are visible, so
+    /// the host sees the launch end without a command in the stream after the
+    /// kernel (align_many's workers: long_engine.cpp). The warps count
+    /// themselves in progress[stripes + 1].
+    unsigned int* launch_done;
 };
 
 }  // namespace gpualign::gpu::long_kernels
