@@ -223,9 +223,9 @@ struct Worker final : RegionBackend {
     unsigned int* done_word() {
         if (!done_host) {
             GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&done_host), sizeof(unsigned int), cudaHostAllocMapped),
-                          "pinned launch-end counter");
+                          "pinned launch-end flag");
             GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&done_dev), done_host, 0),
-                          "launch-end counter (device view)");
+                          "launch-end flag (device view)");
         }
         return done_host;
     }
