@@ -94,8 +94,8 @@ constexpr std::size_t tile_ring_budget = std::size_t{2} << 30;
 /// stream's commands never hold back another's. Bulk 5-50 kb pairs on an H100
 /// (docs/benchmarks.md, session 17), GCUPS score-only / with CIGAR, global:
 /// 16 workers 1,201 / 808; 32 workers 1,421-1,561 / 1,050-1,117; 40 workers
-/// 1,435-1,602 / 1,072-1,168 (local with CIGAR 788 / 800); 48 workers 1,597 /
-/// 1,178. Session 15 had set 16 queues for 16 workers, each waiting on
+/// 1,427-1,602 / 1,072-1,181; 48 workers 1,597 / 1,178 (local with CIGAR: 32
+/// workers 787-788, 40 workers 790-821). Session 15 had set 16 queues for 16 workers, each waiting on
 /// events, and the queues cost at process start and exit (the mito pair
 /// through the CLI: 526-565 ms with 8 queues, 747-756 ms with 16).
 constexpr int max_workers = 40;

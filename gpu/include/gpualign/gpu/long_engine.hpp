@@ -85,7 +85,8 @@ struct LongEngineStats {
     /// leaf batches (the walk kernel and its wait, or the downloads), in ms;
     /// for align_many summed over its workers (their sum over wall_s is the
     /// mean number of workers busy). `allocs_ms`: the part spent allocating
-    /// and freeing device memory (cudaMalloc, cudaFree), `allocs` their count.
+    /// and freeing device buffers (cudaMallocFromPoolAsync, cudaFreeAsync),
+    /// `allocs` their count.
     double pairs_ms = 0, launches_ms = 0, walks_ms = 0, allocs_ms = 0;
     std::uint64_t allocs = 0;
     int workers = 1;                     ///< pairs aligned at once (align_many)
