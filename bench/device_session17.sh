@@ -50,7 +50,7 @@ queues)
     awk '/^>/{n++} n==2' $D/dna/long/mito_human_vs_orangutan.fa > "$W/mito_r.fa"
     for k in 1 2 3; do
       t0=$(date +%s%N); CUDA_DEVICE_MAX_CONNECTIONS=$q /usr/bin/time -f "%M" -o "$W/rss" $B nw "$W/mito_q.fa" "$W/mito_r.fa" -q -o "$W/m.tsv"
-      t1=$(date +%s%N); CUDA_DEVICE_MAX_CONNECTIONS=$q $B sw data/queries.fa data/refs.fa -q -o "$W/s.tsv"
+      t1=$(date +%s%N); CUDA_DEVICE_MAX_CONNECTIONS=$q $B sw data/reads.fa data/ref_windows.fa -q -o "$W/s.tsv"
       echo "queues $q: mito nw wall $(( (t1 - t0) / 1000000 )) ms rss $(cat "$W/rss") KB; data/ sw wall $(( ($(date +%s%N) - t1) / 1000000 )) ms"
     done
   done
