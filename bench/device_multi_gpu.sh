@@ -12,6 +12,9 @@
 #          sw with CIGAR, FASTA in, TSV out.
 # Process wall from date (ns); per-GPU kernel seconds from the -v summary.
 # Expects .carry/ from bench/prepare_carry.sh (protein/, dna/long).
+#   (bulk1) the bulk pairs again with --batch-bases 4000000000: all 2,000 in
+#          one batch, so the long pairs meet no batch boundary.
+# Env: RUNS (default 2) runs of each; WORKLOADS (default "s1 bulk bulk1 e2e").
 # Usage on the device machine, from the repo root: bench/device_multi_gpu.sh OUT_DIR [skip-tests]
 set -uo pipefail
 out=${1:?OUT dir}
@@ -37,19 +40,21 @@ wait $gen || { echo "generating the workloads failed"; exit 1; }
 cat $W/*.fa > /dev/null  # page cache
 run() {  # NAME DEVICES ARGS...
   local name=$1 dev=$2; shift 2
-  for k in 1 2; do
+  for k in $(seq 1 "${RUNS:-2}"); do
     local t0=$(date +%s%N)
     timeout 500 $B "$@" --backend gpu --progress never -v $dev -o "$W/$name.out" 2> "$W/$name.err"
     local rc=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))
     echo "$name run $k: rc=$rc wall $ms ms; $(grep -E 'GCUPS' "$W/$name.err" | grep -v 'device ' | sed 's/.*info: //' | cut -c1-150)"
-    grep -E "device [0-9]+: |search: device [0-9]+ scanned|stages \(s\)" "$W/$name.err" | sed 's/.*debug: /    /' | cut -c1-240
+    grep -E "device [0-9]+: |long-pair engine of device|search: device [0-9]+ scanned|stages \(s\)" "$W/$name.err" | sed 's/.*debug: /    /' | cut -c1-240
   done
   cp "$W/$name.err" "$out/$name.err"
 }
 for w in "s1|search $D/protein/benchmark_queries_20.fa $W/pseudo_db.fa -k 10" \
          "bulk|nw $W/bulk2000_q.fa $W/bulk2000_r.fa" \
+         "bulk1|nw $W/bulk2000_q.fa $W/bulk2000_r.fa --batch-bases 4000000000" \
          "e2e|sw $W/e2e_q.fa $W/e2e_r.fa"; do
   name=${w%%|*}; args=${w#*|}
+  [[ " ${WORKLOADS:-s1 bulk bulk1 e2e} " == *" $name "* ]] || continue
   run "${name}_1gpu" "--device 0" $args
   run "${name}_2gpu" "--devices 0,1" $args
   cmp "$W/${name}_1gpu.out" "$W/${name}_2gpu.out" && echo "$name: cmp identical ($(wc -l < "$W/${name}_1gpu.out") lines)"
