@@ -38,6 +38,16 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// Allocates `count` objects of T in mapped pinned host memory
+/// (cudaHostAllocMapped) and sets `host` and `dev` to its host and device
+/// views; the caller frees `host` with cudaFreeHost. Throws CudaError
+/// naming `what`.
+template <typename T>
+void alloc_mapped(T*& host, T*& dev, std::size_t count, const std::string& what) {
+    GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(T) * count, cudaHostAllocMapped), what);
+    GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), host, 0), what + " (device view)");
+}
+
 std::size_t next_pow2(std::size_t v) {
     std::size_t p = 1;
     while (p < v) p <<= 1;
@@ -78,7 +88,7 @@ struct DeviceBuffer {
         const std::size_t b = rounded(need);
         void* p = nullptr;
         const cudaError_t e = cudaMallocFromPoolAsync(&p, b, mem.pool, mem.stream);
-        mem.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        mem.ms += ms_since(t0);
         ++mem.count;
         if (e == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();
@@ -93,7 +103,7 @@ struct DeviceBuffer {
         if (ptr) {
             const auto t0 = std::chrono::steady_clock::now();
             (void)cudaFreeAsync(ptr, mem.stream);
-            mem.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            mem.ms += ms_since(t0);
             ++mem.count;
             mem.bytes -= bytes;
         }
@@ -196,8 +206,8 @@ struct Worker final : RegionBackend {
         GPUALIGN_CUDA(cudaEventSynchronize(ev_wait), what);
     }
 
-    /// Waits until a kernel of this worker's stream sets `*flag` to at least
-    /// `target` in mapped pinned memory (RegionParams::launch_done,
+    /// Waits until a kernel of this worker's stream sets `*flag` (non-zero)
+    /// in mapped pinned memory (RegionParams::launch_done,
     /// WalkState::finished), sleeping 20 us between reads and asking the
     /// stream for errors every millisecond. align_many's workers wait so, not
     /// on an event recorded after the kernel: with more workers than CUDA's
@@ -205,16 +215,16 @@ struct Worker final : RegionBackend {
     /// waits for a kernel holds back the other stream's commands queued
     /// behind it. Throws CudaError with the stream's error, std::logic_error
     /// when the stream ends without the flag.
-    void poll(const unsigned int* flag, unsigned int target, const std::string& what) {
+    void poll(const unsigned int* flag, const std::string& what) {
         auto next_check = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
-        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target) {
+        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) {
             std::this_thread::sleep_for(std::chrono::microseconds(20));
             if (std::chrono::steady_clock::now() < next_check) continue;
             next_check += std::chrono::milliseconds(1);
             const cudaError_t q = cudaStreamQuery(stream);
             if (q == cudaErrorNotReady) continue;
             GPUALIGN_CUDA(q, what);
-            if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < target)
+            if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
                 throw std::logic_error(what + ": the stream ended before the kernel signalled its end");
         }
     }
@@ -222,10 +232,7 @@ struct Worker final : RegionBackend {
     /// The mapped pinned word that align_many's launches signal their end in.
     unsigned int* done_word() {
         if (!done_host) {
-            GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&done_host), sizeof(unsigned int), cudaHostAllocMapped),
-                          "pinned launch-end flag");
-            GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&done_dev), done_host, 0),
-                          "launch-end flag (device view)");
+            alloc_mapped(done_host, done_dev, 1, "pinned launch-end flag");
         }
         return done_host;
     }
@@ -405,12 +412,8 @@ struct Worker final : RegionBackend {
         const bool report = solo && on_cells && cells >= long_tuning::progress_min_cells;
         if (report) {
             if (!cells_host) {  // one counter per warp of the largest grid (a later launch may have more warps)
-                GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&cells_host),
-                                            sizeof(unsigned long long) * static_cast<std::size_t>(cx.max_warps),
-                                            cudaHostAllocMapped),
-                              "long engine progress counters");
-                GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&cells_dev), cells_host, 0),
-                              "long engine progress counters (device view)");
+                alloc_mapped(cells_host, cells_dev, static_cast<std::size_t>(cx.max_warps),
+                             "long engine progress counters");
             }
             std::fill(cells_host, cells_host + warps, 0ull);
         }
@@ -452,7 +455,7 @@ struct Worker final : RegionBackend {
             "region kernel (" + std::to_string(descs.size()) + " region(s), " + std::to_string(cells) + " cells)";
         double ms = 0;
         if (polled) {
-            poll(done_host, 1u, what);
+            poll(done_host, what);
             ms = ms_since(t_launch);
         } else {
             wait(what);
@@ -641,18 +644,11 @@ struct Worker final : RegionBackend {
             walk_steps_host = nullptr;
             walk_steps_bytes = 0;
             const std::size_t bytes = std::max<std::size_t>(need, std::size_t{1} << 16);
-            GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&walk_steps_host), bytes, cudaHostAllocMapped),
-                          "pinned buffer for the leaf walk's steps");
-            GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&walk_steps_dev), walk_steps_host, 0),
-                          "leaf walk steps (device view)");
+            alloc_mapped(walk_steps_host, walk_steps_dev, bytes, "pinned buffer for the leaf walk's steps");
             walk_steps_bytes = bytes;
         }
         if (!walk_out_host) {
-            GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&walk_out_host), sizeof(long_kernels::WalkState),
-                                        cudaHostAllocMapped),
-                          "pinned leaf walk cursor");
-            GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&walk_out_dev), walk_out_host, 0),
-                          "leaf walk cursor (device view)");
+            alloc_mapped(walk_out_host, walk_out_dev, 1, "pinned leaf walk cursor");
         }
         long_kernels::WalkParams p{};
         p.leaves = static_cast<const long_kernels::RegionDesc*>(descs_dev.ptr);
@@ -671,7 +667,7 @@ struct Worker final : RegionBackend {
         if (solo)
             wait(what);
         else
-            poll(&walk_out_host->finished, 1u, what);  // no command after the kernel (see poll)
+            poll(&walk_out_host->finished, what);  // no command after the kernel (see poll)
         stats.walks_ms += ms_since(t0);
         const long_kernels::WalkState out = *walk_out_host;  // written by the kernel, complete after the wait
         cur.i = out.i;
