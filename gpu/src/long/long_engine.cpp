@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "../cuda_check.hpp"
@@ -36,16 +37,6 @@ std::size_t rounded(std::size_t b) { return (std::max<std::size_t>(b, 1) + granu
 /// Milliseconds of host wall time since `t0`.
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
-
-/// Allocates `count` objects of T in mapped pinned host memory
-/// (cudaHostAllocMapped) and sets `host` and `dev` to its host and device
-/// views; the caller frees `host` with cudaFreeHost. Throws CudaError
-/// naming `what`.
-template <typename T>
-void alloc_mapped(T*& host, T*& dev, std::size_t count, const std::string& what) {
-    GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(T) * count, cudaHostAllocMapped), what);
-    GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), host, 0), what + " (device view)");
 }
 
 std::size_t next_pow2(std::size_t v) {
@@ -73,7 +64,34 @@ struct DeviceMemory {
     std::size_t bytes = 0;
     double ms = 0;
     std::uint64_t count = 0;
+    double pinned_ms = 0;          // host time in cudaHostAlloc / cudaFreeHost
+    std::uint64_t pinned = 0;      // their count
 };
+
+/// Allocates `count` objects of T in mapped pinned host memory
+/// (cudaHostAllocMapped) and sets `host` and `dev` to its host and device
+/// views; the caller frees `host` with cudaFreeHost. Throws CudaError
+/// naming `what`.
+template <typename T>
+void alloc_mapped(T*& host, T*& dev, std::size_t count, const std::string& what, DeviceMemory& mem) {
+    const auto t0 = std::chrono::steady_clock::now();
+    GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(T) * count, cudaHostAllocMapped), what);
+    GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), host, 0), what + " (device view)");
+    mem.pinned_ms += ms_since(t0);
+    ++mem.pinned;
+}
+
+/// Frees pinned host memory (cudaFreeHost) if `p` is set, and sets it to
+/// nullptr; the time goes to `mem`.
+template <typename T>
+void free_pinned(T*& p, DeviceMemory& mem) {
+    if (!p) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)cudaFreeHost(p);
+    p = nullptr;
+    mem.pinned_ms += ms_since(t0);
+    ++mem.pinned;
+}
 
 /// A device allocation that grows (never shrinks) and reports its size.
 struct DeviceBuffer {
@@ -183,12 +201,10 @@ struct Worker final : RegionBackend {
 
     ~Worker() override {
         release_buffers();
-        if (cells_host) cudaFreeHost(cells_host);
-        if (leaf_host) cudaFreeHost(leaf_host);
-        if (walk_out_host) cudaFreeHost(walk_out_host);
-        if (done_host) cudaFreeHost(done_host);
-        if (walk_steps_host) cudaFreeHost(walk_steps_host);
-        if (staging_host) cudaFreeHost(staging_host);
+        for (void** p : {reinterpret_cast<void**>(&cells_host), reinterpret_cast<void**>(&leaf_host),
+                         reinterpret_cast<void**>(&walk_out_host), reinterpret_cast<void**>(&done_host),
+                         reinterpret_cast<void**>(&walk_steps_host), &staging_host})
+            free_pinned(*p, mem);
         if (ev_start) cudaEventDestroy(ev_start);
         if (ev_stop) cudaEventDestroy(ev_stop);
         if (ev_wait) cudaEventDestroy(ev_wait);
@@ -232,7 +248,7 @@ struct Worker final : RegionBackend {
     /// The mapped pinned word that align_many's launches signal their end in.
     unsigned int* done_word() {
         if (!done_host) {
-            alloc_mapped(done_host, done_dev, 1, "pinned launch-end flag");
+            alloc_mapped(done_host, done_dev, 1, "pinned launch-end flag", mem);
         }
         return done_host;
     }
@@ -301,22 +317,27 @@ struct Worker final : RegionBackend {
     /// path), valid until the next call.
     void* staging(std::size_t bytes) {
         if (bytes > staging_bytes) {
-            if (staging_host) cudaFreeHost(staging_host);
-            staging_host = nullptr;
+            free_pinned(staging_host, mem);
             staging_bytes = 0;
-            const std::size_t b = std::max<std::size_t>(bytes, 1u << 20);
+            const std::size_t b = std::max<std::size_t>(bytes, long_tuning::staging_bytes);
+            const auto t0 = std::chrono::steady_clock::now();
             GPUALIGN_CUDA(cudaHostAlloc(&staging_host, b, cudaHostAllocDefault), "pinned staging buffer");
+            mem.pinned_ms += ms_since(t0);
+            ++mem.pinned;
             staging_bytes = b;
         }
         return staging_host;
     }
-    /// Copies host bytes to the device through the staging buffer and waits.
+    /// Copies host bytes to the device through the staging buffer, in
+    /// chunks of at most long_tuning::staging_bytes, and waits.
     void upload_bytes(void* dst, const void* src, std::size_t bytes, const char* what) {
-        if (bytes == 0) return;
-        void* st = staging(bytes);
-        std::memcpy(st, src, bytes);
-        GPUALIGN_CUDA(cudaMemcpyAsync(dst, st, bytes, cudaMemcpyHostToDevice, stream), what);
-        wait(what);
+        void* st = staging(std::min(bytes, long_tuning::staging_bytes));
+        for (std::size_t off = 0; off < bytes; off += long_tuning::staging_bytes) {
+            const std::size_t b = std::min(bytes - off, long_tuning::staging_bytes);
+            std::memcpy(st, static_cast<const char*>(src) + off, b);
+            GPUALIGN_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + off, st, b, cudaMemcpyHostToDevice, stream), what);
+            wait(what);
+        }
     }
     void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override {
         upload_bytes(dst, src.data(), src.size_bytes(), "border upload");
@@ -324,11 +345,13 @@ struct Worker final : RegionBackend {
     std::int64_t row_alignment() const override { return long_tuning::row_alignment; }
     std::uint8_t* dirs_buffer(std::size_t bytes) override {
         if (bytes > leaf_host_bytes) {
-            if (leaf_host) cudaFreeHost(leaf_host);
-            leaf_host = nullptr;
+            free_pinned(leaf_host, mem);
             leaf_host_bytes = 0;
+            const auto t0 = std::chrono::steady_clock::now();
             GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&leaf_host), bytes, cudaHostAllocDefault),
                           "pinned buffer for a leaf's direction bytes");
+            mem.pinned_ms += ms_since(t0);
+            ++mem.pinned;
             leaf_host_bytes = bytes;
         }
         return leaf_host;
@@ -338,10 +361,19 @@ struct Worker final : RegionBackend {
     /// staging buffer unless `dst` is pinned already).
     void download(void* dst, const void* src, std::size_t bytes, const char* what, bool dst_pinned = false) {
         if (bytes == 0) return;
-        void* st = dst_pinned ? dst : staging(bytes);
-        GPUALIGN_CUDA(cudaMemcpyAsync(st, src, bytes, cudaMemcpyDeviceToHost, stream), what);
-        wait(what);
-        if (!dst_pinned) std::memcpy(dst, st, bytes);
+        if (dst_pinned) {
+            GPUALIGN_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream), what);
+            wait(what);
+            return;
+        }
+        void* st = staging(std::min(bytes, long_tuning::staging_bytes));
+        for (std::size_t off = 0; off < bytes; off += long_tuning::staging_bytes) {
+            const std::size_t b = std::min(bytes - off, long_tuning::staging_bytes);
+            GPUALIGN_CUDA(cudaMemcpyAsync(st, static_cast<const char*>(src) + off, b, cudaMemcpyDeviceToHost, stream),
+                          what);
+            wait(what);
+            std::memcpy(static_cast<char*>(dst) + off, st, b);
+        }
     }
 
     /// Copies `rows` rows of `cols` direction bytes from the device (row pitch
@@ -351,10 +383,22 @@ struct Worker final : RegionBackend {
                        bool dst_pinned) {
         if (rows == 0 || cols == 0) return;
         const char* what = "direction bytes download";
-        void* st = dst_pinned ? static_cast<void*>(dst) : staging(rows * cols);
-        GPUALIGN_CUDA(cudaMemcpy2DAsync(st, cols, src, pitch, cols, rows, cudaMemcpyDeviceToHost, stream), what);
-        wait(what);
-        if (!dst_pinned) std::memcpy(dst, st, rows * cols);
+        if (dst_pinned) {
+            GPUALIGN_CUDA(cudaMemcpy2DAsync(dst, cols, src, pitch, cols, rows, cudaMemcpyDeviceToHost, stream), what);
+            wait(what);
+            return;
+        }
+        // Through the staging buffer, as many whole rows at a time as it holds.
+        const std::size_t chunk_rows = std::max<std::size_t>(1, long_tuning::staging_bytes / cols);
+        void* st = staging(std::min(rows, chunk_rows) * cols);
+        for (std::size_t r = 0; r < rows; r += chunk_rows) {
+            const std::size_t n = std::min(rows - r, chunk_rows);
+            GPUALIGN_CUDA(cudaMemcpy2DAsync(st, cols, static_cast<const char*>(src) + r * pitch, pitch, cols, n,
+                                            cudaMemcpyDeviceToHost, stream),
+                          what);
+            wait(what);
+            std::memcpy(dst + r * cols, st, n * cols);
+        }
     }
 
     /// Most co-resident blocks of this engine's kernel variant (mode, packed)
@@ -413,7 +457,7 @@ struct Worker final : RegionBackend {
         if (report) {
             if (!cells_host) {  // one counter per warp of the largest grid (a later launch may have more warps)
                 alloc_mapped(cells_host, cells_dev, static_cast<std::size_t>(cx.max_warps),
-                             "long engine progress counters");
+                             "long engine progress counters", mem);
             }
             std::fill(cells_host, cells_host + warps, 0ull);
         }
@@ -630,26 +674,42 @@ struct Worker final : RegionBackend {
     // ---- the walk through a leaf batch, on the device ------------------------
     bool walks_leaves() const override { return !cx.options.walk_on_host; }
 
+    /// The walk's mapped pinned buffers: its cursor, and room for `steps`
+    /// steps (each moves i or j down) and one window, within 64 MiB (a
+    /// longer path takes several calls).
+    void reserve_walk(std::size_t steps) {
+        const std::size_t window = static_cast<std::size_t>(long_kernels::walk_window_steps);
+        const std::size_t need = std::min<std::size_t>(steps + window + 1, std::size_t{64} << 20);
+        if (need > walk_steps_bytes) {
+            free_pinned(walk_steps_host, mem);
+            walk_steps_bytes = 0;
+            const std::size_t bytes = std::max<std::size_t>(need, std::size_t{1} << 16);
+            alloc_mapped(walk_steps_host, walk_steps_dev, bytes, "pinned buffer for the leaf walk's steps", mem);
+            walk_steps_bytes = bytes;
+        }
+        if (!walk_out_host) alloc_mapped(walk_out_host, walk_out_dev, 1, "pinned leaf walk cursor", mem);
+    }
+
+    /// Sizes this worker's pinned host buffers for pairs of up to m x n
+    /// (align_many's workers, before their first pair): the staging buffer,
+    /// the walk's steps and cursor and the launch-end flag. Allocated in the
+    /// run instead, these took 7-12 ms each (4 a worker, the bulk 5-50 kb
+    /// pairs on an H200, session 18): cudaHostAlloc and cudaFreeHost wait
+    /// for the device.
+    void reserve_host(std::size_t m, std::size_t n) {
+        (void)staging(long_tuning::staging_bytes);
+        if (walks_leaves()) reserve_walk(m + n);
+        (void)done_word();
+    }
+
+
     /// One warp walks the batch in device memory (leaf_walk_kernel.cuh) and
     /// writes its steps and cursor into mapped pinned host memory: no
     /// direction byte crosses the bus, and one wait serves the whole batch.
     std::span<const std::uint8_t> walk_leaves(WalkCursor& cur) override {
         // Room for every step left (each moves i or j down) and one window,
         // within a 64 MiB buffer (a longer path takes several calls).
-        const std::size_t window = static_cast<std::size_t>(long_kernels::walk_window_steps);
-        const std::size_t need =
-            std::min<std::size_t>(static_cast<std::size_t>(cur.i + cur.j) + window + 1, std::size_t{64} << 20);
-        if (need > walk_steps_bytes) {
-            if (walk_steps_host) cudaFreeHost(walk_steps_host);
-            walk_steps_host = nullptr;
-            walk_steps_bytes = 0;
-            const std::size_t bytes = std::max<std::size_t>(need, std::size_t{1} << 16);
-            alloc_mapped(walk_steps_host, walk_steps_dev, bytes, "pinned buffer for the leaf walk's steps");
-            walk_steps_bytes = bytes;
-        }
-        if (!walk_out_host) {
-            alloc_mapped(walk_out_host, walk_out_dev, 1, "pinned leaf walk cursor");
-        }
+        reserve_walk(static_cast<std::size_t>(cur.i + cur.j));
         long_kernels::WalkParams p{};
         p.leaves = static_cast<const long_kernels::RegionDesc*>(descs_dev.ptr);
         p.count = leaf_count;
@@ -830,6 +890,8 @@ struct Worker final : RegionBackend {
         stats.pairs_ms = stats.wall_s * 1e3;
         stats.allocs_ms = mem.ms - mem0.ms;
         stats.allocs = mem.count - mem0.count;
+        stats.pinned_ms = mem.pinned_ms - mem0.pinned_ms;
+        stats.pinned = mem.pinned - mem0.pinned;
         return r;
     }
 };
@@ -840,6 +902,7 @@ struct LongEngine::Impl {
     Context cx;
     std::vector<std::unique_ptr<Worker>> workers;  // workers[0] also serves align()
     LongEngineStats stats;
+    double prepare_plan_ms = 0, prepare_ready_ms = 0;  // the last prepare(): host ms of its two steps
 
     Impl(const ScoringScheme& s, AlignMode m, bool so, const LongEngineOptions& o) {
         cx.scheme = s;
@@ -894,6 +957,70 @@ struct LongEngine::Impl {
         return usable / static_cast<std::size_t>(std::max(1, k));
     }
 
+    /// How align_many runs `pairs`: how many workers, the pairs they share
+    /// (largest first) and those that run alone afterwards over the whole GPU.
+    struct ManyPlan {
+        int workers = 1;
+        std::vector<std::size_t> shared, solo;  // indices into pairs
+    };
+
+    /// Workers: as many as asked (default max_workers), as the cap holds for
+    /// the largest pair, and as there are pairs; a pair whose rows do not fit
+    /// a worker's rings with min_worker_slots slots runs alone afterwards.
+    /// Configures the workers (use_workers).
+    ManyPlan plan_many(std::span<const LongPair> pairs) {
+        auto cells_of = [&](std::size_t k) {
+            return static_cast<std::uint64_t>(pairs[k].query.size()) * static_cast<std::uint64_t>(pairs[k].ref.size());
+        };
+        // Largest first (longest-processing-time order keeps the workers even).
+        std::vector<std::size_t> order(pairs.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t a, std::size_t b) { return cells_of(a) > cells_of(b); });
+        ManyPlan plan;
+        int k = cx.options.workers > 0 ? cx.options.workers : long_tuning::max_workers;
+        k = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(k), pairs.size()));
+        for (; k > 1; --k) {
+            use_workers(k);
+            const Worker& w = *workers[0];
+            plan.shared.clear();
+            plan.solo.clear();
+            std::size_t need = 0;
+            for (const std::size_t p : order) {
+                const std::size_t ring_bytes = ring_slot_bytes(whole_row_ring_cols(pairs[p].ref.size()));
+                if (ring_bytes * long_tuning::min_worker_slots <= w.ring_budget) {
+                    plan.shared.push_back(p);
+                    const std::size_t bases = pairs[p].query.size() + pairs[p].ref.size();
+                    need = std::max(need, w.others(bases) + Worker::floor_bytes(bases));
+                } else {
+                    plan.solo.push_back(p);
+                }
+            }
+            if (need <= w.limit) break;
+        }
+        if (k <= 1 || plan.shared.size() <= 1) {
+            plan.shared.clear();
+            plan.solo = order;
+            k = 1;
+        }
+        plan.workers = k;
+        if (k > 1) use_workers(k);
+        return plan;
+    }
+
+    /// Readies the workers of `plan` before their first pair, while no kernel
+    /// of theirs runs: each worker's pinned host buffers sized for the
+    /// largest shared pair (Worker::reserve_host).
+    void ready(std::span<const LongPair> pairs, const ManyPlan& plan) {
+        if (plan.workers <= 1 || plan.shared.empty()) return;
+        std::size_t m = 0, n = 0;
+        for (const std::size_t p : plan.shared) {
+            m = std::max(m, pairs[p].query.size());
+            n = std::max(n, pairs[p].ref.size());
+        }
+        for (int w = 0; w < plan.workers; ++w) workers[static_cast<std::size_t>(w)]->reserve_host(m, n);
+    }
+
     /// Workers 1..k-1 exist and every worker is configured for k at once
     /// (k = 1: workers[0] alone, solo); the others' buffers are freed.
     void use_workers(int k) {
@@ -945,45 +1072,17 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
     std::vector<AlignmentResult> results(pairs.size());
     std::vector<std::exception_ptr> failed(pairs.size());
 
-    // Largest first (longest-processing-time order keeps the workers even).
-    std::vector<std::size_t> order(pairs.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::uint64_t all_cells = 0;
+    for (const LongPair& p : pairs) all_cells += static_cast<std::uint64_t>(p.query.size()) * p.ref.size();
     auto cells_of = [&](std::size_t k) {
         return static_cast<std::uint64_t>(pairs[k].query.size()) * static_cast<std::uint64_t>(pairs[k].ref.size());
     };
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cells_of(a) > cells_of(b); });
-    std::uint64_t all_cells = 0;
-    for (std::size_t k = 0; k < pairs.size(); ++k) all_cells += cells_of(k);
-
-    // Workers: as many as asked (default max_workers), as the cap holds for
-    // the largest pair, and as there are pairs; a pair whose rows do not fit a
-    // worker's rings with min_worker_slots slots runs alone afterwards.
-    int k_workers = im.cx.options.workers > 0 ? im.cx.options.workers : long_tuning::max_workers;
-    k_workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(k_workers), pairs.size()));
-    std::vector<std::size_t> shared_order, solo_order;
-    for (; k_workers > 1; --k_workers) {
-        im.use_workers(k_workers);
-        const Worker& w = *im.workers[0];
-        shared_order.clear();
-        solo_order.clear();
-        std::size_t need = 0;
-        for (const std::size_t k : order) {
-            const std::size_t ring_bytes = ring_slot_bytes(whole_row_ring_cols(pairs[k].ref.size()));
-            if (ring_bytes * long_tuning::min_worker_slots <= w.ring_budget) {
-                shared_order.push_back(k);
-                const std::size_t bases = pairs[k].query.size() + pairs[k].ref.size();
-                need = std::max(need, w.others(bases) + Worker::floor_bytes(bases));
-            } else {
-                solo_order.push_back(k);
-            }
-        }
-        if (need <= w.limit) break;
-    }
-    if (k_workers <= 1 || shared_order.size() <= 1) {
-        shared_order.clear();
-        solo_order = order;
-        k_workers = 1;
-    }
+    GPUALIGN_CUDA(cudaSetDevice(im.cx.device), "long engine, device " + std::to_string(im.cx.device));
+    const Impl::ManyPlan plan = im.plan_many(pairs);
+    im.ready(pairs, plan);
+    const int k_workers = plan.workers;
+    const std::vector<std::size_t>& shared_order = plan.shared;
+    const std::vector<std::size_t>& solo_order = plan.solo;
 
     std::mutex mu;
     LongEngineStats sum;
@@ -999,6 +1098,8 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
         sum.walks_ms += st.walks_ms;
         sum.allocs_ms += st.allocs_ms;
         sum.allocs += st.allocs;
+        sum.pinned_ms += st.pinned_ms;
+        sum.pinned += st.pinned;
         peak = std::max(peak, st.peak_device_bytes);
     };
     std::atomic<std::uint64_t> cells_done{0};
@@ -1006,6 +1107,7 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
 
     if (!shared_order.empty()) {
         std::atomic<std::size_t> next{0};
+        std::atomic<std::int64_t> last_taken_ns{0};  // when the last pair was taken (steady clock)
         std::atomic<int> running{0};
         std::vector<std::size_t> peaks(static_cast<std::size_t>(k_workers), 0);
         auto run = [&](int wi) {
@@ -1013,6 +1115,8 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
             while (true) {
                 const std::size_t t = next.fetch_add(1);
                 if (t >= shared_order.size()) break;
+                if (t + 1 == shared_order.size())
+                    last_taken_ns = std::chrono::steady_clock::now().time_since_epoch().count();
                 const std::size_t k = shared_order[t];
                 try {
                     results[k] = w.align(pairs[k].query, pairs[k].ref, {});
@@ -1038,11 +1142,15 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
                     break;  // the started workers take every pair
                 }
             }
+            sum.setup_ms = ms_since(t0);
             while (progress && running.load() > 0) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
                 progress(cells_done.load(), all_cells);
             }
         }
+        if (last_taken_ns.load() != 0)
+            sum.tail_ms = ms_since(std::chrono::steady_clock::time_point(
+                std::chrono::steady_clock::duration(last_taken_ns.load())));
         for (const std::size_t p : peaks) sum.peak_device_bytes += p;
     }
 
@@ -1066,6 +1174,8 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
     }
     if (progress) progress(cells_done.load(), all_cells);
     sum.workers = k_workers;
+    sum.prepare_plan_ms = std::exchange(im.prepare_plan_ms, 0.0);
+    sum.prepare_ready_ms = std::exchange(im.prepare_ready_ms, 0.0);
     sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     im.stats = sum;
     if (errors) {
@@ -1075,6 +1185,18 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
             if (e) std::rethrow_exception(e);
     }
     return results;
+}
+
+void LongEngine::prepare(std::span<const LongPair> pairs) {
+    if (pairs.size() < 2) return;
+    Impl& im = *impl_;
+    GPUALIGN_CUDA(cudaSetDevice(im.cx.device), "long engine, device " + std::to_string(im.cx.device));
+    const auto t0 = std::chrono::steady_clock::now();
+    const Impl::ManyPlan plan = im.plan_many(pairs);
+    im.prepare_plan_ms = ms_since(t0);
+    const auto t1 = std::chrono::steady_clock::now();
+    im.ready(pairs, plan);
+    im.prepare_ready_ms = ms_since(t1);
 }
 
 LongEngineStats LongEngine::last_stats() const noexcept { return impl_->stats; }

@@ -108,4 +108,12 @@ constexpr std::size_t min_worker_slots = 8;
 /// Regions of at least this many cells report progress while they run.
 constexpr std::uint64_t progress_min_cells = std::uint64_t{1} << 30;
 
+/// Bytes of a worker's pinned staging buffer: larger host <-> device copies
+/// go through it in chunks of this size. Pinning costs about its size in
+/// time (cudaHostAlloc pins and maps every page, on every GPU of the
+/// process), and align_many readies 40 workers before their first pair:
+/// 1 MiB each took 20-44 ms on one H200 and 65-68 ms with two in the
+/// process (session 18).
+constexpr std::size_t staging_bytes = std::size_t{256} << 10;
+
 }  // namespace gpualign::gpu::long_tuning

@@ -461,6 +461,7 @@ public:
     struct Pending {
         std::shared_ptr<const Batch> batch;
         std::vector<std::size_t> on_cpu, on_long;  // pair indices within the batch
+        std::vector<std::vector<std::size_t>> dealt;  // GPU: on_long dealt to each worker (deal_long)
         std::vector<Share> shares;
     };
 
@@ -489,6 +490,10 @@ public:
             } else {
                 p.on_long.push_back(k);
             }
+        }
+        if (!p.on_long.empty()) {
+            p.dealt = deal_long(batch, p.on_long);
+            prepare_long_engines(batch, p.dealt);
         }
         // Shares in proportion to the measured speeds (equal until every GPU has one).
         std::vector<double> weights(workers_.size(), 1.0);
@@ -526,7 +531,7 @@ public:
             if (workers_.empty())
                 for (const std::size_t k : p.on_long) out[k] = align_long_on_cpu(b, k);
             else
-                align_long_on_gpus(b, p.on_long, out);
+                align_long_on_gpus(b, p.on_long, p.dealt, out);
         }
         for (Share& s : p.shares) {
             GpuWorker& w = *workers_[s.worker];
@@ -643,21 +648,10 @@ private:
         return align_pair_long(q, r, scheme_, mode_, score_only_, options);
     }
 
-    /// Aligns the long pairs `ks` of b on the GPUs' long-pair engines, with
-    /// one progress line for them all. One GPU takes them all; with several,
-    /// the pairs are dealt longest first to the GPU with the fewest cells so
-    /// far, and the GPUs run at the same time (a thread each). A GPU given
-    /// one pair aligns it alone across the whole GPU, one given several
-    /// aligns them together (LongEngine::align_many).
-    /// @throws std::runtime_error naming the first pair (in batch order)
-    ///         whose error ended the run.
-    void align_long_on_gpus(const Batch& b, const std::vector<std::size_t>& ks, std::vector<AlignmentResult>& out) {
-        std::uint64_t cells = 0, lowest = b.number(ks.front()), highest = lowest;
-        for (const std::size_t k : ks) {
-            cells += pair_cells(b, k);
-            lowest = std::min(lowest, b.number(k));
-            highest = std::max(highest, b.number(k));
-        }
+    /// The long pairs `ks` of b dealt to the GPU workers: one GPU takes them
+    /// all; with several, longest first to the GPU with the fewest cells so
+    /// far. Each worker's pairs in batch order.
+    std::vector<std::vector<std::size_t>> deal_long(const Batch& b, const std::vector<std::size_t>& ks) const {
         std::vector<std::vector<std::size_t>> dealt(workers_.size());
         std::vector<std::uint64_t> load(workers_.size(), 0);
         std::vector<std::size_t> longest(ks);
@@ -669,6 +663,54 @@ private:
             load[w] += std::max<std::uint64_t>(1, pair_cells(b, k));
         }
         for (auto& d : dealt) std::sort(d.begin(), d.end());
+        return dealt;
+    }
+
+    /// Readies the long-pair engine of each GPU dealt several pairs
+    /// (LongEngine::prepare; the engine is created at its first long pair),
+    /// the GPUs at the same time. Called before the batch engines' kernels of
+    /// the same batch start: the pinned buffers and memory pool it sizes
+    /// would otherwise be sized while those kernels run, and wait for them.
+    /// An error here is left to align_many, which repeats the same steps and
+    /// reports it with its pair.
+    void prepare_long_engines(const Batch& b, const std::vector<std::vector<std::size_t>>& dealt) {
+        const auto prepare = [&](std::size_t w) {
+            try {
+                std::vector<gpu::LongPair> pairs;
+                pairs.reserve(dealt[w].size());
+                for (const std::size_t k : dealt[w]) pairs.push_back({b.queries[k].codes, b.refs[k].codes});
+                long_engine(w).prepare(pairs);
+            } catch (...) {
+                spdlog::debug("device {}: readying the long-pair engine failed; align_many tries again",
+                              workers_[w]->device);
+            }
+        };
+        std::vector<std::size_t> busy;
+        for (std::size_t w = 0; w < dealt.size(); ++w)
+            if (dealt[w].size() > 1) busy.push_back(w);
+        if (busy.size() == 1) {
+            prepare(busy[0]);
+        } else if (busy.size() > 1) {
+            std::vector<std::jthread> threads;
+            for (const std::size_t w : busy) threads.emplace_back(prepare, w);
+        }
+    }
+
+    /// Aligns the long pairs `ks` of b on the GPUs' long-pair engines, with
+    /// one progress line for them all: each GPU its pairs `dealt` (deal_long),
+    /// the GPUs at the same time (a thread each). A GPU given one pair aligns
+    /// it alone across the whole GPU, one given several aligns them together
+    /// (LongEngine::align_many).
+    /// @throws std::runtime_error naming the first pair (in batch order)
+    ///         whose error ended the run.
+    void align_long_on_gpus(const Batch& b, const std::vector<std::size_t>& ks,
+                            const std::vector<std::vector<std::size_t>>& dealt, std::vector<AlignmentResult>& out) {
+        std::uint64_t cells = 0, lowest = b.number(ks.front()), highest = lowest;
+        for (const std::size_t k : ks) {
+            cells += pair_cells(b, k);
+            lowest = std::min(lowest, b.number(k));
+            highest = std::max(highest, b.number(k));
+        }
         begin_progress(ks.size() == 1 ? progress_label(b, ks.front())
                                       : std::to_string(ks.size()) + " long pairs (pairs " + std::to_string(lowest) +
                                             " to " + std::to_string(highest) + ")",
@@ -712,8 +754,10 @@ private:
             options.gpu_memory_limit = long_engine_memory_;
             if (progress_.enabled())
                 options.progress = [this, w](std::uint64_t done, std::uint64_t) { report_progress(w, done); };
+            const auto t0 = std::chrono::steady_clock::now();
             g.long_engine = std::make_unique<gpu::LongEngine>(scheme_, mode_, score_only_, options);
-            spdlog::debug("GPU long-pair engine started on device {} (device memory limit {})", g.device,
+            spdlog::debug("GPU long-pair engine started on device {} in {:.1f} ms (device memory limit {})", g.device,
+                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
                           long_engine_memory_ ? std::to_string(long_engine_memory_) : std::string("90% of free"));
         }
         return *g.long_engine;
@@ -765,8 +809,11 @@ private:
         const gpu::LongEngineStats st = g.long_engine->last_stats();
         g.long_kernel_ms += st.total_ms;
         spdlog::debug("{} pairs on the long-pair engine of device {}, {} at once: {} passes, {:.3f} s of kernels "
-                      "(summed over streams), {:.3f} s wall, {:.1f} MB of device memory at most",
-                      ks.size(), g.device, st.workers, st.passes, st.total_ms / 1000.0, st.wall_s,
+                      "(summed over streams), {:.3f} s wall (prepared: plan {:.1f} ms, ready {:.1f} ms; setup {:.1f} ms, "
+                      "tail {:.1f} ms; summed over workers: {} device allocations {:.1f} ms, {} pinned {:.1f} ms), "
+                      "{:.1f} MB of device memory at most",
+                      ks.size(), g.device, st.workers, st.passes, st.total_ms / 1000.0, st.wall_s, st.prepare_plan_ms,
+                      st.prepare_ready_ms, st.setup_ms, st.tail_ms, st.allocs, st.allocs_ms, st.pinned, st.pinned_ms,
                       st.peak_device_bytes / 1e6);
         for (std::size_t n = 0; n < ks.size(); ++n) {
             const std::size_t k = ks[n];

@@ -89,6 +89,19 @@ struct LongEngineStats {
     /// `allocs` their count.
     double pairs_ms = 0, launches_ms = 0, walks_ms = 0, allocs_ms = 0;
     std::uint64_t allocs = 0;
+    /// Host time in pinned host allocations and frees (cudaHostAlloc,
+    /// cudaFreeHost), summed as allocs_ms, and their count.
+    double pinned_ms = 0;
+    std::uint64_t pinned = 0;
+    /// align_many only, host wall ms: from the call to the start of its
+    /// workers (configuring them, their threads), and from the moment the
+    /// last pair was taken to the return of the last worker (the time the
+    /// GPU runs with fewer pairs than workers).
+    double setup_ms = 0, tail_ms = 0;
+    /// align_many only: host ms of the prepare() call before it, if any:
+    /// planning (creating and configuring the workers) and readying them
+    /// (their pinned buffers, the pool).
+    double prepare_plan_ms = 0, prepare_ready_ms = 0;
     int workers = 1;                     ///< pairs aligned at once (align_many)
 };
 
@@ -142,6 +155,18 @@ public:
     /// @throws what align() throws (see `errors`).
     std::vector<AlignmentResult> align_many(std::span<const LongPair> pairs,
                                             std::vector<std::exception_ptr>* errors = nullptr);
+
+    /// Readies the workers that align_many(pairs) would use, so that the
+    /// call finds them ready: created, configured, and their pinned host
+    /// buffers sized for the largest pair. align_many does this itself when
+    /// not done; a caller calls prepare first when it is about to start
+    /// other work on the GPU (the batch engine's kernels), since pinned
+    /// allocations and the first load of the engine's kernels wait for the
+    /// whole device. The
+    /// results of align_many do not depend on it. `pairs` is read during the
+    /// call only; fewer than two pairs: nothing to do.
+    /// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
+    void prepare(std::span<const LongPair> pairs);
 
     /// Statistics of the last align() or align_many().
     LongEngineStats last_stats() const noexcept;
