@@ -5,9 +5,11 @@
 #           and --devices 0,1, RUNS each (with EAGER=1 also under
 #           CUDA_MODULE_LOADING=EAGER): the long engine's start, setup, tail,
 #           allocations and pinned buffers from the -v log
-#   ab    - diag's runs for .carry/gpualign and .carry/gpualign_b, alternating
+#   ab    - diag's runs for .carry/gpualign_a and .carry/gpualign_b, alternating
 #   tests - the GPU tests of the long engine and of several GPUs
-#           (LongEngine*, LongCli*, *MultiGpu*)
+#           (LongEngine*, LongCli*, *MultiGpu*; FILTER='*' for all)
+#   final - every GPU test, then bench/device_multi_gpu.sh (RUNS=3): the
+#           scaling table of issue 15 on this machine
 # Usage on the device machine, from the repo root: bench/device_session18.sh OUT PART
 set -uo pipefail
 out=${1:?OUT dir}
@@ -41,10 +43,10 @@ diag)
 ab)
   .carry/gpualign_long_bench --workloads bulk2000 --dump-fasta $W > /dev/null || exit 1
   for k in 1 2; do
-    BIN=.carry/gpualign RUNS=1 bulk a_one "X=1" "--device 0"
-
-    BIN=.carry/gpualign RUNS=1 bulk a_two "X=1" "--devices 0,1"
-
+    for v in a b; do
+      BIN=.carry/gpualign_$v RUNS=1 bulk ${v}_one "X=1" "--device 0"
+      BIN=.carry/gpualign_$v RUNS=1 bulk ${v}_two "X=1" "--devices 0,1"
+    done
   done
   ;;
 tests)
@@ -53,6 +55,13 @@ tests)
   echo "GPU tests rc=$? ($(( $(date +%s) - s )) s)"
   grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]|SKIPPED \] [0-9]|tests? ran" "$out/tests.log" | tail -14
   grep -E "Failure|Expected|Which is" "$out/tests.log" | head -20
+  ;;
+final)
+  FILTER='*' bash "$0" "$out" tests
+  RUNS=3 bash bench/device_multi_gpu.sh "$out" skip-tests > "$out/multi.log" 2>&1
+  grep -vE "^    " "$out/multi.log"
+  grep -E "long-pair engine of device|scanned DB records|stages \(s\): open|device [0-9]+: " "$out/multi.log" |
+    sed 's/.*debug: //; s/(summed over streams), //' | cut -c1-200 | head -60
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <iterator>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -391,6 +392,38 @@ TEST(LongEngine, MemoryCapGivesCoarserCheckpointsOrAClearError) {
     const AlignmentResult got = engine.align(q, r);
     EXPECT_LE(engine.last_stats().peak_device_bytes, tight.gpu_memory_limit);
     expect_same(got, align_pair_long(q, r, s, AlignMode::global, false), q, r, s, "capped");
+}
+
+// LongEngine::prepare readies align_many's workers before their first pair:
+// the results are unchanged, and no pair grows a pinned host buffer in the
+// run (each worker's were sized for the largest pair). Pairs of 17-29 kb:
+// their borders (8 bytes a base of query + ref) cross the 256 KiB staging
+// buffer in chunks. One pair: nothing to ready.
+TEST(LongEngine, PrepareReadiesAlignManyWorkers) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 41);
+    const ScoringScheme s = scheme_for(Alphabet::dna, 0);
+    std::vector<Seq> q, r;
+    for (int k = 0; k < 6; ++k) {
+        q.push_back(gen.random(17000 + 2000 * static_cast<std::size_t>(k)));
+        r.push_back(gen.mutate(q.back(), 0.08 + 0.02 * k));
+    }
+    std::vector<gpu::LongPair> pairs;
+    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+    for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
+        gpu::LongEngineOptions opt;
+        opt.workers = 3;
+        gpu::LongEngine engine(s, mode, false, opt);
+        EXPECT_NO_THROW(engine.prepare(std::span<const gpu::LongPair>(pairs).first(1)));
+        engine.prepare(pairs);
+        const std::vector<AlignmentResult> got = engine.align_many(pairs);
+        ASSERT_EQ(got.size(), q.size());
+        EXPECT_EQ(engine.last_stats().workers, 3);
+        EXPECT_EQ(engine.last_stats().pinned, 0u) << "a worker grew a pinned buffer after prepare";
+        for (std::size_t i = 0; i < q.size(); ++i)
+            expect_same(got[i], align_pair_long(q[i], r[i], s, mode, false), q[i], r[i], s,
+                        std::string("prepared align_many ") + to_string(mode) + " pair " + std::to_string(i));
+    }
 }
 
 // align_many: pairs of mixed sizes (empty sides, one residue, 5-12 kb) on 4
