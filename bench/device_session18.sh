@@ -58,10 +58,12 @@ tests)
   ;;
 final)
   FILTER='*' bash "$0" "$out" tests
-  RUNS=3 bash bench/device_multi_gpu.sh "$out" skip-tests > "$out/multi.log" 2>&1
+  m=$(mktemp -d)
+  RUNS=3 bash bench/device_multi_gpu.sh "$m" skip-tests > "$out/multi.log" 2>&1
+  tar czf "$out/multi_err.tgz" -C "$m" .  # the runs' -v logs (one file: few files come back)
   grep -vE "^    " "$out/multi.log"
   grep -E "long-pair engine of device|scanned DB records|stages \(s\): open|device [0-9]+: " "$out/multi.log" |
-    sed 's/.*debug: //; s/(summed over streams), //' | cut -c1-200 | head -60
+    sed 's/.*debug: //; s/(summed over streams), //' | cut -c1-160 | head -40
   ;;
 *) echo "unknown part $part"; exit 2 ;;
 esac
