@@ -19,7 +19,6 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "../cuda_check.hpp"
@@ -902,7 +901,6 @@ struct LongEngine::Impl {
     Context cx;
     std::vector<std::unique_ptr<Worker>> workers;  // workers[0] also serves align()
     LongEngineStats stats;
-    double prepare_plan_ms = 0, prepare_ready_ms = 0;  // the last prepare(): host ms of its two steps
 
     Impl(const ScoringScheme& s, AlignMode m, bool so, const LongEngineOptions& o) {
         cx.scheme = s;
@@ -1174,8 +1172,6 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
     }
     if (progress) progress(cells_done.load(), all_cells);
     sum.workers = k_workers;
-    sum.prepare_plan_ms = std::exchange(im.prepare_plan_ms, 0.0);
-    sum.prepare_ready_ms = std::exchange(im.prepare_ready_ms, 0.0);
     sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     im.stats = sum;
     if (errors) {
@@ -1191,12 +1187,7 @@ void LongEngine::prepare(std::span<const LongPair> pairs) {
     if (pairs.size() < 2) return;
     Impl& im = *impl_;
     GPUALIGN_CUDA(cudaSetDevice(im.cx.device), "long engine, device " + std::to_string(im.cx.device));
-    const auto t0 = std::chrono::steady_clock::now();
-    const Impl::ManyPlan plan = im.plan_many(pairs);
-    im.prepare_plan_ms = ms_since(t0);
-    const auto t1 = std::chrono::steady_clock::now();
-    im.ready(pairs, plan);
-    im.prepare_ready_ms = ms_since(t1);
+    im.ready(pairs, im.plan_many(pairs));
 }
 
 LongEngineStats LongEngine::last_stats() const noexcept { return impl_->stats; }

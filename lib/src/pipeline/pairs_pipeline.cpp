@@ -810,12 +810,10 @@ private:
         const gpu::LongEngineStats st = g.long_engine->last_stats();
         g.long_kernel_ms += st.total_ms;
         spdlog::debug("{} pairs on the long-pair engine of device {}, {} at once: {} passes, {:.3f} s of kernels "
-                      "(summed over streams), {:.3f} s wall (prepared: plan {:.1f} ms, ready {:.1f} ms; setup {:.1f} ms, "
-                      "tail {:.1f} ms; summed over workers: {} device allocations {:.1f} ms, {} pinned {:.1f} ms), "
-                      "{:.1f} MB of device memory at most",
-                      ks.size(), g.device, st.workers, st.passes, st.total_ms / 1000.0, st.wall_s, st.prepare_plan_ms,
-                      st.prepare_ready_ms, st.setup_ms, st.tail_ms, st.allocs, st.allocs_ms, st.pinned, st.pinned_ms,
-                      st.peak_device_bytes / 1e6);
+                      "(summed over streams), {:.3f} s wall (setup {:.1f} ms, tail {:.1f} ms; summed over workers: {} device "
+                      "allocations {:.1f} ms, {} pinned {:.1f} ms), {:.1f} MB of device memory at most",
+                      ks.size(), g.device, st.workers, st.passes, st.total_ms / 1000.0, st.wall_s, st.setup_ms,
+                      st.tail_ms, st.allocs, st.allocs_ms, st.pinned, st.pinned_ms, st.peak_device_bytes / 1e6);
         for (std::size_t n = 0; n < ks.size(); ++n) {
             const std::size_t k = ks[n];
             if (errors[n]) {

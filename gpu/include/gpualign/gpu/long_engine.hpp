@@ -98,10 +98,6 @@ struct LongEngineStats {
     /// last pair was taken to the return of the last worker (the time the
     /// GPU runs with fewer pairs than workers).
     double setup_ms = 0, tail_ms = 0;
-    /// align_many only: host ms of the prepare() call before it, if any:
-    /// planning (creating and configuring the workers) and readying them
-    /// (their pinned buffers, the pool).
-    double prepare_plan_ms = 0, prepare_ready_ms = 0;
     int workers = 1;                     ///< pairs aligned at once (align_many)
 };
 
