@@ -67,17 +67,26 @@ struct DeviceMemory {
     std::uint64_t pinned = 0;      // their count
 };
 
+/// Allocates `count` objects of T in pinned host memory (cudaHostAlloc with
+/// `flags`) and sets `host` to it; the caller frees it (free_pinned). The
+/// time and count go to `mem`. Throws CudaError naming `what`.
+template <typename T>
+void alloc_pinned(T*& host, std::size_t count, const std::string& what, DeviceMemory& mem,
+                  unsigned int flags = cudaHostAllocDefault) {
+    const auto t0 = std::chrono::steady_clock::now();
+    GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(T) * count, flags), what);
+    mem.pinned_ms += ms_since(t0);
+    ++mem.pinned;
+}
+
 /// Allocates `count` objects of T in mapped pinned host memory
 /// (cudaHostAllocMapped) and sets `host` and `dev` to its host and device
 /// views; the caller frees `host` with cudaFreeHost. Throws CudaError
 /// naming `what`.
 template <typename T>
 void alloc_mapped(T*& host, T*& dev, std::size_t count, const std::string& what, DeviceMemory& mem) {
-    const auto t0 = std::chrono::steady_clock::now();
-    GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(T) * count, cudaHostAllocMapped), what);
+    alloc_pinned(host, count, what, mem, cudaHostAllocMapped);
     GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), host, 0), what + " (device view)");
-    mem.pinned_ms += ms_since(t0);
-    ++mem.pinned;
 }
 
 /// Frees pinned host memory (cudaFreeHost) if `p` is set, and sets it to
@@ -177,7 +186,7 @@ struct Worker final : RegionBackend {
     std::uint8_t* walk_steps_host = nullptr;   // mapped pinned: the last leaf walk's step codes
     std::uint8_t* walk_steps_dev = nullptr;
     std::size_t walk_steps_bytes = 0;
-    void* staging_host = nullptr;              // pinned: every other copy goes through it
+    std::uint8_t* staging_host = nullptr;      // pinned: every other copy goes through it
     std::size_t staging_bytes = 0;
     std::vector<std::size_t> stack;  // arena offsets in allocation order
     std::size_t arena_top = 0;
@@ -200,10 +209,12 @@ struct Worker final : RegionBackend {
 
     ~Worker() override {
         release_buffers();
-        for (void** p : {reinterpret_cast<void**>(&cells_host), reinterpret_cast<void**>(&leaf_host),
-                         reinterpret_cast<void**>(&walk_out_host), reinterpret_cast<void**>(&done_host),
-                         reinterpret_cast<void**>(&walk_steps_host), &staging_host})
-            free_pinned(*p, mem);
+        free_pinned(cells_host, mem);
+        free_pinned(leaf_host, mem);
+        free_pinned(walk_out_host, mem);
+        free_pinned(done_host, mem);
+        free_pinned(walk_steps_host, mem);
+        free_pinned(staging_host, mem);
         if (ev_start) cudaEventDestroy(ev_start);
         if (ev_stop) cudaEventDestroy(ev_stop);
         if (ev_wait) cudaEventDestroy(ev_wait);
@@ -319,10 +330,7 @@ struct Worker final : RegionBackend {
             free_pinned(staging_host, mem);
             staging_bytes = 0;
             const std::size_t b = std::max<std::size_t>(bytes, long_tuning::staging_bytes);
-            const auto t0 = std::chrono::steady_clock::now();
-            GPUALIGN_CUDA(cudaHostAlloc(&staging_host, b, cudaHostAllocDefault), "pinned staging buffer");
-            mem.pinned_ms += ms_since(t0);
-            ++mem.pinned;
+            alloc_pinned(staging_host, b, "pinned staging buffer", mem);
             staging_bytes = b;
         }
         return staging_host;
@@ -346,11 +354,7 @@ struct Worker final : RegionBackend {
         if (bytes > leaf_host_bytes) {
             free_pinned(leaf_host, mem);
             leaf_host_bytes = 0;
-            const auto t0 = std::chrono::steady_clock::now();
-            GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&leaf_host), bytes, cudaHostAllocDefault),
-                          "pinned buffer for a leaf's direction bytes");
-            mem.pinned_ms += ms_since(t0);
-            ++mem.pinned;
+            alloc_pinned(leaf_host, bytes, "pinned buffer for a leaf's direction bytes", mem);
             leaf_host_bytes = bytes;
         }
         return leaf_host;
@@ -701,14 +705,11 @@ struct Worker final : RegionBackend {
         (void)done_word();
     }
 
-
     /// One warp walks the batch in device memory (leaf_walk_kernel.cuh) and
     /// writes its steps and cursor into mapped pinned host memory: no
     /// direction byte crosses the bus, and one wait serves the whole batch.
     std::span<const std::uint8_t> walk_leaves(WalkCursor& cur) override {
-        // Room for every step left (each moves i or j down) and one window,
-        // within a 64 MiB buffer (a longer path takes several calls).
-        reserve_walk(static_cast<std::size_t>(cur.i + cur.j));
+        reserve_walk(static_cast<std::size_t>(cur.i + cur.j));  // every step left
         long_kernels::WalkParams p{};
         p.leaves = static_cast<const long_kernels::RegionDesc*>(descs_dev.ptr);
         p.count = leaf_count;
