@@ -676,6 +676,7 @@ struct GpuRun {
     int workers = 1;
     bool runs_equal = true;
     double pairs_ms = 0, launches_ms = 0, walks_ms = 0, allocs_ms = 0, allocs = 0;  // align_many: host wall summed over workers (last run)
+    double pinned_ms = 0, pinned = 0, setup_ms = 0, tail_ms = 0;                     // align_many (last run)
 };
 
 GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
@@ -696,6 +697,8 @@ GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
                 g.workers = st.workers;
                 g.pairs_ms = st.pairs_ms, g.launches_ms = st.launches_ms, g.walks_ms = st.walks_ms, g.allocs_ms = st.allocs_ms,
                 g.allocs = static_cast<double>(st.allocs);
+                g.pinned_ms = st.pinned_ms, g.pinned = static_cast<double>(st.pinned), g.setup_ms = st.setup_ms,
+                g.tail_ms = st.tail_ms;
             }
             for (std::size_t i = 0; w.q.size() == 1 && i < w.q.size(); ++i) {
                 res.push_back(e.align(w.q[i], w.r[i]));
@@ -960,11 +963,13 @@ int main(int argc, char** argv) {
                         if (g.workers > 1)
                             std::printf("  GPU align_many host time per pair: %.2f ms, of which region launches %.2f ms, "
                                         "leaf walks %.2f ms, other %.2f ms (%.1f workers busy on average); "
-                                        "device allocations and frees %.0f, %.2f ms per pair (in the parts above)\n",
+                                        "device allocations and frees %.0f, %.2f ms per pair, pinned %.0f, %.2f ms "
+                                        "per pair (in the parts above); setup %.1f ms, tail %.1f ms\n",
                                         g.pairs_ms / w.q.size(), g.launches_ms / w.q.size(), g.walks_ms / w.q.size(),
                                         (g.pairs_ms - g.launches_ms - g.walks_ms) / w.q.size(),
                                         g.pairs_ms * 1e-3 / std::max(1e-9, g.wall_s), g.allocs,
-                                        g.allocs_ms / w.q.size());
+                                        g.allocs_ms / w.q.size(), g.pinned, g.pinned_ms / w.q.size(), g.setup_ms,
+                                        g.tail_ms);
                         std::printf("  GPU %-6s %-10s runs %d: forward %.2f ms (%.1f GCUPS), total %.2f ms (%.1f GCUPS, "
                                     "%.3fx cells), wall %.3f s (%.1f GCUPS), peak device %.1f MiB, check %s\n",
                                     r.mode.c_str(), r.output.c_str(), r.runs, r.fwd_ms,
