@@ -45,6 +45,9 @@ AlignmentResult LongEngine::align(std::span<const std::uint8_t>, std::span<const
 std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair>, std::vector<std::exception_ptr>*) {
     throw std::runtime_error("gpualign was built without CUDA support");
 }
+void LongEngine::prepare(std::span<const LongPair>) {
+    throw std::runtime_error("gpualign was built without CUDA support");
+}
 LongEngineStats LongEngine::last_stats() const noexcept { return {}; }
 
 }  // namespace gpualign::gpu
