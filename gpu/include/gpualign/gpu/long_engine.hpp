@@ -158,9 +158,11 @@ public:
     /// not done; a caller calls prepare first when it is about to start
     /// other work on the GPU (the batch engine's kernels), since pinned
     /// allocations and the first load of the engine's kernels wait for the
-    /// whole device. The
-    /// results of align_many do not depend on it. `pairs` is read during the
-    /// call only; fewer than two pairs: nothing to do.
+    /// whole device. The results of align_many do not depend on it. `pairs`
+    /// (host codes) is read during the call only; fewer than two pairs:
+    /// nothing to do. Host memory: each worker's pinned buffers (a 256 KiB
+    /// staging buffer, the walk's steps: about the largest pair's query +
+    /// ref bytes), kept by the engine.
     /// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
     void prepare(std::span<const LongPair> pairs);
 
