@@ -38,6 +38,11 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// DP cells of a pair: query_len * ref_len.
+std::uint64_t pair_cells(const LongPair& p) {
+    return static_cast<std::uint64_t>(p.query.size()) * static_cast<std::uint64_t>(p.ref.size());
+}
+
 std::size_t next_pow2(std::size_t v) {
     std::size_t p = 1;
     while (p < v) p <<= 1;
@@ -81,7 +86,7 @@ void alloc_pinned(T*& host, std::size_t count, const std::string& what, DeviceMe
 
 /// Allocates `count` objects of T in mapped pinned host memory
 /// (cudaHostAllocMapped) and sets `host` and `dev` to its host and device
-/// views; the caller frees `host` with cudaFreeHost. Throws CudaError
+/// views; the caller frees `host` (free_pinned). Throws CudaError
 /// naming `what`.
 template <typename T>
 void alloc_mapped(T*& host, T*& dev, std::size_t count, const std::string& what, DeviceMemory& mem) {
@@ -968,9 +973,7 @@ struct LongEngine::Impl {
     /// a worker's rings with min_worker_slots slots runs alone afterwards.
     /// Configures the workers (use_workers).
     ManyPlan plan_many(std::span<const LongPair> pairs) {
-        auto cells_of = [&](std::size_t k) {
-            return static_cast<std::uint64_t>(pairs[k].query.size()) * static_cast<std::uint64_t>(pairs[k].ref.size());
-        };
+        auto cells_of = [&](std::size_t k) { return pair_cells(pairs[k]); };
         // Largest first (longest-processing-time order keeps the workers even).
         std::vector<std::size_t> order(pairs.size());
         std::iota(order.begin(), order.end(), std::size_t{0});
@@ -1002,8 +1005,7 @@ struct LongEngine::Impl {
             plan.solo = order;
             k = 1;
         }
-        plan.workers = k;
-        if (k > 1) use_workers(k);
+        plan.workers = k;  // the loop left the workers configured for k (k > 1)
         return plan;
     }
 
@@ -1072,10 +1074,8 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
     std::vector<std::exception_ptr> failed(pairs.size());
 
     std::uint64_t all_cells = 0;
-    for (const LongPair& p : pairs) all_cells += static_cast<std::uint64_t>(p.query.size()) * p.ref.size();
-    auto cells_of = [&](std::size_t k) {
-        return static_cast<std::uint64_t>(pairs[k].query.size()) * static_cast<std::uint64_t>(pairs[k].ref.size());
-    };
+    for (const LongPair& p : pairs) all_cells += pair_cells(p);
+    auto cells_of = [&](std::size_t k) { return pair_cells(pairs[k]); };
     GPUALIGN_CUDA(cudaSetDevice(im.cx.device), "long engine, device " + std::to_string(im.cx.device));
     const Impl::ManyPlan plan = im.plan_many(pairs);
     im.ready(pairs, plan);

@@ -686,14 +686,22 @@ private:
                               workers_[w]->device);
             }
         };
+        on_dealt_gpus(dealt, prepare);
+    }
+
+    /// Calls fn(w) for each GPU worker w dealt at least one pair, the GPUs
+    /// at the same time (a thread each; on the calling thread when only one
+    /// is dealt any), and returns when every call has. fn must not throw.
+    template <typename Fn>
+    static void on_dealt_gpus(const std::vector<std::vector<std::size_t>>& dealt, const Fn& fn) {
         std::vector<std::size_t> busy;
         for (std::size_t w = 0; w < dealt.size(); ++w)
             if (!dealt[w].empty()) busy.push_back(w);
         if (busy.size() == 1) {
-            prepare(busy[0]);
-        } else if (busy.size() > 1) {
+            fn(busy[0]);
+        } else {
             std::vector<std::jthread> threads;
-            for (const std::size_t w : busy) threads.emplace_back(prepare, w);
+            for (const std::size_t w : busy) threads.emplace_back(fn, w);
         }
     }
 
@@ -730,15 +738,7 @@ private:
                 if (failed_pair[w] == b.size()) failed_pair[w] = dealt[w].front();
             }
         };
-        std::vector<std::size_t> busy;
-        for (std::size_t w = 0; w < workers_.size(); ++w)
-            if (!dealt[w].empty()) busy.push_back(w);
-        if (busy.size() == 1) {
-            run(busy[0]);
-        } else {
-            std::vector<std::jthread> threads;
-            for (const std::size_t w : busy) threads.emplace_back(run, w);
-        }
+        on_dealt_gpus(dealt, run);
         std::size_t first = workers_.size();
         for (std::size_t w = 0; w < workers_.size(); ++w)
             if (failure[w] && (first == workers_.size() || failed_pair[w] < failed_pair[first])) first = w;
