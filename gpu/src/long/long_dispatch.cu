@@ -115,6 +115,11 @@ void launch_region(const RegionLaunch& a, cudaStream_t stream) {
                          " stripes, " + std::to_string(a.blocks) + " blocks)");
 }
 
+void load_leaf_walk() {
+    cudaFuncAttributes attributes{};
+    GPUALIGN_CUDA(cudaFuncGetAttributes(&attributes, long_kernels::leaf_walk_kernel), "leaf walk kernel load");
+}
+
 void launch_leaf_walk(const long_kernels::WalkParams& p, cudaStream_t stream) {
     long_kernels::leaf_walk_kernel<<<1, 32, 0, stream>>>(p);
     GPUALIGN_CUDA(cudaGetLastError(), "leaf walk kernel launch (" + std::to_string(p.count) + " leaves)");

@@ -67,6 +67,15 @@ int region_max_blocks(int device, int rows_per_lane, AlignMode mode, bool dirs, 
 /// Ring bytes that launch `a` uses.
 std::size_t region_ring_bytes(const RegionLaunch& a);
 
+/// Loads the leaf walk kernel into the current device's context now
+/// (cudaFuncGetAttributes). Under CUDA's lazy loading (the default) a kernel
+/// is loaded at its first launch, and loading may synchronize the context:
+/// loaded in the middle of align_many, the first walk would wait for every
+/// worker's running kernels. The region kernels are loaded by their
+/// occupancy queries (region_max_blocks).
+/// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
+void load_leaf_walk();
+
 /// Launches the leaf walk (leaf_walk_kernel.cuh: one warp walks the path
 /// through a leaf batch) on `stream`, after the batch's region launch there
 /// (asynchronous). `p.leaves` is device memory; `p.steps` and `p.out` are

@@ -12,13 +12,16 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "../cuda_check.hpp"
@@ -106,6 +109,98 @@ void free_pinned(T*& p, DeviceMemory& mem) {
     ++mem.pinned;
 }
 
+/// A worker's pinned host buffer of `count` objects of T, with its device
+/// view when mapped: either its own allocation (`own`, freed here) or a
+/// part of its engine's pinned slab (LongEngine::Impl::ready), which the
+/// engine frees after its workers.
+template <typename T>
+struct PinnedBuffer {
+    T* host = nullptr;
+    T* dev = nullptr;  // device view (mapped), else nullptr
+    std::size_t count = 0;
+    bool own = false;
+
+    void release(DeviceMemory& mem) {
+        if (own) free_pinned(host, mem);
+        host = nullptr;
+        dev = nullptr;
+        count = 0;
+        own = false;
+    }
+    /// At least `n` objects (the contents are not kept), mapped when
+    /// `mapped`. Throws CudaError naming `what`.
+    void ensure(std::size_t n, bool mapped, const std::string& what, DeviceMemory& mem) {
+        if (host && n <= count) return;
+        release(mem);
+        if (mapped)
+            alloc_mapped(host, dev, n, what, mem);
+        else
+            alloc_pinned(host, n, what, mem);
+        count = n;
+        own = true;
+    }
+    /// Points at `n` objects of a slab (host `h`, device view `d`).
+    void adopt(T* h, T* d, std::size_t n, DeviceMemory& mem) {
+        release(mem);
+        host = h;
+        dev = d;
+        count = n;
+    }
+};
+
+/// The staging buffers an engine's workers share (long_tuning::staging_bytes
+/// each, pinned, at most long_tuning::staging_buffers): a worker takes one
+/// for a copy larger than its small buffer and gives it back after the
+/// copy's wait. Thread-safe.
+class StagingPool {
+public:
+    StagingPool() = default;
+    StagingPool(const StagingPool&) = delete;
+    StagingPool& operator=(const StagingPool&) = delete;
+    ~StagingPool() {
+        for (std::uint8_t* b : blocks_) (void)cudaFreeHost(b);
+    }
+
+    /// Allocates buffers, in one pinned block, until `n` (at most the pool's
+    /// cap) exist. Time and count go to `mem`. Throws CudaError.
+    void reserve(std::size_t n, DeviceMemory& mem) {
+        std::lock_guard lock(mu_);
+        n = std::min(n, long_tuning::staging_buffers);
+        if (made_ >= n) return;
+        add_block(n - made_, mem);
+    }
+    /// A free buffer: allocated when none is free and fewer than the cap
+    /// exist, else the first one given back. Throws CudaError.
+    std::uint8_t* take(DeviceMemory& mem) {
+        std::unique_lock lock(mu_);
+        if (free_.empty() && made_ < long_tuning::staging_buffers) add_block(1, mem);
+        cv_.wait(lock, [&] { return !free_.empty(); });
+        std::uint8_t* b = free_.back();
+        free_.pop_back();
+        return b;
+    }
+    void give(std::uint8_t* b) {
+        {
+            std::lock_guard lock(mu_);
+            free_.push_back(b);
+        }
+        cv_.notify_one();
+    }
+
+private:
+    void add_block(std::size_t k, DeviceMemory& mem) {  // mu_ held
+        std::uint8_t* b = nullptr;
+        alloc_pinned(b, k * long_tuning::staging_bytes, "pinned staging buffers", mem);
+        blocks_.push_back(b);
+        for (std::size_t i = 0; i < k; ++i) free_.push_back(b + i * long_tuning::staging_bytes);
+        made_ += k;
+    }
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::vector<std::uint8_t*> blocks_, free_;
+    std::size_t made_ = 0;
+};
+
 /// A device allocation that grows (never shrinks) and reports its size.
 struct DeviceBuffer {
     void* ptr = nullptr;
@@ -153,6 +248,7 @@ struct Context {
     std::size_t limit = 0;          // the engine's memory cap (bytes)
     void* matrix = nullptr;         // device: the substitution matrix
     cudaMemPool_t pool = nullptr;   // the workers' device buffers (DeviceMemory)
+    StagingPool* staging = nullptr; // the workers' shared staging buffers (owned by the engine)
     std::size_t matrix_bytes = 0;
     int max_blocks[2][detail::region_modes][2] = {};  // [R == 16][mode][dirs], of the variants with this engine's `packed`
     int max_warps = 0;              // warps of the largest grid of any variant
@@ -184,15 +280,12 @@ struct Worker final : RegionBackend {
     std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
     std::size_t leaf_host_bytes = 0;
     int leaf_count = 0;                        // leaves of the last compute_leaves batch (descriptors in descs_dev)
-    long_kernels::WalkState* walk_out_host = nullptr;  // mapped pinned: where the last leaf walk stopped
-    long_kernels::WalkState* walk_out_dev = nullptr;
-    unsigned int* done_host = nullptr;         // mapped pinned: RegionParams::launch_done of the last launch
-    unsigned int* done_dev = nullptr;
-    std::uint8_t* walk_steps_host = nullptr;   // mapped pinned: the last leaf walk's step codes
-    std::uint8_t* walk_steps_dev = nullptr;
-    std::size_t walk_steps_bytes = 0;
-    std::uint8_t* staging_host = nullptr;      // pinned: every other copy goes through it
-    std::size_t staging_bytes = 0;
+    // Pinned host buffers, own or in the engine's slab (Impl::ready):
+    PinnedBuffer<unsigned int> done;                 // mapped: RegionParams::launch_done of the last launch
+    PinnedBuffer<long_kernels::WalkState> walk_out;  // mapped: where the last leaf walk stopped
+    PinnedBuffer<std::uint8_t> walk_steps;           // mapped: the last leaf walk's step codes
+    PinnedBuffer<std::uint8_t> small;                // copies of at most long_tuning::small_copy_bytes
+    PinnedBuffer<long_kernels::RegionDesc> descs_host;  // a launch's descriptors, copied in-stream before it
     std::vector<std::size_t> stack;  // arena offsets in allocation order
     std::size_t arena_top = 0;
     DeviceMemory mem;
@@ -216,10 +309,11 @@ struct Worker final : RegionBackend {
         release_buffers();
         free_pinned(cells_host, mem);
         free_pinned(leaf_host, mem);
-        free_pinned(walk_out_host, mem);
-        free_pinned(done_host, mem);
-        free_pinned(walk_steps_host, mem);
-        free_pinned(staging_host, mem);
+        done.release(mem);
+        walk_out.release(mem);
+        walk_steps.release(mem);
+        small.release(mem);
+        descs_host.release(mem);
         if (ev_start) cudaEventDestroy(ev_start);
         if (ev_stop) cudaEventDestroy(ev_stop);
         if (ev_wait) cudaEventDestroy(ev_wait);
@@ -262,10 +356,8 @@ struct Worker final : RegionBackend {
 
     /// The mapped pinned word that align_many's launches signal their end in.
     unsigned int* done_word() {
-        if (!done_host) {
-            alloc_mapped(done_host, done_dev, 1, "pinned launch-end flag", mem);
-        }
-        return done_host;
+        done.ensure(1, true, "pinned launch-end flag", mem);
+        return done.host;
     }
 
     /// Frees every device buffer (the next pair allocates again).
@@ -327,29 +419,44 @@ struct Worker final : RegionBackend {
             if (top == off) return;
         }
     }
-    /// Pinned host memory of at least `bytes` for this worker's copies (so
-    /// that they are true DMA transfers, not the driver's staged pageable
-    /// path), valid until the next call.
-    void* staging(std::size_t bytes) {
-        if (bytes > staging_bytes) {
-            free_pinned(staging_host, mem);
-            staging_bytes = 0;
-            const std::size_t b = std::max<std::size_t>(bytes, long_tuning::staging_bytes);
-            alloc_pinned(staging_host, b, "pinned staging buffer", mem);
-            staging_bytes = b;
+    /// Pinned host memory for one copy of `bytes` (so that it is a true DMA
+    /// transfer, not the driver's staged pageable path): the worker's small
+    /// buffer, or a buffer of the engine's staging pool held until this
+    /// object ends. `size`: the bytes a chunk of the copy may take.
+    struct Staging {
+        StagingPool* pool = nullptr;
+        std::uint8_t* p = nullptr;
+        std::size_t size = 0;
+        Staging(Worker& w, std::size_t bytes) {
+            if (bytes <= long_tuning::small_copy_bytes) {
+                w.small.ensure(long_tuning::small_copy_bytes, false, "pinned buffer for small copies", w.mem);
+                p = w.small.host;
+                size = long_tuning::small_copy_bytes;
+            } else {
+                pool = w.cx.staging;
+                p = pool->take(w.mem);
+                size = long_tuning::staging_bytes;
+            }
         }
-        return staging_host;
-    }
-    /// Copies host bytes to the device through the staging buffer, in
-    /// chunks of at most long_tuning::staging_bytes, and waits.
+        Staging(const Staging&) = delete;
+        Staging& operator=(const Staging&) = delete;
+        ~Staging() {
+            if (pool) pool->give(p);
+        }
+    };
+    /// Copies host bytes to the device through pinned staging memory, in
+    /// chunks, and waits.
     void upload_bytes(void* dst, const void* src, std::size_t bytes, const char* what) {
-        void* st = staging(std::min(bytes, long_tuning::staging_bytes));
-        for (std::size_t off = 0; off < bytes; off += long_tuning::staging_bytes) {
-            const std::size_t b = std::min(bytes - off, long_tuning::staging_bytes);
+        const auto t0 = std::chrono::steady_clock::now();
+        const Staging staged(*this, bytes);
+        std::uint8_t* st = staged.p;
+        for (std::size_t off = 0; off < bytes; off += staged.size) {
+            const std::size_t b = std::min(bytes - off, staged.size);
             std::memcpy(st, static_cast<const char*>(src) + off, b);
             GPUALIGN_CUDA(cudaMemcpyAsync(static_cast<char*>(dst) + off, st, b, cudaMemcpyHostToDevice, stream), what);
             wait(what);
         }
+        stats.copies_ms += ms_since(t0);
     }
     void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override {
         upload_bytes(dst, src.data(), src.size_bytes(), "border upload");
@@ -369,19 +476,23 @@ struct Worker final : RegionBackend {
     /// staging buffer unless `dst` is pinned already).
     void download(void* dst, const void* src, std::size_t bytes, const char* what, bool dst_pinned = false) {
         if (bytes == 0) return;
+        const auto t0 = std::chrono::steady_clock::now();
         if (dst_pinned) {
             GPUALIGN_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream), what);
             wait(what);
+            stats.copies_ms += ms_since(t0);
             return;
         }
-        void* st = staging(std::min(bytes, long_tuning::staging_bytes));
-        for (std::size_t off = 0; off < bytes; off += long_tuning::staging_bytes) {
-            const std::size_t b = std::min(bytes - off, long_tuning::staging_bytes);
+        const Staging staged(*this, bytes);
+        std::uint8_t* st = staged.p;
+        for (std::size_t off = 0; off < bytes; off += staged.size) {
+            const std::size_t b = std::min(bytes - off, staged.size);
             GPUALIGN_CUDA(cudaMemcpyAsync(st, static_cast<const char*>(src) + off, b, cudaMemcpyDeviceToHost, stream),
                           what);
             wait(what);
             std::memcpy(static_cast<char*>(dst) + off, st, b);
         }
+        stats.copies_ms += ms_since(t0);
     }
 
     /// Copies `rows` rows of `cols` direction bytes from the device (row pitch
@@ -391,14 +502,25 @@ struct Worker final : RegionBackend {
                        bool dst_pinned) {
         if (rows == 0 || cols == 0) return;
         const char* what = "direction bytes download";
+        const auto t0 = std::chrono::steady_clock::now();
         if (dst_pinned) {
             GPUALIGN_CUDA(cudaMemcpy2DAsync(dst, cols, src, pitch, cols, rows, cudaMemcpyDeviceToHost, stream), what);
             wait(what);
+            stats.copies_ms += ms_since(t0);
             return;
         }
-        // Through the staging buffer, as many whole rows at a time as it holds.
-        const std::size_t chunk_rows = std::max<std::size_t>(1, long_tuning::staging_bytes / cols);
-        void* st = staging(std::min(rows, chunk_rows) * cols);
+        // Through staging memory, as many whole rows at a time as it holds
+        // (a row wider than a staging buffer goes through the device's
+        // pitched copy straight into `dst`'s pageable memory).
+        const Staging staged(*this, std::min(rows * cols, long_tuning::staging_bytes));
+        if (cols > staged.size) {
+            GPUALIGN_CUDA(cudaMemcpy2DAsync(dst, cols, src, pitch, cols, rows, cudaMemcpyDeviceToHost, stream), what);
+            wait(what);
+            stats.copies_ms += ms_since(t0);
+            return;
+        }
+        const std::size_t chunk_rows = staged.size / cols;
+        std::uint8_t* st = staged.p;
         for (std::size_t r = 0; r < rows; r += chunk_rows) {
             const std::size_t n = std::min(rows - r, chunk_rows);
             GPUALIGN_CUDA(cudaMemcpy2DAsync(st, cols, static_cast<const char*>(src) + r * pitch, pitch, cols, n,
@@ -407,6 +529,7 @@ struct Worker final : RegionBackend {
             wait(what);
             std::memcpy(dst + r * cols, st, n * cols);
         }
+        stats.copies_ms += ms_since(t0);
     }
 
     /// Most co-resident blocks of this engine's kernel variant (mode, packed)
@@ -449,12 +572,11 @@ struct Worker final : RegionBackend {
                     const std::function<void(std::uint64_t)>& on_cells, std::size_t warps) {
         const auto t0 = std::chrono::steady_clock::now();
         descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", mem);
-        // The descriptors go through the staging buffer too (copied in-stream
-        // before the kernel; nothing else uses the buffer until the wait below).
-        const std::size_t desc_bytes = sizeof(long_kernels::RegionDesc) * descs.size();
-        void* st = staging(desc_bytes);
-        std::memcpy(st, descs.data(), desc_bytes);
-        a.regions_host = static_cast<const long_kernels::RegionDesc*>(st);
+        // The descriptors go through pinned memory of the worker's (copied
+        // in-stream before the kernel; nothing else uses it until the wait below).
+        descs_host.ensure(descs.size(), false, "pinned region descriptors", mem);
+        std::memcpy(descs_host.host, descs.data(), sizeof(long_kernels::RegionDesc) * descs.size());
+        a.regions_host = descs_host.host;
         a.regions_dev = static_cast<long_kernels::RegionDesc*>(descs_dev.ptr);
         a.count = static_cast<int>(descs.size());
         ring.ensure(detail::region_ring_bytes(a), "long engine rings", mem);
@@ -479,7 +601,7 @@ struct Worker final : RegionBackend {
         a.launch_done = nullptr;
         if (polled) {
             __atomic_store_n(done_word(), 0u, __ATOMIC_RELEASE);
-            a.launch_done = done_dev;
+            a.launch_done = done.dev;
         }
         const auto t_launch = std::chrono::steady_clock::now();
         if (!polled) GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
@@ -507,7 +629,7 @@ struct Worker final : RegionBackend {
             "region kernel (" + std::to_string(descs.size()) + " region(s), " + std::to_string(cells) + " cells)";
         double ms = 0;
         if (polled) {
-            poll(done_host, what);
+            poll(done.host, what);
             ms = ms_since(t_launch);
         } else {
             wait(what);
@@ -682,32 +804,51 @@ struct Worker final : RegionBackend {
     // ---- the walk through a leaf batch, on the device ------------------------
     bool walks_leaves() const override { return !cx.options.walk_on_host; }
 
-    /// The walk's mapped pinned buffers: its cursor, and room for `steps`
-    /// steps (each moves i or j down) and one window, within 64 MiB (a
-    /// longer path takes several calls).
-    void reserve_walk(std::size_t steps) {
+    /// Bytes for the walk's steps when `steps` steps are left (each moves i
+    /// or j down): room for them and one window, within 64 MiB and at least
+    /// 64 KiB; an align_many worker's walk, which covers one leaf batch,
+    /// long_tuning::walk_steps_shared. A longer path takes several calls.
+    std::size_t walk_bytes(std::size_t steps) const {
+        if (!solo) return long_tuning::walk_steps_shared;
         const std::size_t window = static_cast<std::size_t>(long_kernels::walk_window_steps);
-        const std::size_t need = std::min<std::size_t>(steps + window + 1, std::size_t{64} << 20);
-        if (need > walk_steps_bytes) {
-            free_pinned(walk_steps_host, mem);
-            walk_steps_bytes = 0;
-            const std::size_t bytes = std::max<std::size_t>(need, std::size_t{1} << 16);
-            alloc_mapped(walk_steps_host, walk_steps_dev, bytes, "pinned buffer for the leaf walk's steps", mem);
-            walk_steps_bytes = bytes;
-        }
-        if (!walk_out_host) alloc_mapped(walk_out_host, walk_out_dev, 1, "pinned leaf walk cursor", mem);
+        return std::max(std::min<std::size_t>(steps + window + 1, std::size_t{64} << 20), std::size_t{1} << 16);
     }
 
-    /// Sizes this worker's pinned host buffers for pairs of up to m x n
-    /// (align_many's workers, before their first pair): the staging buffer,
-    /// the walk's steps and cursor and the launch-end flag. Allocated in the
-    /// run instead, these took 7-12 ms each (4 a worker, the bulk 5-50 kb
-    /// pairs on an H200, session 18): cudaHostAlloc and cudaFreeHost wait
-    /// for the device.
-    void reserve_host(std::size_t m, std::size_t n) {
-        (void)staging(long_tuning::staging_bytes);
-        if (walks_leaves()) reserve_walk(m + n);
-        (void)done_word();
+    /// The walk's mapped pinned buffers: its cursor and its steps (walk_bytes).
+    void reserve_walk(std::size_t steps) {
+        walk_steps.ensure(walk_bytes(steps), true, "pinned buffer for the leaf walk's steps", mem);
+        walk_out.ensure(1, true, "pinned leaf walk cursor", mem);
+    }
+
+    /// Descriptors of this worker's largest launch (a leaf or tile batch).
+    std::size_t max_descs() const { return std::max<std::size_t>({leaf_batch_, tile_batch_, 1}); }
+
+    /// Whether this worker's pinned host buffers serve pairs of up to
+    /// `steps` = m + n bases without growing.
+    bool host_ready(std::size_t steps) const {
+        return done.host && small.host && descs_host.count >= max_descs() &&
+               (!walks_leaves() || (walk_out.host && walk_steps.count >= walk_bytes(steps)));
+    }
+
+    /// Lays this worker's pinned host buffers (launch-end flag, walk cursor
+    /// and steps, small copies, descriptors; sized for pairs of up to
+    /// `steps` = m + n bases) out in a slab part at host `h`, device view
+    /// `d`, and returns the part's bytes; with `h` null only the bytes.
+    std::size_t lay_out(std::size_t steps, std::uint8_t* h, std::uint8_t* d) {
+        std::size_t off = 0;
+        auto place = [&](auto& buffer, std::size_t count) {
+            using T = std::remove_reference_t<decltype(*buffer.host)>;
+            if (h) buffer.adopt(reinterpret_cast<T*>(h + off), reinterpret_cast<T*>(d + off), count, mem);
+            off += (count * sizeof(T) + 255) / 256 * 256;
+        };
+        place(done, 1);
+        place(small, long_tuning::small_copy_bytes);
+        place(descs_host, max_descs());
+        if (walks_leaves()) {
+            place(walk_out, 1);
+            place(walk_steps, walk_bytes(steps));
+        }
+        return off;
     }
 
     /// One warp walks the batch in device memory (leaf_walk_kernel.cuh) and
@@ -722,24 +863,24 @@ struct Worker final : RegionBackend {
         p.j = cur.j;
         p.state = cur.state;
         p.local = cx.mode == AlignMode::local;
-        p.capacity = static_cast<int>(walk_steps_bytes);
-        p.steps = walk_steps_dev;
-        p.out = walk_out_dev;
+        p.capacity = static_cast<int>(walk_steps.count);
+        p.steps = walk_steps.dev;
+        p.out = walk_out.dev;
         const char* what = "leaf walk kernel";
         const auto t0 = std::chrono::steady_clock::now();
-        walk_out_host->finished = 0;
+        walk_out.host->finished = 0;
         detail::launch_leaf_walk(p, stream);
         if (solo)
             wait(what);
         else
-            poll(&walk_out_host->finished, what);  // no command after the kernel (see poll)
+            poll(&walk_out.host->finished, what);  // no command after the kernel (see poll)
         stats.walks_ms += ms_since(t0);
-        const long_kernels::WalkState out = *walk_out_host;  // written by the kernel, complete after the wait
+        const long_kernels::WalkState out = *walk_out.host;  // written by the kernel, complete after the wait
         cur.i = out.i;
         cur.j = out.j;
         cur.state = static_cast<std::uint8_t>(out.state);
         cur.done = out.done != 0;
-        return {walk_steps_host, static_cast<std::size_t>(out.steps)};
+        return {walk_steps.host, static_cast<std::size_t>(out.steps)};
     }
 
     // ---- speculative tiles above the leaves: one launch computes a batch -----
@@ -905,6 +1046,8 @@ struct Worker final : RegionBackend {
 
 struct LongEngine::Impl {
     Context cx;
+    StagingPool staging;                           // before the workers: they give buffers back to it
+    std::vector<std::uint8_t*> slabs;              // pinned: the workers' buffers laid out by ready()
     std::vector<std::unique_ptr<Worker>> workers;  // workers[0] also serves align()
     LongEngineStats stats;
 
@@ -914,11 +1057,13 @@ struct LongEngine::Impl {
         cx.score_only = so;
         cx.options = o;
         cx.device = o.device;
+        cx.staging = &staging;
     }
 
     ~Impl() {
         (void)cudaSetDevice(cx.device);  // this engine's device, whichever the calling thread has current
         workers.clear();
+        for (std::uint8_t* s : slabs) (void)cudaFreeHost(s);
         if (cx.matrix) cudaFree(cx.matrix);
         if (cx.pool) cudaMemPoolDestroy(cx.pool);  // released once the workers' frees have run
     }
@@ -946,6 +1091,7 @@ struct LongEngine::Impl {
                         detail::region_max_blocks(cx.device, r ? 16 : 4, static_cast<AlignMode>(l), d, cx.packed);
                     cx.max_warps = std::max(cx.max_warps, cx.max_blocks[r][l][d] * detail::region_block_threads() / 32);
                 }
+        detail::load_leaf_walk();
         cx.matrix_bytes = rounded(cx.scheme.matrix.size() * sizeof(std::int32_t));
         GPUALIGN_CUDA(cudaMalloc(&cx.matrix, cx.matrix_bytes), "substitution matrix");
         GPUALIGN_CUDA(cudaMemcpy(cx.matrix, cx.scheme.matrix.data(), cx.scheme.matrix.size() * sizeof(std::int32_t),
@@ -1010,16 +1156,32 @@ struct LongEngine::Impl {
     }
 
     /// Readies the workers of `plan` before their first pair, while no kernel
-    /// of theirs runs: each worker's pinned host buffers sized for the
-    /// largest shared pair (Worker::reserve_host).
+    /// of theirs runs: the staging pool holds a buffer for each worker (up
+    /// to its cap), and the workers whose pinned host buffers do not serve
+    /// the largest shared pair get them laid out in one new slab
+    /// (Worker::lay_out). Allocated in the run, each took 7-12 ms
+    /// (cudaHostAlloc and cudaFreeHost wait for the device; the bulk 5-50
+    /// kb pairs on an H200, session 18); one allocation for all the workers
+    /// pins less and calls the driver once.
     void ready(std::span<const LongPair> pairs, const ManyPlan& plan) {
         if (plan.workers <= 1 || plan.shared.empty()) return;
-        std::size_t m = 0, n = 0;
-        for (const std::size_t p : plan.shared) {
-            m = std::max(m, pairs[p].query.size());
-            n = std::max(n, pairs[p].ref.size());
+        std::size_t steps = 0;
+        for (const std::size_t p : plan.shared) steps = std::max(steps, pairs[p].query.size() + pairs[p].ref.size());
+        Worker& first = *workers[0];
+        staging.reserve(static_cast<std::size_t>(plan.workers), first.mem);
+        std::vector<Worker*> lacking;
+        std::size_t part = 0;
+        for (int w = 0; w < plan.workers; ++w) {
+            Worker& wk = *workers[static_cast<std::size_t>(w)];
+            if (wk.host_ready(steps)) continue;
+            lacking.push_back(&wk);
+            part = std::max(part, wk.lay_out(steps, nullptr, nullptr));
         }
-        for (int w = 0; w < plan.workers; ++w) workers[static_cast<std::size_t>(w)]->reserve_host(m, n);
+        if (lacking.empty()) return;
+        std::uint8_t *h = nullptr, *d = nullptr;
+        alloc_mapped(h, d, part * lacking.size(), "pinned buffers of the long engine's workers", first.mem);
+        slabs.push_back(h);
+        for (std::size_t k = 0; k < lacking.size(); ++k) (void)lacking[k]->lay_out(steps, h + k * part, d + k * part);
     }
 
     /// Workers 1..k-1 exist and every worker is configured for k at once
@@ -1099,6 +1261,7 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
         sum.allocs += st.allocs;
         sum.pinned_ms += st.pinned_ms;
         sum.pinned += st.pinned;
+        sum.copies_ms += st.copies_ms;
         peak = std::max(peak, st.peak_device_bytes);
     };
     std::atomic<std::uint64_t> cells_done{0};
@@ -1111,6 +1274,7 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
         std::vector<std::size_t> peaks(static_cast<std::size_t>(k_workers), 0);
         auto run = [&](int wi) {
             Worker& w = *im.workers[static_cast<std::size_t>(wi)];
+            bool first = true;
             while (true) {
                 const std::size_t t = next.fetch_add(1);
                 if (t >= shared_order.size()) break;
@@ -1123,6 +1287,12 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
                     failed[k] = std::current_exception();
                 }
                 add(w.stats, peaks[static_cast<std::size_t>(wi)]);
+                if (first) {
+                    std::lock_guard<std::mutex> lock(mu);
+                    sum.first_pairs_ms += w.stats.pairs_ms;
+                    sum.first_kernels_ms += w.stats.total_ms;
+                    first = false;
+                }
                 cells_done += cells_of(k);
             }
             --running;

@@ -108,12 +108,29 @@ constexpr std::size_t min_worker_slots = 8;
 /// Regions of at least this many cells report progress while they run.
 constexpr std::uint64_t progress_min_cells = std::uint64_t{1} << 30;
 
-/// Bytes of a worker's pinned staging buffer: larger host <-> device copies
-/// go through it in chunks of this size. Pinning costs about its size in
-/// time (cudaHostAlloc pins and maps every page, on every GPU of the
-/// process), and align_many readies 40 workers before their first pair:
-/// 1 MiB each took 20-44 ms on one H200 and 65-68 ms with two in the
-/// process (session 18).
+/// Bytes of a staging buffer of an engine's pool: host <-> device copies
+/// larger than a worker's small buffer go through one, in chunks of this
+/// size. Pinning costs about its size in time (cudaHostAlloc pins and maps
+/// every page, on every GPU of the process), and align_many readies its
+/// workers before their first pair: a 1 MiB buffer a worker took 20-44 ms
+/// for 40 workers on one H200 and 65-68 ms with two GPUs in the process,
+/// 256 KiB a worker 6-12 and 24-29 ms (session 18).
 constexpr std::size_t staging_bytes = std::size_t{256} << 10;
+
+/// Staging buffers an engine's workers share (they hold one only for the
+/// copy itself: a pair's sequences and top borders, a solo pair's direction
+/// bytes); a worker that finds them all in use waits for one.
+constexpr std::size_t staging_buffers = 8;
+
+/// Bytes of a worker's own pinned buffer for small copies (a region's
+/// corner, a few stripes' bests), so that these borrow no staging buffer.
+constexpr std::size_t small_copy_bytes = std::size_t{4} << 10;
+
+/// Bytes for the leaf walk's steps of an align_many worker: a walk through
+/// one leaf batch (at most leaf_batch_shared leaves of leaf_cells_shared
+/// cells, 1024 steps each) fits, and 40 workers pin 2.5 MiB for them.
+constexpr std::size_t walk_steps_shared = std::size_t{64} << 10;
+static_assert(walk_steps_shared >= leaf_batch_shared * 1024 + 1024,
+              "a walk through a whole shared leaf batch fits one call");
 
 }  // namespace gpualign::gpu::long_tuning

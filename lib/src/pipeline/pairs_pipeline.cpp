@@ -680,7 +680,12 @@ private:
                 std::vector<gpu::LongPair> pairs;
                 pairs.reserve(dealt[w].size());
                 for (const std::size_t k : dealt[w]) pairs.push_back({b.queries[k].codes, b.refs[k].codes});
-                long_engine(w).prepare(pairs);
+                gpu::LongEngine& engine = long_engine(w);
+                const auto t0 = std::chrono::steady_clock::now();
+                engine.prepare(pairs);
+                spdlog::debug("device {}: long-pair engine readied for {} pairs in {:.1f} ms", workers_[w]->device,
+                              pairs.size(),
+                              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
             } catch (...) {
                 spdlog::debug("device {}: readying the long-pair engine failed; align_many tries again",
                               workers_[w]->device);
@@ -810,10 +815,13 @@ private:
         const gpu::LongEngineStats st = g.long_engine->last_stats();
         g.long_kernel_ms += st.total_ms;
         spdlog::debug("{} pairs on the long-pair engine of device {}, {} at once: {} passes, {:.3f} s of kernels "
-                      "(summed over streams), {:.3f} s wall (setup {:.1f} ms, tail {:.1f} ms; summed over workers: {} device "
-                      "allocations {:.1f} ms, {} pinned {:.1f} ms), {:.1f} MB of device memory at most",
+                      "(summed over streams), {:.3f} s wall (setup {:.1f} ms, tail {:.1f} ms; summed over workers: pairs "
+                      "{:.1f} s, launches {:.1f} s, walks {:.1f} s, copies {:.1f} s, {} device allocations {:.1f} ms, {} "
+                      "pinned {:.1f} ms; first pairs {:.1f} s, their kernels {:.1f} s), {:.1f} MB of device memory at most",
                       ks.size(), g.device, st.workers, st.passes, st.total_ms / 1000.0, st.wall_s, st.setup_ms,
-                      st.tail_ms, st.allocs, st.allocs_ms, st.pinned, st.pinned_ms, st.peak_device_bytes / 1e6);
+                      st.tail_ms, st.pairs_ms / 1e3, st.launches_ms / 1e3, st.walks_ms / 1e3, st.copies_ms / 1e3,
+                      st.allocs, st.allocs_ms, st.pinned, st.pinned_ms, st.first_pairs_ms / 1e3,
+                      st.first_kernels_ms / 1e3, st.peak_device_bytes / 1e6);
         for (std::size_t n = 0; n < ks.size(); ++n) {
             const std::size_t k = ks[n];
             if (errors[n]) {

@@ -98,6 +98,14 @@ struct LongEngineStats {
     /// last pair was taken to the return of the last worker (the time the
     /// GPU runs with fewer pairs than workers).
     double setup_ms = 0, tail_ms = 0;
+    /// Host ms in the copies between host and device and their waits
+    /// (sequences, borders, corner and best values, direction bytes that a
+    /// host walk reads), summed as pairs_ms.
+    double copies_ms = 0;
+    /// align_many only: the wall and the device time (as total_ms) of each
+    /// worker's first pair, summed over the workers (what starting costs
+    /// shows as their excess over the other pairs' mean).
+    double first_pairs_ms = 0, first_kernels_ms = 0;
     int workers = 1;                     ///< pairs aligned at once (align_many)
 };
 
