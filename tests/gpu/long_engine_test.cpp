@@ -426,6 +426,39 @@ TEST(LongEngine, PrepareReadiesAlignManyWorkers) {
     }
 }
 
+// align_many on more workers (12) than the engine's shared staging buffers
+// (long_tuning::staging_buffers, 8): every pair's sequences and borders (4-9
+// kb, larger than a worker's small copy buffer) borrow one, the workers
+// starting together wait for one to come back instead of pinning more
+// (no pinned allocation in the run after prepare), and the results are the
+// reference's, pair by pair.
+TEST(LongEngine, AlignManyWorkersShareTheStagingBuffers) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 43);
+    const ScoringScheme s = scheme_for(Alphabet::dna, 0);
+    std::vector<Seq> q, r;
+    for (int k = 0; k < 24; ++k) {
+        q.push_back(gen.random(4000 + gen.rng()() % 5000));
+        r.push_back(gen.mutate(q.back(), 0.04 + 0.01 * (k % 8)));
+    }
+    std::vector<gpu::LongPair> pairs;
+    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+    for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
+        gpu::LongEngineOptions opt;
+        opt.workers = 12;
+        gpu::LongEngine engine(s, mode, false, opt);
+        engine.prepare(pairs);
+        const std::vector<AlignmentResult> got = engine.align_many(pairs);
+        ASSERT_EQ(got.size(), q.size());
+        EXPECT_EQ(engine.last_stats().workers, 12);
+        EXPECT_EQ(engine.last_stats().pinned, 0u) << "a worker pinned memory in the run";
+        EXPECT_GT(engine.last_stats().copies_ms, 0.0);
+        for (std::size_t i = 0; i < q.size(); ++i)
+            expect_same(got[i], align_pair_long(q[i], r[i], s, mode, false), q[i], r[i], s,
+                        std::string("12 workers ") + to_string(mode) + " pair " + std::to_string(i));
+    }
+}
+
 // align_many: pairs of mixed sizes (empty sides, one residue, 5-12 kb) on 4
 // workers with 2 blocks each and reused ring slots, plus a pair whose 70 kb
 // ref is too wide for a worker's rings (it runs alone afterwards); results in
