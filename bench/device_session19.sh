@@ -10,6 +10,11 @@
 #   cli   - the mito pair and the synthetic 1 Mbp pair at 5% (nw, CIGAR)
 #           through the CLI on device 0, RUNS each, under
 #           CUDA_MODULE_LOADING=EAGER (the CLI's default) and LAZY
+#   lazy  - the CLI's start, two builds side by side: the mito pair, the
+#           synthetic 1 Mbp pair at 5% (nw, CIGAR, device 0) and bulk2000
+#           (one GPU), RUNS each, for .carry/gpualign_a and .carry/gpualign
+#           (call 7: batch engines started with the backend against started
+#           at the first batch with pairs for them, a change not kept)
 #   final - every GPU test, then bench/device_multi_gpu.sh (RUNS=3)
 # Usage on the device machine, from the repo root: bench/device_session19.sh OUT PART
 set -uo pipefail
@@ -56,6 +61,23 @@ cli)
     done
   done
   cmp "$W/mito.EAGER.tsv" "$W/mito.LAZY.tsv" && cmp "$W/syn1m5.EAGER.tsv" "$W/syn1m5.LAZY.tsv" && echo "cli: EAGER and LAZY outputs identical"
+  ;;
+lazy)
+  .carry/gpualign_long_bench --workloads syn1m5,bulk2000 --dump-fasta $W > /dev/null || exit 1
+  awk '/^>/{n++} {print > ("'$W'/mito_" n ".fa")}' .carry/data/dna/long/mito_human_vs_orangutan.fa
+  for w in "mito|$W/mito_1.fa $W/mito_2.fa" "syn1m5|$W/syn1m5_q.fa $W/syn1m5_r.fa" "bulk|$W/bulk2000_q.fa $W/bulk2000_r.fa"; do
+    name=${w%%|*}; args=${w#*|}
+    for k in $(seq 1 "${RUNS:-2}"); do
+      for bin in gpualign_a gpualign; do
+        t0=$(date +%s%N)
+        .carry/$bin nw $args --backend gpu --device 0 --progress never -v -o "$W/$name.$bin.tsv" 2> "$W/$name.err"
+        rc=$?; ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+        echo "$name $bin run $k: rc=$rc wall $ms ms; $(grep -E 'stages \(s\): open' "$W/$name.err" | sed 's/.*stages (s): //' | cut -c1-110)"
+        grep -E "GPU engine on device" "$W/$name.err" | sed 's/.*debug: /    /' | cut -c1-80
+      done
+    done
+    cmp "$W/$name.gpualign_a.tsv" "$W/$name.gpualign.tsv" && echo "$name: outputs identical"
+  done
   ;;
 tests)
   s=$(date +%s)
