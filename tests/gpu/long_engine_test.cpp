@@ -56,6 +56,13 @@ void expect_same(const AlignmentResult& got, const AlignmentResult& want, const 
     if (got.has_cigar && !got.cigar.empty()) EXPECT_EQ(rescore_cigar(got, q, r, s), got.score) << what;
 }
 
+/// Pair i of align_many's input: q[i] with r[i] (borrowed).
+std::vector<gpu::LongPair> long_pairs(const std::vector<Seq>& q, const std::vector<Seq>& r) {
+    std::vector<gpu::LongPair> pairs;
+    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+    return pairs;
+}
+
 // Every pair through engine.align, then all at once through align_many: both
 // byte-identical to `want` (results in input order).
 void expect_align_and_align_many(gpu::LongEngine& engine, const std::vector<Seq>& q, const std::vector<Seq>& r,
@@ -63,12 +70,29 @@ void expect_align_and_align_many(gpu::LongEngine& engine, const std::vector<Seq>
                                  const std::string& what) {
     for (std::size_t i = 0; i < q.size(); ++i)
         expect_same(engine.align(q[i], r[i]), want[i], q[i], r[i], s, what + std::to_string(i));
-    std::vector<gpu::LongPair> pairs;
-    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
-    const std::vector<AlignmentResult> many = engine.align_many(pairs);
+    const std::vector<AlignmentResult> many = engine.align_many(long_pairs(q, r));
     ASSERT_EQ(many.size(), q.size());
     for (std::size_t i = 0; i < q.size(); ++i)
         expect_same(many[i], want[i], q[i], r[i], s, "align_many " + what + std::to_string(i));
+}
+
+// engine.prepare(all pairs), then align_many on `workers` workers (the
+// engine's LongEngineOptions::workers): no pinned allocation in the run, and
+// each result equal to align_pair_long's. Returns align_many's statistics.
+gpu::LongEngineStats expect_prepared_align_many(gpu::LongEngine& engine, const std::vector<Seq>& q,
+                                                const std::vector<Seq>& r, const ScoringScheme& s, AlignMode mode,
+                                                int workers, const std::string& what) {
+    const std::vector<gpu::LongPair> pairs = long_pairs(q, r);
+    engine.prepare(pairs);
+    const std::vector<AlignmentResult> got = engine.align_many(pairs);
+    const gpu::LongEngineStats st = engine.last_stats();
+    EXPECT_EQ(got.size(), q.size()) << what;
+    EXPECT_EQ(st.workers, workers) << what;
+    EXPECT_EQ(st.pinned, 0u) << what << ": a worker pinned memory in the run after prepare";
+    for (std::size_t i = 0; i < q.size() && i < got.size(); ++i)
+        expect_same(got[i], align_pair_long(q[i], r[i], s, mode, false), q[i], r[i], s,
+                    what + " " + to_string(mode) + " pair " + std::to_string(i));
+    return st;
 }
 
 // Random and related pairs of 1..5000 residues over every mode x gap model x
@@ -408,21 +432,13 @@ TEST(LongEngine, PrepareReadiesAlignManyWorkers) {
         q.push_back(gen.random(17000 + 2000 * static_cast<std::size_t>(k)));
         r.push_back(gen.mutate(q.back(), 0.08 + 0.02 * k));
     }
-    std::vector<gpu::LongPair> pairs;
-    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+    const std::vector<gpu::LongPair> pairs = long_pairs(q, r);
     for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
         gpu::LongEngineOptions opt;
         opt.workers = 3;
         gpu::LongEngine engine(s, mode, false, opt);
         EXPECT_NO_THROW(engine.prepare(std::span<const gpu::LongPair>(pairs).first(1)));
-        engine.prepare(pairs);
-        const std::vector<AlignmentResult> got = engine.align_many(pairs);
-        ASSERT_EQ(got.size(), q.size());
-        EXPECT_EQ(engine.last_stats().workers, 3);
-        EXPECT_EQ(engine.last_stats().pinned, 0u) << "a worker grew a pinned buffer after prepare";
-        for (std::size_t i = 0; i < q.size(); ++i)
-            expect_same(got[i], align_pair_long(q[i], r[i], s, mode, false), q[i], r[i], s,
-                        std::string("prepared align_many ") + to_string(mode) + " pair " + std::to_string(i));
+        (void)expect_prepared_align_many(engine, q, r, s, mode, 3, "prepared align_many");
     }
 }
 
@@ -441,21 +457,12 @@ TEST(LongEngine, AlignManyWorkersShareTheStagingBuffers) {
         q.push_back(gen.random(4000 + gen.rng()() % 5000));
         r.push_back(gen.mutate(q.back(), 0.04 + 0.01 * (k % 8)));
     }
-    std::vector<gpu::LongPair> pairs;
-    for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
     for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
         gpu::LongEngineOptions opt;
         opt.workers = 12;
         gpu::LongEngine engine(s, mode, false, opt);
-        engine.prepare(pairs);
-        const std::vector<AlignmentResult> got = engine.align_many(pairs);
-        ASSERT_EQ(got.size(), q.size());
-        EXPECT_EQ(engine.last_stats().workers, 12);
-        EXPECT_EQ(engine.last_stats().pinned, 0u) << "a worker pinned memory in the run";
-        EXPECT_GT(engine.last_stats().copies_ms, 0.0);
-        for (std::size_t i = 0; i < q.size(); ++i)
-            expect_same(got[i], align_pair_long(q[i], r[i], s, mode, false), q[i], r[i], s,
-                        std::string("12 workers ") + to_string(mode) + " pair " + std::to_string(i));
+        const gpu::LongEngineStats st = expect_prepared_align_many(engine, q, r, s, mode, 12, "12 workers");
+        EXPECT_GT(st.copies_ms, 0.0);
     }
 }
 
@@ -487,8 +494,7 @@ TEST(LongEngine, AlignManyMatchesReferenceAndReportsErrorsPerPair) {
         opt.max_blocks = 2;
         opt.ring_bytes = 4u << 20;  // 8 slots of 32 K columns: stripes reuse slots; 70 kb rows do not fit
         gpu::LongEngine engine(s, mode, false, opt);
-        std::vector<gpu::LongPair> pairs;
-        for (std::size_t i = 0; i < q.size(); ++i) pairs.push_back({q[i], r[i]});
+        const std::vector<gpu::LongPair> pairs = long_pairs(q, r);
         std::vector<std::exception_ptr> errors;
         const std::vector<AlignmentResult> got = engine.align_many(pairs, &errors);
         ASSERT_EQ(got.size(), q.size());

@@ -681,11 +681,10 @@ private:
                 pairs.reserve(dealt[w].size());
                 for (const std::size_t k : dealt[w]) pairs.push_back({b.queries[k].codes, b.refs[k].codes});
                 gpu::LongEngine& engine = long_engine(w);
-                const auto t0 = std::chrono::steady_clock::now();
+                const auto t0 = Clock::now();
                 engine.prepare(pairs);
                 spdlog::debug("device {}: long-pair engine readied for {} pairs in {:.1f} ms", workers_[w]->device,
-                              pairs.size(),
-                              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+                              pairs.size(), 1e3 * seconds_since(t0));
             } catch (...) {
                 spdlog::debug("device {}: readying the long-pair engine failed; align_many tries again",
                               workers_[w]->device);
@@ -760,10 +759,10 @@ private:
             options.gpu_memory_limit = long_engine_memory_;
             if (progress_.enabled())
                 options.progress = [this, w](std::uint64_t done, std::uint64_t) { report_progress(w, done); };
-            const auto t0 = std::chrono::steady_clock::now();
+            const auto t0 = Clock::now();
             g.long_engine = std::make_unique<gpu::LongEngine>(scheme_, mode_, score_only_, options);
             spdlog::debug("GPU long-pair engine started on device {} in {:.1f} ms (device memory limit {})", g.device,
-                          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                          1e3 * seconds_since(t0),
                           long_engine_memory_ ? std::to_string(long_engine_memory_) : std::string("90% of free"));
         }
         return *g.long_engine;
