@@ -552,6 +552,60 @@ TEST(LongEngineSanitizer, AlignManyWorkers) {
     }
 }
 
+// The local forward at two columns a step keeps only each row's best value
+// and finds the best cell's column in a window of 32 columns, then in a
+// sub-region recomputed from the checkpoints around it (region_kernel.cuh,
+// long_engine.cpp locate_best). Pairs whose best H is reached many times -
+// a motif repeated along the ref (ties within a row: the smallest column
+// wins) and twice in the query (ties across rows and stripes: the smallest
+// row wins), spacers of every length so the windows straddle checkpoint
+// columns and chunk edges - against the reference, with checkpoint grids of
+// several strides, solo and beside other pairs.
+TEST(LongEngine, LocalBestWindowsFindTheCanonicalCell) {
+    SKIP_WITHOUT_GPU();
+    for (Alphabet a : {Alphabet::dna, Alphabet::protein}) {
+        Generator gen(a, a == Alphabet::dna ? 151 : 152);
+        std::vector<Seq> q, r;
+        for (const std::size_t motif_len : {std::size_t{1}, std::size_t{7}, std::size_t{40}, std::size_t{90}}) {
+            const Seq motif = gen.random(motif_len);
+            Seq ref, query = gen.random(motif_len * 3 % 700 + 1);
+            for (std::size_t k = 0; k < 24; ++k) {
+                const Seq spacer = gen.random(1 + (k * 37 + motif_len) % 301);
+                ref.insert(ref.end(), spacer.begin(), spacer.end());
+                ref.insert(ref.end(), motif.begin(), motif.end());
+            }
+            query.insert(query.end(), motif.begin(), motif.end());
+            const Seq mid = gen.random(520 + motif_len);  // the second copy in a later stripe (512 rows)
+            query.insert(query.end(), mid.begin(), mid.end());
+            query.insert(query.end(), motif.begin(), motif.end());
+            const Seq tail = gen.random(300);
+            query.insert(query.end(), tail.begin(), tail.end());
+            q.push_back(query);
+            r.push_back(ref);
+            q.push_back(ref);  // the same ties with query and ref swapped
+            r.push_back(query);
+        }
+        q.push_back(Seq(3000, encode_char(a, a == Alphabet::dna ? 'N' : 'X')));  // all N / all X: no cell above 0
+        r.push_back(gen.random(2500));
+        const ScoringScheme s = scheme_for(a, 0);
+        for (bool score_only : {false, true}) {
+            const auto want = reference(q, r, s, AlignMode::local, score_only);
+            for (const int fan_out : {3, 7}) {
+                gpu::LongEngineOptions opt;
+                opt.rows_per_lane = 16;
+                opt.plan.leaf_cells = 70000;
+                opt.plan.fan_out = fan_out;
+                opt.plan.direct_leaf_bytes = 0;  // a checkpoint grid on every level
+                opt.workers = 3;
+                gpu::LongEngine engine(s, AlignMode::local, score_only, opt);
+                const std::string what = std::string(to_string(a)) + (score_only ? " score-only" : " cigar") +
+                                         " fan_out " + std::to_string(fan_out) + " pair ";
+                expect_align_and_align_many(engine, q, r, want, s, what);
+            }
+        }
+    }
+}
+
 // Small enough for compute-sanitizer (memcheck, racecheck): every kernel path
 // of the long engine (fan-out and direct-leaf levels, speculative leaf
 // batches, warps reused across stripes with ring flow control, the R = 16

@@ -665,10 +665,65 @@ struct Worker final : RegionBackend {
 
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {
+        const bool forward = first_pass;
+        WindowedResult res = compute_region(reg, out, on_cells, rows_per_lane(reg.rows, !solo));
+        if (res.best_w > 0) {
+            const double ms_before = stats.total_ms;
+            locate_best(reg, out, res);
+            if (forward) stats.forward_ms += stats.total_ms - ms_before;
+        }
+        return res;
+    }
+
+    /// What compute_region reports: RegionResult, and for the windowed local
+    /// forward (region_kernel.cuh) the first column the best cell may be in
+    /// (best_j is then the last; 0 = best_j is exact).
+    struct WindowedResult : RegionResult {
+        std::int64_t best_w = 0;
+    };
+
+    /// The windowed local forward gives the best cell's H and row exactly and
+    /// its column as a window [best_w, best_j] of at most 32 columns. No cell
+    /// above that row reaches that H, nor any left of the window in it, so
+    /// the cell is the canonical best (max H, smallest row, smallest column)
+    /// of the sub-region from the checkpoint row above it and the checkpoint
+    /// column left of the window (or the region's borders) to (best_i,
+    /// best_j): one exact launch (4 rows a lane, a column per cell) over at
+    /// most row_stride x (col_stride + 32) cells, whose borders are the exact
+    /// values the forward pass saved.
+    /// @throws std::logic_error when the sub-region disagrees (a kernel bug).
+    void locate_best(const Region& reg, const RegionOutputs& out, WindowedResult& res) {
+        const std::int64_t ir = res.best_i - reg.i0, ja = res.best_w - reg.j0, jb = res.best_j - reg.j0;
+        const std::int64_t r0 = out.row_stride > 0 && out.row_out ? (ir - 1) / out.row_stride * out.row_stride : 0;
+        const std::int64_t c0 = out.col_stride > 0 && out.col_out ? (ja - 1) / out.col_stride * out.col_stride : 0;
+        const BoundaryCell* top = r0 == 0 ? reg.top : out.row_out + (r0 / out.row_stride - 1) * (reg.cols + 1);
+        const BoundaryCell* left = c0 == 0 ? reg.left : out.col_out + (c0 / out.col_stride - 1) * (reg.rows + 1);
+        Region sub;
+        sub.i0 = reg.i0 + r0;
+        sub.j0 = reg.j0 + c0;
+        sub.rows = ir - r0;
+        sub.cols = jb - c0;
+        sub.top = top + c0;
+        sub.left = left + r0;
+        RegionOutputs want;
+        want.want_best = true;
+        const WindowedResult found = compute_region(sub, want, {}, 4);
+        if (found.best != res.best || found.best_i != res.best_i || found.best_j < res.best_w || found.best_j > res.best_j)
+            throw std::logic_error("long engine: the local best cell (H " + std::to_string(res.best) + ", row " +
+                                   std::to_string(res.best_i) + ", columns " + std::to_string(res.best_w) + ".." +
+                                   std::to_string(res.best_j) + ") is not where its window says (found H " +
+                                   std::to_string(found.best) + " at " + std::to_string(found.best_i) + ", " +
+                                   std::to_string(found.best_j) + ")");
+        res.best_j = found.best_j;
+        res.best_w = 0;
+    }
+
+    /// One launch over `reg` with R rows per lane.
+    WindowedResult compute_region(const Region& reg, const RegionOutputs& out,
+                                  const std::function<void(std::uint64_t)>& on_cells, int R) {
         check_size(reg);
         const bool want_dirs = out.dirs != nullptr;
         const int rows = static_cast<int>(reg.rows), cols = static_cast<int>(reg.cols);
-        const int R = rows_per_lane(rows, !solo);
         const int stripes = (rows + 32 * R - 1) / (32 * R);
         const int warps_per_block = detail::region_block_threads() / 32;
         int blocks = std::min(max_blocks_for(R, want_dirs), (stripes + warps_per_block - 1) / warps_per_block);
@@ -718,7 +773,7 @@ struct Worker final : RegionBackend {
         a.blocks = blocks;
         run_launch(a, descs, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), on_cells, warps);
 
-        RegionResult res;
+        WindowedResult res;
         if (want_dirs) download_dirs(out.dirs, dirs.ptr, pitch, rows, cols, out.dirs == leaf_host);
         download(&res.corner_h, corner.ptr, sizeof(int), "corner download");
         if (out.want_best) read_best(reg, stripes, res);
@@ -728,8 +783,10 @@ struct Worker final : RegionBackend {
     /// RegionResult::best of the region just computed (checkpoint_traceback.hpp),
     /// from its stripe bests (RegionDesc::stripe_best): local, the canonical
     /// best over the stripes; semi-global, the last stripe's entry (the best
-    /// of the region's last row); global, none.
-    void read_best(const Region& reg, int stripes, RegionResult& res) {
+    /// of the region's last row); global, none. A windowed local entry
+    /// (w > 0) leaves its column's window in res.best_w..best_j (rows are
+    /// disjoint across stripes, so H and row alone pick the stripe).
+    void read_best(const Region& reg, int stripes, WindowedResult& res) {
         if (cx.mode == AlignMode::semi_global) {
             int sb[4] = {};
             download(sb, static_cast<const int*>(best.ptr) + 4 * static_cast<std::size_t>(stripes - 1), sizeof sb,
@@ -741,12 +798,13 @@ struct Worker final : RegionBackend {
             std::vector<int> sb(4 * static_cast<std::size_t>(stripes));
             download(sb.data(), best.ptr, sb.size() * sizeof(int), "stripe bests download");
             for (int s = 0; s < stripes; ++s) {  // stripes in row order: a strictly better one wins
-                const int h = sb[4 * s], i = sb[4 * s + 1], j = sb[4 * s + 2];
+                const int h = sb[4 * s], i = sb[4 * s + 1], j = sb[4 * s + 2], w = sb[4 * s + 3];
                 if (h > res.best || (h == res.best && h > 0 && (reg.i0 + i < res.best_i ||
                                                                (reg.i0 + i == res.best_i && reg.j0 + j < res.best_j)))) {
                     res.best = h;
                     res.best_i = reg.i0 + i;
                     res.best_j = reg.j0 + j;
+                    res.best_w = w > 0 ? reg.j0 + w : 0;
                 }
             }
         }

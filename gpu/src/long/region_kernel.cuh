@@ -38,6 +38,19 @@
 // and a rare search for its first row, instead of the per-row best below,
 // measured 6% slower: it lengthens each step's dependent chain.)
 //
+// Local best without direction bytes, two columns a step (`Windowed`): each
+// row keeps only its best value, bh = max(bh, T(i, j-1), T(i, j)), one
+// __vimax3_s32 per two cells (against two operations a cell for a per-row
+// best value and column). After every chunk of 16 steps the lane forms its
+// canonical key over its rows, (max bh, smallest row), and notes the chunk
+// in which the key last grew: bh only grows, so that is the chunk in which
+// the key's row first reached the key's value, and the best cell's column
+// lies in the lane's 32 columns of that chunk. The stripe's entry gives the
+// best H and row exactly and the column as that window; the host finds the
+// column by recomputing the window's rows and columns from the checkpoints
+// around it (long_engine.cpp, locate_best). 1 Mbp local forward on an H100:
+// docs/benchmarks.md, session 20.
+//
 // Scores. With `Packed` (an alphabet of at most 8 letters whose scores fit
 // in int8: DNA) the block keeps, per ref code c, the eight scores s(0..7, c)
 // as bytes of two registers, loads that pair once per step, and each row
@@ -143,6 +156,10 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
     static_assert(C == 1 || C == 2, "one or two columns a step");
     constexpr bool Local = Mode == AlignMode::local;             // zero floor, per-stripe best cells
     constexpr bool LastRowBest = Mode == AlignMode::semi_global;  // the best of the region's last row
+    // Local without direction bytes at two columns a step: rows' best values
+    // only, the best cell's column found to 32 columns (see the header).
+    constexpr bool Windowed = Local && !Dirs && C == 2;
+    static_assert(!Windowed || R <= 16, "a windowed key keeps its row in 4 bits");
     constexpr unsigned full = 0xFFFFFFFFu;
     constexpr int stripe_rows = 32 * R;
 
@@ -229,7 +246,12 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         constexpr bool WordDirs = Dirs && R <= 4;
         std::uint32_t dacc[WordDirs ? R : 1];
         std::int32_t bh[R];  // the row's best, T-space (-O: H = 0)
-        int bj[R];
+        int bj[Windowed ? 1 : R];  // its first column (not Windowed)
+        // Windowed: the lane's canonical best so far, T-space, and where: the
+        // first step of the chunk it was found in plus its row (chunks start
+        // at multiples of 16 steps, R <= 16), -1 while no cell is above 0.
+        std::int32_t key_h = -open;
+        int key_at = -1;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int i = ir0 + r;
@@ -241,7 +263,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             E[r] = lb.y;
             if constexpr (WordDirs) dacc[r] = 0;
             bh[r] = -open;
-            bj[r] = 0;
+            if constexpr (!Windowed) bj[r] = 0;
         }
         // Semi-global: the lane holding the region's last row (in the last
         // stripe) tracks that row's best in last_best, T-space, first j on ties.
@@ -301,6 +323,26 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         };
         int ck_next = d.col_stride > 0 ? d.col_stride : INT_MAX;  // next checkpoint column of this lane
 
+        // Windowed: after each chunk of 16 steps (and after the last step), the
+        // lane's canonical key over its rows, (max bh, smallest row), and the
+        // chunk in which it last improved: the chunk where its final row first
+        // reached its final value (bh only grows, so the key never passes it).
+        auto check_key = [&](int kstart) {
+            const int nvalid = lane < tc ? max(0, min(R, rows - ir0 + 1)) : 0;  // the lane's rows inside the region
+            std::int32_t kh = nvalid > 0 ? bh[0] : INT_MIN;
+            int kr = 0;
+#pragma unroll
+            for (int r = 1; r < R; ++r)
+                if (r < nvalid && bh[r] > kh) {
+                    kh = bh[r];
+                    kr = r;
+                }
+            if (nvalid > 0 && (kh > key_h || (kh == key_h && key_at >= 0 && kr < (key_at & 15)))) {
+                key_h = kh;
+                key_at = kstart + kr;
+            }
+        };
+
         // C columns a step: lane t at step k computes columns C*(k - t) + 1 .. + C
         // (C = 2 in the forward and tile launches, which have no direction
         // bytes: one step frame, the feed, the tests and the ring store, for
@@ -309,6 +351,9 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         constexpr int chunk_steps = 32 / C, half_chunk = 16 / C;
         const int steps = (cols + C - 1) / C + tc - 1;
         for (int k = 0; k < steps; ++k) {
+            if constexpr (Windowed) {
+                if (k % 16 == 0 && k > 0) check_key(k - 16);
+            }
             if (k % half_chunk == 0) {
                 if (p.flow_control) {
                     // Flow control: publish the columns this stripe has consumed (its last
@@ -395,7 +440,9 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                             const std::int32_t d_t = dg + sc;
                             t = __viaddmax_s32(f, -open, __viaddmax_s32(e, -open, d_t));
                         }
-                        if constexpr (Local) {  // per-row best (T-space), first j wins: keep the old one on ties
+                        if constexpr (Windowed) {  // the row's best of both columns: T[r] is still column j - 1's
+                            if (c == C - 1) bh[r] = __vimax3_s32(bh[r], T[r], t);
+                        } else if constexpr (Local) {  // per-row best (T-space), first j wins: keep the old one on ties
                             bool keep;
                             bh[r] = __vibmax_s32(bh[r], t, &keep);
                             bj[r] = keep ? bj[r] : j;
@@ -430,8 +477,17 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                         if (ckpt_row) row_ck[j] = make_int2(tu + open, fu);
                     }
                 }
+                if constexpr (Windowed) {  // the row's odd last column had no second column to fold it
+                    if (j0 + C - 1 > cols) {
+#pragma unroll
+                        for (int r = 0; r < R; ++r) bh[r] = max(bh[r], T[r]);
+                    }
+                }
                 diag = in_hs[C - 1];
             }
+        }
+        if constexpr (Windowed) {
+            if (steps > 0) check_key((steps - 1) / 16 * 16);
         }
         // Done: every lane has read its input (the ring slot of stripe g - 1).
         __syncwarp();
@@ -439,15 +495,26 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
 
         if constexpr (Local) {
             // This lane's best over its valid rows (rows in increasing order), then the
-            // warp's canonical best: H desc, row asc, column asc.
+            // warp's canonical best: H desc, row asc, column asc. Windowed: the column
+            // is known to lie in [best_w, best_j], the 32 columns of the key's chunk.
             std::int32_t best_h = 0;
-            int best_i = 0, best_j = 0;
+            int best_i = 0, best_j = 0, best_w = 0;
+            if constexpr (Windowed) {
+                if (key_at >= 0 && key_h + open > 0) {
+                    best_h = key_h + open;
+                    best_i = ir0 + (key_at & 15);
+                    const int first = C * ((key_at & ~15) - lane) + 1;  // the lane's first column at the chunk's first step
+                    best_w = max(1, first);
+                    best_j = min(cols, first + 16 * C - 1);
+                }
+            } else {
 #pragma unroll
-            for (int r = 0; r < R; ++r) {
-                if (lane < tc && ir0 + r <= rows && bh[r] + open > best_h) {
-                    best_h = bh[r] + open;
-                    best_i = ir0 + r;
-                    best_j = bj[r];
+                for (int r = 0; r < R; ++r) {
+                    if (lane < tc && ir0 + r <= rows && bh[r] + open > best_h) {
+                        best_h = bh[r] + open;
+                        best_i = ir0 + r;
+                        best_j = bj[r];
+                    }
                 }
             }
 #pragma unroll
@@ -455,13 +522,15 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                 const std::int32_t oh = __shfl_xor_sync(full, best_h, off);
                 const int oi = __shfl_xor_sync(full, best_i, off);
                 const int oj = __shfl_xor_sync(full, best_j, off);
+                const int ow = __shfl_xor_sync(full, best_w, off);
                 if (oh > best_h || (oh == best_h && (oi < best_i || (oi == best_i && oj < best_j)))) {
                     best_h = oh;
                     best_i = oi;
                     best_j = oj;
+                    best_w = ow;
                 }
             }
-            if (lane == 0 && d.stripe_best) d.stripe_best[s] = make_int4(best_h, best_i, best_j, 0);
+            if (lane == 0 && d.stripe_best) d.stripe_best[s] = make_int4(best_h, best_i, best_j, best_w);
         }
         if constexpr (LastRowBest) {
             if (owns_last && d.stripe_best) d.stripe_best[s] = make_int4(last_best.x + open, rows, last_best.y, 0);

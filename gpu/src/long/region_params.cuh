@@ -28,9 +28,11 @@ struct RegionDesc {
     int2* row_out;                  ///< checkpoint row k at row_out + k*(cols+1)
     int2* col_out;                  ///< checkpoint column k at col_out + k*(rows+1)
     std::uint8_t* dirs;             ///< rows * dirs_pitch(cols) direction bytes, row-major (cols used a row), or null
-    /// {H, region row, region column, 0} (H the full matrix's value), or null:
+    /// {H, region row, region column, w} (H the full matrix's value), or null:
     /// local: entry s = stripe s's canonical best cell (max H, then smallest
-    /// row, then smallest column; {0, 0, 0} when no H > 0); semi-global: only
+    /// row, then smallest column; {0, 0, 0, 0} when no H > 0), where w = 0
+    /// means the column is exact and w > 0 (the windowed local forward,
+    /// region_kernel.cuh) that it lies in [w, column]; semi-global: only
     /// entry stripes-1, the best cell of the region's last row (row = rows,
     /// the smallest column on ties); global: unused.
     int4* stripe_best;

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Device work of session 20 (issue 11: the 1 Mbp local forward pass with the
+# windowed best cell), binaries in .carry/ (bench/prepare_carry.sh), the
+# build before the change as .carry/gpualign_long_bench_base. Parts:
+#   tests - the long engine's GPU tests (FILTER, default LongEngine*:LongCli*)
+#   fwd   - gpualign_long_bench score-only on WORKLOADS (default syn1m5),
+#           modes MODES (default local,global), RUNS runs, this build and the
+#           base build side by side, same machine, same call
+#   bench - this build's gpualign_long_bench on WORKLOADS (both outputs)
+#   sanitize - compute-sanitizer memcheck and racecheck on the long engine's
+#           small-pair tests
+# Usage on the device machine, from the repo root: bench/device_session20.sh OUT PART...
+set -uo pipefail
+out=${1:?OUT dir}; shift
+export LD_LIBRARY_PATH=$PWD/.carry/lib GPUALIGN_SHARED_DATA=$PWD/.carry/data GPUALIGN_BINARY=$PWD/.carry/gpualign
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
+for part in "$@"; do
+case $part in
+tests)
+  .carry/gpualign_gpu_tests --gtest_filter="${FILTER:-LongEngine*:LongCli*}" 2>&1 | grep -E "^\[  (FAILED|PASSED|SKIPPED|  OK) |Failure|error|Expected|gpu score|^\[==" | tail -${TAIL:-60}
+  ;;
+fwd)
+  for bin in gpualign_long_bench_base gpualign_long_bench; do
+    echo "== $bin"
+    .carry/$bin --workloads "${WORKLOADS:-syn1m5}" --modes "${MODES:-local,global}" --runs "${RUNS:-3}" --no-peer \
+      --csv "$out/$bin.fwd.csv" 2>&1 | grep -vE "^\s*$" | tail -${TAIL:-40}
+  done
+  ;;
+bench)
+  .carry/gpualign_long_bench --workloads "${WORKLOADS:-mito,hp50,sa200,syn1m5,bulk2000}" --modes "${MODES:-local,global}" \
+    --runs "${RUNS:-3}" --no-peer --csv "$out/bench.csv" 2>&1 | tail -${TAIL:-60}
+  ;;
+sanitize)
+  S=/usr/local/cuda/bin/compute-sanitizer; command -v compute-sanitizer >/dev/null && S=compute-sanitizer
+  $S --tool memcheck --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter='LongEngineSanitizer.*' 2>&1 | tail -4
+  $S --tool racecheck --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter='LongEngineSanitizer.SmallPairsAllPaths' 2>&1 | tail -4
+  ;;
+esac
+done
