@@ -5,8 +5,14 @@
 #   tests - the long engine's GPU tests (FILTER, default LongEngine*:LongCli*)
 #   fwd   - gpualign_long_bench score-only on WORKLOADS (default syn1m5),
 #           modes MODES (default local,global), RUNS runs, this build and the
-#           base build side by side, same machine, same call
+#           base build side by side, same machine, same call (BINS: other
+#           builds in .carry/ to compare)
 #   bench - this build's gpualign_long_bench on WORKLOADS (both outputs)
+#   fanout - the 1 Mbp pair (syn1m5) with checkpoint grids of FANOUTS (pairs
+#           fan_out:tile_batch, default 16:48 32:96 64:192), score-only and
+#           CIGAR, global and local, RUNS runs each
+#   sass  - cuobjdump -sass of the R = 16 forward kernels (global, local;
+#           packed DNA scores, two columns a step) into OUT
 #   sanitize - compute-sanitizer memcheck and racecheck on the long engine's
 #           small-pair tests
 # Usage on the device machine, from the repo root: bench/device_session20.sh OUT PART...
@@ -20,7 +26,7 @@ tests)
   .carry/gpualign_gpu_tests --gtest_filter="${FILTER:-LongEngine*:LongCli*}" 2>&1 | grep -E "^\[  (FAILED|PASSED|SKIPPED|  OK) |Failure|error|Expected|gpu score|^\[==" | tail -${TAIL:-60}
   ;;
 fwd)
-  for bin in gpualign_long_bench_base gpualign_long_bench; do
+  for bin in ${BINS:-gpualign_long_bench_base gpualign_long_bench}; do
     echo "== $bin"
     .carry/$bin --workloads "${WORKLOADS:-syn1m5}" --modes "${MODES:-local,global}" --runs "${RUNS:-3}" --no-peer \
       --csv "$out/$bin.fwd.csv" 2>&1 | grep -vE "^\s*$" | tail -${TAIL:-40}
@@ -29,6 +35,20 @@ fwd)
 bench)
   .carry/gpualign_long_bench --workloads "${WORKLOADS:-mito,hp50,sa200,syn1m5,bulk2000}" --modes "${MODES:-local,global}" \
     --runs "${RUNS:-3}" --no-peer --csv "$out/bench.csv" 2>&1 | tail -${TAIL:-60}
+  ;;
+fanout)
+  for ft in ${FANOUTS:-16:48 32:96 64:192}; do
+    echo "== fan_out ${ft%%:*} tile_batch ${ft##*:}"
+    .carry/gpualign_long_bench --workloads "${WORKLOADS:-syn1m5}" --modes "${MODES:-local,global}" --runs "${RUNS:-3}" --no-peer \
+      --fan-out "${ft%%:*}" --tile-batch "${ft##*:}" --csv "$out/fanout_${ft%%:*}_${ft##*:}.csv" 2>&1 | grep -E "GPU (local|global)" | sed 's/, check ok//'
+  done
+  ;;
+sass)
+  for m in 1:global 0:local; do
+    /usr/local/cuda/bin/cuobjdump -sass -fun "_ZN8gpualign3gpu12long_kernels13region_kernelILi16ELNS_9AlignModeE${m%%:*}ELb0ELb1ELi2EEEvNS1_12RegionParamsE" \
+      .carry/gpualign_long_bench > "$out/${m##*:}.sass" 2>&1
+  done
+  wc -l "$out"/*.sass
   ;;
 sanitize)
   S=/usr/local/cuda/bin/compute-sanitizer; command -v compute-sanitizer >/dev/null && S=compute-sanitizer

@@ -387,7 +387,9 @@ struct Worker final : RegionBackend {
         leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, plan.leaf_cells), 1, most);
         // Tiles above the leaves: only a pair alone on the GPU has them
         // (align_many's pairs are cut straight into leaves).
-        tile_batch_ = is_solo ? long_tuning::tile_batch : 1;
+        tile_batch_ = !is_solo ? 1
+                      : cx.options.tile_batch > 0 ? static_cast<std::size_t>(cx.options.tile_batch)
+                                                  : long_tuning::tile_batch_per_fan_out * static_cast<std::size_t>(plan.fan_out);
     }
 
     /// Bytes outside the arena that a pair of m + n bases may need: the
@@ -670,6 +672,7 @@ struct Worker final : RegionBackend {
         if (res.best_w > 0) {
             const double ms_before = stats.total_ms;
             locate_best(reg, out, res);
+            stats.locate_ms += stats.total_ms - ms_before;
             if (forward) stats.forward_ms += stats.total_ms - ms_before;
         }
         return res;
@@ -1038,6 +1041,12 @@ struct Worker final : RegionBackend {
                                     std::to_string(ref.size()) + " could overflow 32-bit scores");
         GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
         const std::size_t m = query.size(), n = ref.size();
+        if (solo) {  // a large pair alone: a finer top-level grid (long_tuning::solo_fan_out)
+            plan.fan_out = long_tuning::solo_fan_out(static_cast<std::int64_t>(m), static_cast<std::int64_t>(n),
+                                                     cx.options.plan.fan_out);
+            tile_batch_ = cx.options.tile_batch > 0 ? static_cast<std::size_t>(cx.options.tile_batch)
+                                                    : long_tuning::tile_batch_per_fan_out * static_cast<std::size_t>(plan.fan_out);
+        }
         // The arena holds the borders and every level's checkpoints; the rest
         // of the share goes to the sequences, rings and a leaf batch.
         const std::size_t rest = others(m + n), floor_b = floor_bytes(m + n);
@@ -1311,6 +1320,7 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
         sum.total_cells += st.total_cells;
         sum.forward_ms += st.forward_ms;
         sum.total_ms += st.total_ms;
+        sum.locate_ms += st.locate_ms;
         sum.passes += st.passes;
         sum.pairs_ms += st.pairs_ms;
         sum.launches_ms += st.launches_ms;

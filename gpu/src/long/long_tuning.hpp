@@ -72,13 +72,36 @@ constexpr std::size_t ring_budget = std::size_t{128} << 20;
 /// warps busy for its whole latency; a batch costs about the same time.
 constexpr std::size_t leaf_batch = 128;
 
-/// Tiles above the leaves (each with its checkpoint grid) the traceback of a
-/// pair alone on the GPU computes ahead of its walk in one launch. A 1 Mbp
-/// pair's path crosses ~31 of its 16 x 16 level-1 tiles (63 k a side), each
-/// ~26 ms alone on an H100 and a few percent of the GPU; the band of tiles
-/// along the path (RegionBackend::tile_batch) is about 1.5 tiles per step,
-/// so 48 cover it in one launch (~61 MB of checkpoints each).
-constexpr std::size_t tile_batch = 48;
+/// Longest side of a level-1 tile of a pair alone on the GPU: a larger pair
+/// gets a finer checkpoint grid than the plan's fan-out (up to
+/// solo_max_fan_out), and tile batches of tile_batch_per_fan_out tiles per
+/// grid row. Smaller tiles shrink the work of the speculative tile batches
+/// and the window search of the local forward pass (long_engine.cpp,
+/// locate_best). The 1 Mbp pair (syn1m5) on an H100, fan-out 16 / tile batch
+/// 48 against 64 / 192 (docs/benchmarks.md, session 20): cells of every pass
+/// 1.191x -> 1.053x the forward's, local forward with its window search
+/// 789-798 -> 753-771 ms, CIGAR kernels global 982 -> 947 ms, local 1,036-1,049
+/// -> 980-998 ms, peak device memory 5.7 -> 3.4 GB (32 / 96 was between).
+constexpr std::int64_t solo_tile_side = 16384;
+constexpr int solo_max_fan_out = 64;
+/// Tiles above the leaves (each with its checkpoint grid) that the traceback
+/// of a pair alone on the GPU computes ahead of its walk in one launch, per
+/// row of its top-level grid. A 1 Mbp pair's path crosses ~31 of its 16 x 16
+/// level-1 tiles (63 k a side), each ~26 ms alone on an H100 and a few
+/// percent of the GPU; the band of tiles along the path
+/// (RegionBackend::tile_batch) is about 1.5 tiles per grid step, so 3 per
+/// grid row (48 of 16 x 16) cover it in one launch.
+constexpr std::size_t tile_batch_per_fan_out = 3;
+
+/// The fan-out of the top level of a pair of m x n alone on the GPU: at
+/// least the plan's, so that level-1 tiles are at most solo_tile_side a side
+/// where solo_max_fan_out allows.
+constexpr int solo_fan_out(std::int64_t m, std::int64_t n, int plan_fan_out) noexcept {
+    const std::int64_t side = m > n ? m : n;
+    const std::int64_t want = (side + solo_tile_side - 1) / solo_tile_side;
+    const std::int64_t capped = want < solo_max_fan_out ? want : solo_max_fan_out;
+    return capped > plan_fan_out ? static_cast<int>(capped) : plan_fan_out;
+}
 
 /// Device bytes for the rings of one tile-batch launch: a slot (a whole row
 /// of a tile, 1 MiB for 63 k columns) per resident warp.

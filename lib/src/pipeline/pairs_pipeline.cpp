@@ -780,9 +780,10 @@ private:
                 const gpu::LongEngineStats st = g.long_engine->last_stats();
                 g.long_kernel_ms += st.total_ms;
                 spdlog::debug("{}: {} x {} on the long-pair engine of device {}: {} passes, {:.3f} s of kernels "
-                              "(forward {:.3f} s), {:.3f} s wall, {:.1f} MB of device memory at most",
+                              "(forward {:.3f} s, of which {:.3f} s finding the local best cell's column), {:.3f} s "
+                              "wall, {:.1f} MB of device memory at most",
                               pair_context(b, k), q.size(), r.size(), g.device, st.passes, st.total_ms / 1000.0,
-                              st.forward_ms / 1000.0, st.wall_s, st.peak_device_bytes / 1e6);
+                              st.forward_ms / 1000.0, st.locate_ms / 1000.0, st.wall_s, st.peak_device_bytes / 1e6);
             } catch (...) {
                 res = long_engine_failed(w, b, k, std::current_exception());
             }

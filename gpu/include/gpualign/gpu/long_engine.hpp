@@ -26,7 +26,10 @@ struct LongEngineOptions {
     std::size_t gpu_memory_limit = 0;
     /// Checkpoint plan; the defaults suit the GPU (leaf tiles of 2^20 cells).
     /// align_many's workers beside other pairs use leaves of at most 2^18
-    /// cells in batch bands of at most 0.75 leaves (long_tuning.hpp).
+    /// cells in batch bands of at most 0.75 leaves; a pair alone on the GPU
+    /// whose longer side exceeds 16 x 16,384 gets a finer top-level grid than
+    /// fan_out (tiles of at most 16,384 a side, fan-out at most 64:
+    /// long_tuning::solo_fan_out). See long_tuning.hpp.
     CheckpointPlan plan{16, std::uint64_t{1} << 20, 256};
     /// Called on the calling thread while a pass runs (may be empty).
     ProgressCallback progress;
@@ -52,6 +55,11 @@ struct LongEngineOptions {
     /// when a sixteenth of the memory share cannot hold their direction
     /// bytes. For benchmarks and tests.
     int leaf_batch = 0;
+    /// Most tiles above the leaves a speculative tile batch of a pair alone
+    /// on the GPU computes at once (>= 0), 0 = the tuning table's (3 per row
+    /// of the top-level grid: long_tuning::tile_batch_per_fan_out). For
+    /// benchmarks and tests.
+    int tile_batch = 0;
     /// Walk the traceback path through leaf batches on the host, downloading
     /// the direction bytes of each leaf it enters (the method before session
     /// 16), instead of on the device (one warp walks the batch where it lies
@@ -77,6 +85,10 @@ struct LongEngineStats {
     /// time from launch to the kernel's signalled end.
     double forward_ms = 0;
     double total_ms = 0;                 ///< device time of every pass (as forward_ms)
+    /// Local mode: the part of forward_ms spent finding the best cell's
+    /// column in its window (the windowed local forward pass recomputes a
+    /// sub-region from the checkpoints around it: region_kernel.cuh).
+    double locate_ms = 0;
     double wall_s = 0;                   ///< host wall time of align()
     std::size_t peak_device_bytes = 0;   ///< most device memory held at once by the engine
     std::uint64_t passes = 0;            ///< kernel launches (regions computed)
