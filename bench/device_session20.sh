@@ -13,6 +13,10 @@
 #   fanout - the 1 Mbp pair (syn1m5) with checkpoint grids of FANOUTS (pairs
 #           fan_out:tile_batch, default 16:48 32:96 64:192), score-only and
 #           CIGAR, global and local, RUNS runs each
+#   variants - gpualign_long_bench on WORKLOADS (default syn1m5,sa200,hp100)
+#           for each of VARIANTS, entries 'binary|extra arguments' separated
+#           by ';' (e.g. 'gpualign_long_bench_prev|;gpualign_long_bench|--leaf-batch 512'),
+#           both outputs, MODES, RUNS runs, no peer
 #   sass  - cuobjdump -sass of the R = 16 forward kernels (global, local;
 #           packed DNA scores, two columns a step) into OUT
 #   cli   - gpualign nw and sw on the mito pair, CPU backend against GPU,
@@ -46,6 +50,15 @@ fanout)
     echo "== fan_out ${ft%%:*} tile_batch ${ft##*:}"
     .carry/gpualign_long_bench --workloads "${WORKLOADS:-syn1m5}" --modes "${MODES:-local,global}" --runs "${RUNS:-3}" --no-peer \
       --fan-out "${ft%%:*}" --tile-batch "${ft##*:}" --csv "$out/fanout_${ft%%:*}_${ft##*:}.csv" 2>&1 | grep -E "GPU (local|global)" | sed 's/, check ok//'
+  done
+  ;;
+variants)
+  IFS=';' read -ra vs <<< "${VARIANTS:?VARIANTS}"
+  for v in "${vs[@]}"; do
+    bin=${v%%|*}; args=${v#*|}
+    echo "== $bin $args"
+    .carry/$bin --workloads "${WORKLOADS:-syn1m5,sa200,hp100}" --modes "${MODES:-local,global}" --runs "${RUNS:-3}" --no-peer $args \
+      2>&1 | grep -E "GPU (local|global)" | sed 's/, check ok//; s/, peak device.*//'
   done
   ;;
 sass)

@@ -350,6 +350,11 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         // behind the first's). The feed holds 32 columns, 32 / C steps.
         constexpr int chunk_steps = 32 / C, half_chunk = 16 / C;
         const int steps = (cols + C - 1) / C + tc - 1;
+        // Two steps an iteration: the compiler then carries the rotated row
+        // values from step to step with fewer moves (1 Mbp forward on an H100:
+        // global 1,348-1,402 -> 1,371-1,423 GCUPS, local 1,294-1,306 ->
+        // 1,359-1,372, the same calls; docs/benchmarks.md, session 20).
+#pragma unroll 2
         for (int k = 0; k < steps; ++k) {
             if constexpr (Windowed) {
                 if (k % 16 == 0 && k > 0) check_key(k - 16);
