@@ -809,12 +809,14 @@ int main(int argc, char** argv) {
 #endif
 #ifdef GPUALIGN_HAVE_CUDA
     if (o.probe && use_gpu) {
-        // One region per pair (score-only global is the forward pass alone).
-        // Stripes of 128 rows below 512K rows (long_tuning.hpp).
+        // One region per pair (score-only global is the forward pass alone),
+        // 4 rows a lane forced: stripes of 128 rows, one column a step.
         std::printf("probe: shape, best forward ms of 3, ms / (cols + 31): the time per wavefront step if the\n"
                     "stripes added no lag (one stripe of 128 rows: exactly that); for many stripes,\n"
-                    "lag = (ms / step time - cols) / (stripes - 1)\n");
-        gpu::LongEngine e(scheme, AlignMode::global, true, {});
+                    "lag = (ms / step time - cols) / (stripes - 1); 4 rows a lane\n");
+        gpu::LongEngineOptions probe_options;
+        probe_options.rows_per_lane = 4;
+        gpu::LongEngine e(scheme, AlignMode::global, true, probe_options);
         std::uint64_t x = 88172645463325252ull;
         auto rnd = [&](std::size_t n) {
             Seq s(n);

@@ -541,8 +541,8 @@ struct Worker final : RegionBackend {
     }
 
     /// Rows per lane of a launch without direction bytes over regions of `rows` rows.
-    int rows_per_lane(std::int64_t rows, bool shared) const {
-        return cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows, shared);
+    int rows_per_lane(std::int64_t rows) const {
+        return cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows);
     }
 
     /// The launch fields every region launch shares.
@@ -668,7 +668,7 @@ struct Worker final : RegionBackend {
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {
         const bool forward = first_pass;
-        WindowedResult res = compute_region(reg, out, on_cells, rows_per_lane(reg.rows, !solo));
+        WindowedResult res = compute_region(reg, out, on_cells, rows_per_lane(reg.rows));
         if (res.best_w > 0) {
             const double ms_before = stats.total_ms;
             locate_best(reg, out, res);
@@ -952,8 +952,7 @@ struct Worker final : RegionBackend {
     void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override {
         std::int64_t min_rows = std::numeric_limits<std::int64_t>::max();
         for (const Region& reg : tiles) min_rows = std::min(min_rows, reg.rows);
-        // Many tiles fill the GPU: fewer, longer stripes, as beside other pairs.
-        const int R = rows_per_lane(min_rows, true);
+        const int R = rows_per_lane(min_rows);
         std::vector<long_kernels::RegionDesc> descs;
         descs.reserve(tiles.size());
         int stripes = 0, max_cols = 0;

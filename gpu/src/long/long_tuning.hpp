@@ -12,15 +12,18 @@ namespace gpualign::gpu::long_tuning {
 constexpr std::int64_t row_alignment = 512;
 
 /// Rows per lane of the region kernel for a region of `rows` rows: 16
-/// (fewer, longer stripes, less hand-off traffic) when the region has enough
-/// stripes of 512 rows to keep the GPU's warps busy, else 4 (four times the
-/// parallelism for small regions).
-/// `shared`: the region's pair runs beside others (align_many), which fill
-/// the GPU's warps, so fewer, longer stripes win from 8 stripes of 512 rows
-/// on (bulk 5-50 kb pairs: 357 against 261 GCUPS score-only, H100).
-constexpr int rows_per_lane(std::int64_t rows, bool shared) noexcept {
-    return rows >= (shared ? 4096 : 512 * 1024) ? 16 : 4;
-}
+/// (fewer, longer stripes: less hand-off lag and traffic, and the launches
+/// without direction bytes take two columns a step) from 8 stripes of 512
+/// rows on, else 4 (four times the stripes for small regions). Beside other
+/// pairs (align_many) since session 5 (bulk 5-50 kb pairs: 357 against 261
+/// GCUPS score-only, H100); for a pair alone since session 20, which had
+/// kept 4 below 512 K rows: forward passes on an H100 (same call, R = 4 ->
+/// 16; docs/benchmarks.md, session 20) mito 6.07 -> 5.09 ms global, 7.11 ->
+/// 6.12 local; H. pylori 50 kb 19.5 -> 16.5 / 22.4 -> 19.4 ms; 100 kb 29.1
+/// -> 21.5 / 35.7 -> 25.6 ms; S. aureus 200 kb 86.4 -> 62.7 / 104.6 -> 75.5
+/// ms (CIGAR wall 0.149 -> 0.122 s global); a threshold of 16,384 rows
+/// measured the same.
+constexpr int rows_per_lane(std::int64_t rows) noexcept { return rows >= 4096 ? 16 : 4; }
 
 /// Columns each lane computes per wavefront step in the launches with
 /// `rows` rows per lane and no direction bytes (region_kernel.cuh): two at R =
