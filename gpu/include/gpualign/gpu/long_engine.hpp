@@ -26,10 +26,11 @@ struct LongEngineOptions {
     std::size_t gpu_memory_limit = 0;
     /// Checkpoint plan; the defaults suit the GPU (leaf tiles of 2^20 cells).
     /// align_many's workers beside other pairs use leaves of at most 2^18
-    /// cells in batch bands of at most 0.75 leaves; a pair alone on the GPU
-    /// whose longer side exceeds 16 x 16,384 gets a finer top-level grid than
-    /// fan_out (tiles of at most 16,384 a side, fan-out at most 64:
-    /// long_tuning::solo_fan_out). See long_tuning.hpp.
+    /// cells in batch bands of at most 0.75 leaves; for a pair alone on the
+    /// GPU fan_out is a minimum: its top level fans out at least
+    /// ceil(longer side / 16,384) ways, up to 64 (level-1 tiles of at most
+    /// 16,384 a side: long_tuning::solo_fan_out; with the default 16, pairs
+    /// of more than 262,144 letters). See long_tuning.hpp.
     CheckpointPlan plan{16, std::uint64_t{1} << 20, 256};
     /// Called on the calling thread while a pass runs (may be empty).
     ProgressCallback progress;
