@@ -387,9 +387,14 @@ struct Worker final : RegionBackend {
         leaf_batch_ = std::clamp<std::size_t>(share / 16 / std::max<std::uint64_t>(1, plan.leaf_cells), 1, most);
         // Tiles above the leaves: only a pair alone on the GPU has them
         // (align_many's pairs are cut straight into leaves).
-        tile_batch_ = !is_solo ? 1
-                      : cx.options.tile_batch > 0 ? static_cast<std::size_t>(cx.options.tile_batch)
-                                                  : long_tuning::tile_batch_per_fan_out * static_cast<std::size_t>(plan.fan_out);
+        tile_batch_ = is_solo ? solo_tile_batch() : 1;
+    }
+
+    /// Tiles a tile batch of a pair alone takes with the current plan: the
+    /// options' cap, else tile_batch_per_fan_out per row of the top-level grid.
+    std::size_t solo_tile_batch() const {
+        return cx.options.tile_batch > 0 ? static_cast<std::size_t>(cx.options.tile_batch)
+                                         : long_tuning::tile_batch_per_fan_out * static_cast<std::size_t>(plan.fan_out);
     }
 
     /// Bytes outside the arena that a pair of m + n bases may need: the
@@ -1043,8 +1048,7 @@ struct Worker final : RegionBackend {
         if (solo) {  // a large pair alone: a finer top-level grid (long_tuning::solo_fan_out)
             plan.fan_out = long_tuning::solo_fan_out(static_cast<std::int64_t>(m), static_cast<std::int64_t>(n),
                                                      cx.options.plan.fan_out);
-            tile_batch_ = cx.options.tile_batch > 0 ? static_cast<std::size_t>(cx.options.tile_batch)
-                                                    : long_tuning::tile_batch_per_fan_out * static_cast<std::size_t>(plan.fan_out);
+            tile_batch_ = solo_tile_batch();
         }
         // The arena holds the borders and every level's checkpoints; the rest
         // of the share goes to the sequences, rings and a leaf batch.

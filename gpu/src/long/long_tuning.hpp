@@ -2,6 +2,7 @@
 // API -> dispatch -> kernel -> tuning). Nothing here limits sequence lengths.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -100,10 +101,8 @@ constexpr std::size_t tile_batch_per_fan_out = 3;
 /// least the plan's, so that level-1 tiles are at most solo_tile_side a side
 /// where solo_max_fan_out allows.
 constexpr int solo_fan_out(std::int64_t m, std::int64_t n, int plan_fan_out) noexcept {
-    const std::int64_t side = m > n ? m : n;
-    const std::int64_t want = (side + solo_tile_side - 1) / solo_tile_side;
-    const std::int64_t capped = want < solo_max_fan_out ? want : solo_max_fan_out;
-    return capped > plan_fan_out ? static_cast<int>(capped) : plan_fan_out;
+    const std::int64_t want = (std::max(m, n) + solo_tile_side - 1) / solo_tile_side;
+    return static_cast<int>(std::max<std::int64_t>(plan_fan_out, std::min<std::int64_t>(want, solo_max_fan_out)));
 }
 
 /// Device bytes for the rings of one tile-batch launch: a slot (a whole row
