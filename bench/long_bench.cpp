@@ -150,7 +150,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "                       divided among the engines of the run)\n"
                  "  --peer-timeout-s S   time cap of the WFA2 peer per workload x output (30)\n"
                  "  --no-peer            do not run WFA2\n"
-                 "  --rows-per-lane R    LongEngineOptions::rows_per_lane (0 = tuning table, 4 or 16)\n"
+                 "  --rows-per-lane R    LongEngineOptions::rows_per_lane (0 = tuning table, 4, 16 or 32)\n"
                  "  --leaf-batch N       LongEngineOptions::leaf_batch (0 = tuning table)\n"
                  "  --tile-batch N       LongEngineOptions::tile_batch (0 = tuning table)\n"
                  "  --fan-out N          LongEngineOptions::plan.fan_out (0 = the engine's default, 16)\n"

@@ -298,16 +298,19 @@ TEST(LongEngine, LeafWalkOnDeviceMatchesWalkOnHostAndReference) {
 }
 
 // Every launch without direction bytes forced to R = 16, the variant that
-// computes two columns a wavefront step: small pairs then cross its edges -
-// odd and even ref lengths (the row's odd last column), one column, stripes
-// of 512 rows +-1, rings with flow control (the progress counts columns, two
-// a step) - in every mode, DNA and protein, against the reference.
+// computes two columns a wavefront step, or to R = 32 (stripes of 1024 rows,
+// checkpoint rows of a 512-row stride in the middle of a stripe, the odd
+// rows' codes in the high halves): small pairs then cross their edges - odd
+// and even ref lengths (the row's odd last column), one column, stripes of
+// 512 and 1024 rows +-1, rings with flow control (the progress counts
+// columns, two a step at R = 16) - in every mode, DNA and protein, against
+// the reference.
 TEST(LongEngine, TwoColumnStepsByteIdenticalToReference) {
     SKIP_WITHOUT_GPU();
     for (Alphabet a : {Alphabet::dna, Alphabet::protein}) {
         Generator gen(a, a == Alphabet::dna ? 141 : 142);
         std::vector<Seq> q, r;
-        const std::size_t qlens[] = {1, 2, 33, 511, 512, 513, 1025, 2100};
+        const std::size_t qlens[] = {1, 2, 33, 511, 512, 513, 1023, 1024, 1025, 2100, 2600};
         const std::size_t rlens[] = {1, 2, 3, 31, 32, 33, 64, 65, 1001, 1500};
         std::size_t k = 0;
         for (std::size_t lq : qlens)
@@ -318,19 +321,20 @@ TEST(LongEngine, TwoColumnStepsByteIdenticalToReference) {
             }
         const ScoringScheme s = scheme_for(a, 0);
         for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
-            for (int variant = 0; variant < 2; ++variant) {
-                const bool score_only = variant == 1;
+            for (int variant = 0; variant < 4; ++variant) {
+                const bool score_only = variant % 2 == 1;
                 const auto want = reference(q, r, s, mode, score_only);
                 gpu::LongEngineOptions opt;
-                opt.rows_per_lane = 16;
+                opt.rows_per_lane = variant < 2 ? 16 : 32;
                 opt.plan.leaf_cells = 70000;
                 opt.plan.fan_out = 3;
-                opt.max_blocks = variant == 0 ? 1 : 0;
-                opt.ring_bytes = variant == 0 ? (256u << 10) : 0;  // flow control, one block
+                opt.max_blocks = variant % 2 == 0 ? 1 : 0;
+                opt.ring_bytes = variant % 2 == 0 ? (256u << 10) : 0;  // flow control, one block
                 opt.workers = 3;
                 gpu::LongEngine engine(s, mode, score_only, opt);
                 const std::string what = std::string(to_string(a)) + " " + to_string(mode) +
-                                         (score_only ? " score-only" : " cigar") + " pair ";
+                                         (score_only ? " score-only" : " cigar") + " R " +
+                                         std::to_string(opt.rows_per_lane) + " pair ";
                 expect_align_and_align_many(engine, q, r, want, s, what);
             }
         }
@@ -590,9 +594,9 @@ TEST(LongEngine, LocalBestWindowsFindTheCanonicalCell) {
         const ScoringScheme s = scheme_for(a, 0);
         for (bool score_only : {false, true}) {
             const auto want = reference(q, r, s, AlignMode::local, score_only);
-            for (const int fan_out : {3, 7}) {
+            for (const int fan_out : {3, 7, 5}) {
                 gpu::LongEngineOptions opt;
-                opt.rows_per_lane = 16;
+                opt.rows_per_lane = fan_out == 5 ? 32 : 16;  // (32 rows a lane: chunks of 32 steps, one column each)
                 opt.plan.leaf_cells = 70000;
                 opt.plan.fan_out = fan_out;
                 opt.plan.direct_leaf_bytes = 0;  // a checkpoint grid on every level
@@ -619,13 +623,13 @@ TEST(LongEngineSanitizer, SmallPairsAllPaths) {
     for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global})
         for (bool score_only : {false, true}) {
             const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, score_only);
-            for (int variant = 0; variant < 3; ++variant) {
+            for (int variant = 0; variant < 4; ++variant) {
                 gpu::LongEngineOptions opt;
                 opt.plan.leaf_cells = 1u << 16;
                 opt.plan.fan_out = 3;
                 opt.plan.direct_leaf_bytes = variant == 0 ? 0 : opt.plan.direct_leaf_bytes;
                 opt.max_blocks = variant == 0 ? 1 : 0;
-                opt.rows_per_lane = variant == 2 ? 16 : 0;  // (variant 2: the forward and tiles two columns a step)
+                opt.rows_per_lane = variant == 2 ? 16 : variant == 3 ? 32 : 0;  // (2: two columns a step; 3: 32 rows a lane)
                 opt.ring_bytes = variant == 0 ? (256u << 10) : (1u << 20);  // flow control; few ring slots
                 opt.workers = 1;  // align_many's solo path here; its workers: LongEngineSanitizer.AlignManyWorkers
                 gpu::LongEngine engine(s, mode, score_only, opt);

@@ -6,6 +6,7 @@
 #include "long_dispatch.hpp"
 
 #include <array>
+#include <stdexcept>
 #include <string>
 
 #include "../cuda_check.hpp"
@@ -52,8 +53,12 @@ using ModeVariants = std::array<std::array<const void*, 2>, 2>;
 
 template <int R, AlignMode Mode>
 ModeVariants mode_variants() {
-    return {{{variant<R, Mode, false, false>(), variant<R, Mode, false, true>()},
-             {variant<R, Mode, true, false>(), variant<R, Mode, true, true>()}}};
+    if constexpr (R == 32) {  // 32 rows a lane only without direction bytes (LongWorker::rows_per_lane)
+        return {{{variant<R, Mode, false, false>(), variant<R, Mode, false, true>()}, {nullptr, nullptr}}};
+    } else {
+        return {{{variant<R, Mode, false, false>(), variant<R, Mode, false, true>()},
+                 {variant<R, Mode, true, false>(), variant<R, Mode, true, true>()}}};
+    }
 }
 
 /// The variants of one R, indexed [mode][dirs][packed] (AlignMode values, long_dispatch.hpp).
@@ -67,7 +72,13 @@ struct VariantsOfR {
 const void* kernel_for(int rows_per_lane, AlignMode mode, bool dirs, bool packed) {
     static const VariantsOfR<4> r4;
     static const VariantsOfR<16> r16;
-    return (rows_per_lane == 16 ? r16.k : r4.k)[static_cast<std::size_t>(mode)][dirs][packed];
+    static const VariantsOfR<32> r32;
+    const auto& k = rows_per_lane == 32 ? r32.k : rows_per_lane == 16 ? r16.k : r4.k;
+    const void* kernel = k[static_cast<std::size_t>(mode)][dirs][packed];
+    if (!kernel)
+        throw std::logic_error("region kernel: no variant of " + std::to_string(rows_per_lane) +
+                               " rows a lane with direction bytes");
+    return kernel;
 }
 
 }  // namespace
@@ -89,6 +100,8 @@ int region_max_blocks(int device, int rows_per_lane, AlignMode mode, bool dirs, 
     GPUALIGN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
     return per_sm * sms;
 }
+
+bool region_has_spare_code(int size, bool packed) { return size < (packed ? long_kernels::packed_letters : 32); }
 
 std::size_t region_ring_bytes(const RegionLaunch& a) {
     return static_cast<std::size_t>(a.ring_slots) * static_cast<std::size_t>(a.ring_cols) * sizeof(int4);

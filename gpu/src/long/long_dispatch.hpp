@@ -40,7 +40,7 @@ struct RegionLaunch {
     AlignMode mode;              ///< the recurrence (zero floor: local) and best-cell output (RegionDesc::stripe_best)
     bool dirs;                   ///< the regions have direction-byte outputs
     bool packed;                 ///< scores as a packed int8 profile (region_uses_packed_scores)
-    int rows_per_lane;           ///< R: 4 or 16 (long_tuning::rows_per_lane)
+    int rows_per_lane;           ///< R: 4, 16 or 32 (long_tuning::rows_per_lane)
     int blocks;                  ///< grid size (co-resident: see region_max_blocks)
 };
 
@@ -63,6 +63,11 @@ static_assert(static_cast<int>(AlignMode::local) == 0 && static_cast<int>(AlignM
 /// scores) that can be co-resident on `device`: occupancy x SMs.
 /// @throws std::runtime_error naming the CUDA error.
 int region_max_blocks(int device, int rows_per_lane, AlignMode mode, bool dirs, bool packed);
+
+/// Whether an alphabet of `size` letters leaves the region kernel a spare
+/// query code (below 8 letters with packed scores, else below 32), which
+/// the local variant of 32 rows a lane gives the rows past a region's last.
+bool region_has_spare_code(int size, bool packed);
 
 /// Ring bytes that launch `a` uses.
 std::size_t region_ring_bytes(const RegionLaunch& a);

@@ -250,7 +250,7 @@ struct Context {
     cudaMemPool_t pool = nullptr;   // the workers' device buffers (DeviceMemory)
     StagingPool* staging = nullptr; // the workers' shared staging buffers (owned by the engine)
     std::size_t matrix_bytes = 0;
-    int max_blocks[2][detail::region_modes][2] = {};  // [R == 16][mode][dirs], of the variants with this engine's `packed`
+    int max_blocks[3][detail::region_modes][2] = {};  // [R 4, 16, 32][mode][dirs], of the variants with this engine's `packed`
     int max_warps = 0;              // warps of the largest grid of any variant
     bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
 };
@@ -542,12 +542,18 @@ struct Worker final : RegionBackend {
     /// Most co-resident blocks of this engine's kernel variant (mode, packed)
     /// with R rows per lane, with or without direction bytes.
     int max_blocks_for(int R, bool want_dirs) const {
-        return cx.max_blocks[R == 16][static_cast<int>(cx.mode)][want_dirs];
+        return cx.max_blocks[R == 32 ? 2 : R == 16][static_cast<int>(cx.mode)][want_dirs];
     }
 
-    /// Rows per lane of a launch without direction bytes over regions of `rows` rows.
-    int rows_per_lane(std::int64_t rows) const {
-        return cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows);
+    /// Rows per lane of a launch over regions of `rows` rows, with or
+    /// without direction bytes (32 rows a lane has no variant with them).
+    int rows_per_lane(std::int64_t rows, bool want_dirs = false) const {
+        const int R = cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows);
+        // 32 rows a lane: no variant with direction bytes; local needs a spare
+        // query code for the rows past a region's last (region_kernel.cuh, LaneKey).
+        return R == 32 && (want_dirs || (cx.mode == AlignMode::local && !detail::region_has_spare_code(cx.scheme.size, cx.packed)))
+                   ? 16
+                   : R;
     }
 
     /// The launch fields every region launch shares.
@@ -673,7 +679,7 @@ struct Worker final : RegionBackend {
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {
         const bool forward = first_pass;
-        WindowedResult res = compute_region(reg, out, on_cells, rows_per_lane(reg.rows));
+        WindowedResult res = compute_region(reg, out, on_cells, rows_per_lane(reg.rows, out.dirs != nullptr));
         if (res.best_w > 0) {
             const double ms_before = stats.total_ms;
             locate_best(reg, out, res);
@@ -685,23 +691,30 @@ struct Worker final : RegionBackend {
 
     /// What compute_region reports: RegionResult, and for the windowed local
     /// forward (region_kernel.cuh) the first column the best cell may be in
-    /// (best_j is then the last; 0 = best_j is exact).
+    /// (best_j is then the last; 0 = best_j is exact) and, at 32 rows a lane
+    /// (the lane key), the last row it may be in (best_i is then the first;
+    /// 0 = best_i is exact).
     struct WindowedResult : RegionResult {
         std::int64_t best_w = 0;
+        std::int64_t best_i_last = 0;
     };
 
-    /// The windowed local forward gives the best cell's H and row exactly and
-    /// its column as a window [best_w, best_j] of at most 32 columns. No cell
-    /// above that row reaches that H, nor any left of the window in it, so
-    /// the cell is the canonical best (max H, smallest row, smallest column)
-    /// of the sub-region from the checkpoint row above it and the checkpoint
-    /// column left of the window (or the region's borders) to (best_i,
-    /// best_j): one exact launch (4 rows a lane, a column per cell) over at
-    /// most row_stride x (col_stride + 32) cells, whose borders are the exact
-    /// values the forward pass saved.
+    /// The windowed local forward gives the best cell's H exactly, its row
+    /// exactly (R = 16) or as the rows [best_i, best_i_last] of one lane (R =
+    /// 32), and its column as a window [best_w, best_j] of at most 32 columns
+    /// (R = 32, when a later chunk of the lane tied the key: on to the
+    /// region's last column). No cell above those rows reaches that H, nor
+    /// any left of the window in them, nor (R = 32, untied) any right of the
+    /// window in them, so the cell is the canonical best (max H, smallest
+    /// row, smallest column) of the sub-region from the checkpoint row above
+    /// it and the checkpoint column left of the window (or the region's
+    /// borders) to (the last row, best_j): one exact launch (4 rows a lane, a
+    /// column per cell) over at most row_stride x (col_stride + 32) cells
+    /// (untied), whose borders are the exact values the forward pass saved.
     /// @throws std::logic_error when the sub-region disagrees (a kernel bug).
     void locate_best(const Region& reg, const RegionOutputs& out, WindowedResult& res) {
-        const std::int64_t ir = res.best_i - reg.i0, ja = res.best_w - reg.j0, jb = res.best_j - reg.j0;
+        const std::int64_t i_last = res.best_i_last > 0 ? res.best_i_last : res.best_i;
+        const std::int64_t ir = i_last - reg.i0, ja = res.best_w - reg.j0, jb = res.best_j - reg.j0;
         const std::int64_t r0 = out.row_stride > 0 && out.row_out ? (ir - 1) / out.row_stride * out.row_stride : 0;
         const std::int64_t c0 = out.col_stride > 0 && out.col_out ? (ja - 1) / out.col_stride * out.col_stride : 0;
         const BoundaryCell* top = r0 == 0 ? reg.top : out.row_out + (r0 / out.row_stride - 1) * (reg.cols + 1);
@@ -716,14 +729,18 @@ struct Worker final : RegionBackend {
         RegionOutputs want;
         want.want_best = true;
         const WindowedResult found = compute_region(sub, want, {}, 4);
-        if (found.best != res.best || found.best_i != res.best_i || found.best_j < res.best_w || found.best_j > res.best_j)
+        if (found.best != res.best || found.best_i < res.best_i || found.best_i > i_last || found.best_j < res.best_w ||
+            found.best_j > res.best_j)
             throw std::logic_error("long engine: the local best cell (H " + std::to_string(res.best) + ", row " +
-                                   std::to_string(res.best_i) + ", columns " + std::to_string(res.best_w) + ".." +
+                                   std::to_string(res.best_i) + ".." + std::to_string(i_last) + ", columns " +
+                                   std::to_string(res.best_w) + ".." +
                                    std::to_string(res.best_j) + ") is not where its window says (found H " +
                                    std::to_string(found.best) + " at " + std::to_string(found.best_i) + ", " +
                                    std::to_string(found.best_j) + ")");
+        res.best_i = found.best_i;
         res.best_j = found.best_j;
         res.best_w = 0;
+        res.best_i_last = 0;
     }
 
     /// One launch over `reg` with R rows per lane.
@@ -784,7 +801,7 @@ struct Worker final : RegionBackend {
         WindowedResult res;
         if (want_dirs) download_dirs(out.dirs, dirs.ptr, pitch, rows, cols, out.dirs == leaf_host);
         download(&res.corner_h, corner.ptr, sizeof(int), "corner download");
-        if (out.want_best) read_best(reg, stripes, res);
+        if (out.want_best) read_best(reg, stripes, R, res);
         return res;
     }
 
@@ -792,9 +809,10 @@ struct Worker final : RegionBackend {
     /// from its stripe bests (RegionDesc::stripe_best): local, the canonical
     /// best over the stripes; semi-global, the last stripe's entry (the best
     /// of the region's last row); global, none. A windowed local entry
-    /// (w > 0) leaves its column's window in res.best_w..best_j (rows are
-    /// disjoint across stripes, so H and row alone pick the stripe).
-    void read_best(const Region& reg, int stripes, WindowedResult& res) {
+    /// (w > 0) leaves its column's window in res.best_w..best_j, and at R =
+    /// 32 rows a lane its rows' in res.best_i..best_i_last (rows are disjoint
+    /// across stripes and lanes, so H and first row alone pick the stripe).
+    void read_best(const Region& reg, int stripes, int R, WindowedResult& res) {
         if (cx.mode == AlignMode::semi_global) {
             int sb[4] = {};
             download(sb, static_cast<const int*>(best.ptr) + 4 * static_cast<std::size_t>(stripes - 1), sizeof sb,
@@ -813,6 +831,7 @@ struct Worker final : RegionBackend {
                     res.best_i = reg.i0 + i;
                     res.best_j = reg.j0 + j;
                     res.best_w = w > 0 ? reg.j0 + w : 0;
+                    res.best_i_last = w > 0 && R == 32 ? reg.i0 + std::min<std::int64_t>(i + R - 1, reg.rows) : 0;
                 }
             }
         }
@@ -1154,11 +1173,11 @@ struct LongEngine::Impl {
         std::uint64_t keep = cx.limit;
         GPUALIGN_CUDA(cudaMemPoolSetAttribute(cx.pool, cudaMemPoolAttrReleaseThreshold, &keep),
                       "long engine memory pool threshold");
-        for (int r = 0; r < 2; ++r)
+        for (int r = 0; r < 3; ++r)
             for (int l = 0; l < detail::region_modes; ++l)
-                for (int d = 0; d < 2; ++d) {
-                    cx.max_blocks[r][l][d] =
-                        detail::region_max_blocks(cx.device, r ? 16 : 4, static_cast<AlignMode>(l), d, cx.packed);
+                for (int d = 0; d < (r == 2 ? 1 : 2); ++d) {
+                    cx.max_blocks[r][l][d] = detail::region_max_blocks(cx.device, r == 2 ? 32 : r == 1 ? 16 : 4,
+                                                                       static_cast<AlignMode>(l), d, cx.packed);
                     cx.max_warps = std::max(cx.max_warps, cx.max_blocks[r][l][d] * detail::region_block_threads() / 32);
                 }
         detail::load_leaf_walk();
@@ -1276,8 +1295,9 @@ LongEngine::LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_o
     if (options.max_blocks < 0) throw std::invalid_argument("LongEngineOptions::max_blocks must be >= 0");
     if (options.workers < 0) throw std::invalid_argument("LongEngineOptions::workers must be >= 0");
     if (options.leaf_batch < 0) throw std::invalid_argument("LongEngineOptions::leaf_batch must be >= 0");
-    if (options.rows_per_lane != 0 && options.rows_per_lane != 4 && options.rows_per_lane != 16)
-        throw std::invalid_argument("LongEngineOptions::rows_per_lane must be 0, 4 or 16, not " +
+    if (options.rows_per_lane != 0 && options.rows_per_lane != 4 && options.rows_per_lane != 16 &&
+        options.rows_per_lane != 32)
+        throw std::invalid_argument("LongEngineOptions::rows_per_lane must be 0, 4, 16 or 32, not " +
                                     std::to_string(options.rows_per_lane));
     impl_->init();
 }

@@ -8,14 +8,21 @@
 
 namespace gpualign::gpu::long_tuning {
 
-/// Checkpoint rows fall on multiples of this many rows: a stripe of the
-/// region kernel is 32 * R rows (R = 4 or 16), and 512 is a multiple of both.
+/// Checkpoint rows fall on multiples of this many rows: a lane of the region
+/// kernel writes a checkpoint row when its last row is one, so a stride must
+/// be a multiple of R (4, 16 or 32); 512 is a stripe of R = 16 (and half a
+/// stripe of R = 32, whose lane 15 then writes it).
 constexpr std::int64_t row_alignment = 512;
 
-/// Rows per lane of the region kernel for a region of `rows` rows: 16
-/// (fewer, longer stripes: less hand-off lag and traffic, and the launches
-/// without direction bytes take two columns a step) from 8 stripes of 512
-/// rows on, else 4 (four times the stripes for small regions). Beside other
+/// Rows per lane of the region kernel for a region of `rows` rows: 32 from
+/// 2^19 rows (one column a step, 32 cells for one step's frame, and half the
+/// lanes' skew of R = 16: the 1 Mbp forward pass on an H100, same call,
+/// global 1,414 -> 1,792 GCUPS, local 1,364 -> 1,542; at 500 K rows R = 16
+/// was faster, 1,329 against 1,186 GCUPS global: docs/benchmarks.md, session
+/// 21; launches with direction bytes keep 16), 16 (fewer, longer stripes:
+/// less hand-off lag and traffic, and the launches without direction bytes
+/// take two columns a step) from 8 stripes of 512 rows on, else 4 (four
+/// times the stripes for small regions). Beside other
 /// pairs (align_many) since session 5 (bulk 5-50 kb pairs: 357 against 261
 /// GCUPS score-only, H100); for a pair alone since session 20, which had
 /// kept 4 below 512 K rows: forward passes on an H100 (same call, R = 4 ->
@@ -24,7 +31,7 @@ constexpr std::int64_t row_alignment = 512;
 /// -> 21.5 / 35.7 -> 25.6 ms; S. aureus 200 kb 86.4 -> 62.7 / 104.6 -> 75.5
 /// ms (CIGAR wall 0.149 -> 0.122 s global); a threshold of 16,384 rows
 /// measured the same.
-constexpr int rows_per_lane(std::int64_t rows) noexcept { return rows >= 4096 ? 16 : 4; }
+constexpr int rows_per_lane(std::int64_t rows) noexcept { return rows >= (std::int64_t{1} << 19) ? 32 : rows >= 4096 ? 16 : 4; }
 
 /// Columns each lane computes per wavefront step in the launches with
 /// `rows` rows per lane and no direction bytes (region_kernel.cuh): two at R =
@@ -35,6 +42,14 @@ constexpr int rows_per_lane(std::int64_t rows) noexcept { return rows >= 4096 ? 
 /// (two at R = 4 too, leaves included, measured mixed: -7% to +7% across the
 /// long workloads).
 constexpr int columns_per_step(int rows, bool dirs) noexcept { return rows == 16 && !dirs ? 2 : 1; }
+
+/// Blocks per SM the region kernel with `rows` rows per lane is compiled for
+/// (__launch_bounds__, so a register cap of 65536 / (128 * blocks)): 4 at R =
+/// 16 (128 registers), 1 at R = 4 (no cap needed), 3 at R = 32 (168
+/// registers, 44-68 bytes spilled; the 1 Mbp forward on an H100, same call,
+/// 3 against 2 blocks (no spills, 180-208 registers): global 1,792 against
+/// 1,753 GCUPS, local 1,542 against 1,470; docs/benchmarks.md, session 21).
+constexpr int region_min_blocks(int rows) noexcept { return rows == 16 ? 4 : rows == 32 ? 3 : 1; }
 
 /// Leaves per speculative batch of a worker of align_many (its pair shares
 /// the GPU, so tiles the path may not cross cost other pairs' time). Bulk

@@ -51,6 +51,26 @@
 // around it (long_engine.cpp, locate_best). 1 Mbp local forward on an H100:
 // docs/benchmarks.md, session 20.
 //
+// 32 rows a lane (R = 32, launches without direction bytes, one column a
+// step): 32 cells for one step's frame and half the lanes (the skew of the
+// stripes' wavefront, rows / R steps, is half R = 16's), at 168 registers;
+// two rows' query codes share a register (16 bits each). Stripes are 1024
+// rows, so a checkpoint row of a 512-row stride falls in the middle of a
+// stripe: every lane whose last row is a checkpoint row writes it. The local
+// best (`LaneKey`) keeps no per-row values (32 more registers would spill):
+// each lane keeps its best value over the current chunk of 32 steps, two
+// rows per __vimax3_s32, and after each chunk the key (the lane's best so
+// far) and the chunk in which it was first reached; a later chunk that
+// equals the key marks it tied. The stripe's entry gives the best H
+// exactly, the lane (its rows) and the chunk's 32 columns as the window, or,
+// when tied, the window from that chunk on to the region's last column
+// (a smaller row may reach the same H further right); the host finds the
+// canonical cell in the sub-region as for `Windowed` (locate_best). Rows past
+// the region's last (in its last lane) take a spare query code whose score
+// is below any gap (-128 packed, -2^20 in the table), so that their cells
+// stay strictly below the lane's best valid cell: each is derived from a
+// valid cell of the lane, or the zero floor, by a positive cost.
+//
 // Scores. With `Packed` (an alphabet of at most 8 letters whose scores fit
 // in int8: DNA) the block keeps, per ref code c, the eight scores s(0..7, c)
 // as bytes of two registers, loads that pair once per step, and each row
@@ -103,6 +123,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "long_tuning.hpp"
 #include "region_params.cuh"
 
 namespace gpualign::gpu::long_kernels {
@@ -152,14 +173,21 @@ __device__ __forceinline__ std::int32_t packed_score(unsigned lo, unsigned hi, u
 }
 
 template <int R, AlignMode Mode, bool Dirs, bool Packed, int C = 1>
-__global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(const RegionParams p) {
+__global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R)) region_kernel(const RegionParams p) {
     static_assert(C == 1 || C == 2, "one or two columns a step");
+    static_assert(R == 4 || R == 16 || R == 32, "4, 16 or 32 rows a lane");
     constexpr bool Local = Mode == AlignMode::local;             // zero floor, per-stripe best cells
     constexpr bool LastRowBest = Mode == AlignMode::semi_global;  // the best of the region's last row
     // Local without direction bytes at two columns a step: rows' best values
     // only, the best cell's column found to 32 columns (see the header).
     constexpr bool Windowed = Local && !Dirs && C == 2;
-    static_assert(!Windowed || R <= 16, "a windowed key keeps its row in 4 bits");
+    constexpr int KC = 16;  // steps a key chunk (R <= KC: a chunk's first step's low bits hold the key's row)
+    static_assert(!Windowed || (R <= KC && KC * C == 32), "a key's window is 32 columns");
+    // Local without direction bytes at 32 rows a lane (one column a step): the
+    // lane's best value only, its rows and a window of 32 columns found by
+    // the host (see the header).
+    constexpr bool LaneKey = Local && !Dirs && R == 32;
+    static_assert(!LaneKey || C == 1, "a lane key's chunk is 32 steps of one column");
     constexpr unsigned full = 0xFFFFFFFFu;
     constexpr int stripe_rows = 32 * R;
 
@@ -179,7 +207,9 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         for (int c = threadIdx.x; c < 32; c += blockDim.x) {
             unsigned w[2] = {0u, 0u};
             for (int q = 0; q < packed_letters; ++q) {
-                const std::int32_t v = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] : 0;
+                // (query code p.size, where it is spare: a row past the region's
+                // last, -128 against every letter; LaneKey)
+                const std::int32_t v = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] : q == p.size ? -128 : 0;
                 w[q >> 2] |= (static_cast<unsigned>(v) & 0xFFu) << (8 * (q & 3));
             }
             prof[c] = make_uint2(w[0], w[1]);
@@ -187,7 +217,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
     } else {
         for (int x = threadIdx.x; x < 32 * 32; x += blockDim.x) {
             const int c = x >> 5, q = x & 31;
-            mat[x] = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] : 0;
+            mat[x] = (c < p.size && q < p.size) ? p.matrix[q * p.size + c] : q == p.size ? -(1 << 20) : 0;
         }
     }
     __syncthreads();
@@ -230,15 +260,22 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         int4* ring_out = ring_of(g);
         if (has_next && g >= p.ring_slots && lane == 0) wait_at_least(p.progress + g - p.ring_slots + 1, INT_MAX);
         __syncwarp();
-        // The stripe's bottom row is a checkpoint row when it is a multiple of row_stride (and not the last row).
-        const bool ckpt_row = has_next && d.row_stride > 0 && (row0 + stripe_rows) % d.row_stride == 0;
-        int2* row_ck = ckpt_row ? d.row_out + static_cast<std::size_t>((row0 + stripe_rows) / d.row_stride - 1) *
+        // This lane's last row is a checkpoint row when it is a multiple of
+        // row_stride (and not the region's last row): the stripe's bottom row,
+        // or (R = 32, stripes of 1024 rows, strides multiples of 512) lane 15's.
+        const int lane_last = row0 + (lane + 1) * R;
+        const bool ckpt_row = d.row_stride > 0 && lane_last < rows && lane_last % d.row_stride == 0;
+        int2* row_ck = ckpt_row ? d.row_out + static_cast<std::size_t>(lane_last / d.row_stride - 1) *
                                                   static_cast<std::size_t>(cols + 1)
                                 : nullptr;
-        if (ckpt_row && lane == 0) row_ck[0] = make_int2(d.left[row0 + stripe_rows].x, 0);
+        if (ckpt_row) row_ck[0] = make_int2(d.left[lane_last].x, 0);
 
         // qo: the row's query code (table) or its PRMT selector (Packed).
-        unsigned qo[R];
+        // R = 32: two rows' (16-bit) values a register, the odd row's in the
+        // high half (PRMT reads a selector's low 16 bits; one shift a cell
+        // pair), so that 32 rows' T, Ecell and codes fit the register cap.
+        constexpr int QP = R == 32 ? 2 : 1;
+        unsigned qo[R / QP];
         std::int32_t T[R], E[R];
         // Dirs with R = 4 (the leaves): each row's last four direction bytes, newest
         // on top, stored as one word (R = 16 keeps byte stores: the registers
@@ -249,15 +286,26 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         int bj[Windowed ? 1 : R];  // its first column (not Windowed)
         // Windowed: the lane's canonical best so far, T-space, and where: the
         // first step of the chunk it was found in plus its row (chunks start
-        // at multiples of 16 steps, R <= 16), -1 while no cell is above 0.
+        // at multiples of KC steps, R <= KC), -1 while no cell is above 0.
         std::int32_t key_h = -open;
         int key_at = -1;
+        // LaneKey: the best of the lane's cells in the current chunk of 32
+        // steps (T-space), and whether a later chunk tied the key (key_h).
+        std::int32_t cm = -open;
+        bool key_tied = false;
 #pragma unroll
         for (int r = 0; r < R; ++r) {
             const int i = ir0 + r;
             const bool valid = i <= rows;
-            const int q = valid ? p.query[d.i0 + i - 1] : 0;
-            qo[r] = Packed ? packed_selector(q) : static_cast<unsigned>(q);
+            // LaneKey: rows past the region's last take the spare code p.size,
+            // whose scores are below any gap, so that their cells stay below
+            // the lane's best valid cell and never tie it (see the header).
+            const int q = valid ? p.query[d.i0 + i - 1] : LaneKey ? p.size : 0;
+            const unsigned qv = Packed ? packed_selector(q) : static_cast<unsigned>(q);
+            if (QP == 1 || r % QP == 0)
+                qo[r / QP] = qv;
+            else
+                qo[r / QP] |= qv << 16;
             const int2 lb = valid ? d.left[i] : make_int2(0, neg_inf);
             T[r] = lb.x - open;
             E[r] = lb.y;
@@ -323,7 +371,22 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         };
         int ck_next = d.col_stride > 0 ? d.col_stride : INT_MAX;  // next checkpoint column of this lane
 
-        // Windowed: after each chunk of 16 steps (and after the last step), the
+        // LaneKey: after each chunk of 32 steps (and after the last step), a
+        // chunk best above the key makes it the key, found in this chunk; a
+        // chunk best equal to it marks the key tied (a later column, maybe a
+        // smaller row, has the same value).
+        auto lane_key = [&](int kstart) {
+            if (cm > key_h) {
+                key_h = cm;
+                key_at = kstart;
+                key_tied = false;
+            } else if (cm == key_h && key_at >= 0) {
+                key_tied = true;
+            }
+            cm = -open;
+        };
+
+        // Windowed: after each chunk of KC steps (and after the last step), the
         // lane's canonical key over its rows, (max bh, smallest row), and the
         // chunk in which it last improved: the chunk where its final row first
         // reached its final value (bh only grows, so the key never passes it).
@@ -337,7 +400,7 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     kh = bh[r];
                     kr = r;
                 }
-            if (nvalid > 0 && (kh > key_h || (kh == key_h && key_at >= 0 && kr < (key_at & 15)))) {
+            if (nvalid > 0 && (kh > key_h || (kh == key_h && key_at >= 0 && kr < (key_at & (KC - 1))))) {
                 key_h = kh;
                 key_at = kstart + kr;
             }
@@ -353,11 +416,15 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
         // Two steps an iteration: the compiler then carries the rotated row
         // values from step to step with fewer moves (1 Mbp forward on an H100:
         // global 1,348-1,402 -> 1,371-1,423 GCUPS, local 1,294-1,306 ->
-        // 1,359-1,372, the same calls; docs/benchmarks.md, session 20).
-#pragma unroll 2
+        // 1,359-1,372, the same calls; docs/benchmarks.md, session 20). At R
+        // = 32 one: two steps' values would spill at the register cap.
+#pragma unroll(R == 32 ? 1 : 2)
         for (int k = 0; k < steps; ++k) {
             if constexpr (Windowed) {
-                if (k % 16 == 0 && k > 0) check_key(k - 16);
+                if (k % KC == 0 && k > 0) check_key(k - KC);
+            }
+            if constexpr (LaneKey) {
+                if (k % 32 == 0 && k > 0) lane_key(k - 32);
             }
             if (k % half_chunk == 0) {
                 if (p.flow_control) {
@@ -415,7 +482,8 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     std::int32_t dg = c == 0 ? diag : in_hs[c > 0 ? c - 1 : 0];  // T(i-1, j-1)
 #pragma unroll
                     for (int r = 0; r < R; ++r) {
-                        const std::int32_t sc = Packed ? packed_score(pr.x, pr.y, qo[r]) : col[qo[r]];  // s(q_i, r_j)
+                        const unsigned qr = QP == 1 ? qo[r] : (r % QP == 0 ? qo[r / QP] & 0xFFFFu : qo[r / QP] >> 16);
+                        const std::int32_t sc = Packed ? packed_score(pr.x, pr.y, qr) : col[qr];  // s(q_i, r_j)
                         // Ecell(i,j); the local forward floors it at 0 (see the header)
                         const std::int32_t e = (Local && !Dirs) ? __vimax3_s32(E[r] - ge, T[r], 0) : __viaddmax_s32(E[r], -ge, T[r]);
                         const std::int32_t f = __viaddmax_s32(fu, -ge, tu);      // Fcell(i,j)
@@ -445,7 +513,9 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                             const std::int32_t d_t = dg + sc;
                             t = __viaddmax_s32(f, -open, __viaddmax_s32(e, -open, d_t));
                         }
-                        if constexpr (Windowed) {  // the row's best of both columns: T[r] is still column j - 1's
+                        if constexpr (LaneKey) {  // the chunk's best of the lane, two rows at a time (tu: row r - 1's)
+                            if (r % 2 == 1) cm = __vimax3_s32(cm, tu, t);
+                        } else if constexpr (Windowed) {  // the row's best of both columns: T[r] is still column j - 1's
                             if (c == C - 1) bh[r] = __vimax3_s32(bh[r], T[r], t);
                         } else if constexpr (Local) {  // per-row best (T-space), first j wins: keep the old one on ties
                             bool keep;
@@ -475,12 +545,10 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
                     }
                     out_h[c] = tu;
                     out_f[c] = fu;
-                    if (lane == tc - 1) {
-                        // One 16-byte store: value and tag become visible together (as CUB's tile
-                        // status words), so the consumer needs no fence and no flag.
-                        if (has_next) __stcg(ring_out + (j & p.ring_mask), make_int4(tu + open, fu, g, j));
-                        if (ckpt_row) row_ck[j] = make_int2(tu + open, fu);
-                    }
+                    // One 16-byte store: value and tag become visible together (as CUB's tile
+                    // status words), so the consumer needs no fence and no flag.
+                    if (lane == tc - 1 && has_next) __stcg(ring_out + (j & p.ring_mask), make_int4(tu + open, fu, g, j));
+                    if (ckpt_row) row_ck[j] = make_int2(tu + open, fu);
                 }
                 if constexpr (Windowed) {  // the row's odd last column had no second column to fold it
                     if (j0 + C - 1 > cols) {
@@ -492,7 +560,10 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             }
         }
         if constexpr (Windowed) {
-            if (steps > 0) check_key((steps - 1) / 16 * 16);
+            if (steps > 0) check_key((steps - 1) / KC * KC);
+        }
+        if constexpr (LaneKey) {
+            if (steps > 0) lane_key((steps - 1) / 32 * 32);
         }
         // Done: every lane has read its input (the ring slot of stripe g - 1).
         __syncwarp();
@@ -507,10 +578,20 @@ __global__ void __launch_bounds__(region_block, R == 16 ? 4 : 1) region_kernel(c
             if constexpr (Windowed) {
                 if (key_at >= 0 && key_h + open > 0) {
                     best_h = key_h + open;
-                    best_i = ir0 + (key_at & 15);
-                    const int first = C * ((key_at & ~15) - lane) + 1;  // the lane's first column at the chunk's first step
+                    best_i = ir0 + (key_at & (KC - 1));
+                    const int first = C * ((key_at & ~(KC - 1)) - lane) + 1;  // the lane's first column at the chunk's first step
                     best_w = max(1, first);
-                    best_j = min(cols, first + 16 * C - 1);
+                    best_j = min(cols, first + KC * C - 1);
+                }
+            } else if constexpr (LaneKey) {
+                // The lane's first row (its rows follow: the host searches them),
+                // and the key's chunk's 32 columns, or on to the last if tied.
+                if (lane < tc && key_at >= 0 && key_h + open > 0) {
+                    best_h = key_h + open;
+                    best_i = ir0;
+                    const int first = key_at - lane + 1;  // the lane's column at the chunk's first step
+                    best_w = max(1, first);
+                    best_j = key_tied ? cols : min(cols, first + 31);
                 }
             } else {
 #pragma unroll

@@ -46,9 +46,11 @@ struct LongEngineOptions {
     int workers = 0;
     /// Rows per lane of the region launches without direction bytes (the
     /// forward pass and the tiles above the leaves): 0 = the tuning table's
-    /// choice by region size (long_tuning::rows_per_lane), 4 or 16 = always
-    /// that. Tests force 16 so that small pairs take the R = 16 kernels (two
-    /// columns a step). Other values throw std::invalid_argument.
+    /// choice by region size (long_tuning::rows_per_lane), 4, 16 or 32 =
+    /// always that (32: launches with direction bytes, and local ones over
+    /// an alphabet without a spare letter code, take 16). Tests force 16 or
+    /// 32 so that small pairs take those kernels (two columns a step; 32
+    /// rows a lane). Other values throw std::invalid_argument.
     int rows_per_lane = 0;
     /// Most leaves a speculative leaf batch computes at once (>= 0), 0 = the
     /// tuning table's (long_tuning::leaf_batch alone on the GPU,
