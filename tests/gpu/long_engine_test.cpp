@@ -297,14 +297,14 @@ TEST(LongEngine, LeafWalkOnDeviceMatchesWalkOnHostAndReference) {
     }
 }
 
-// Every launch without direction bytes forced to R = 16, the variant that
-// computes two columns a wavefront step, or to R = 32 (stripes of 1024 rows,
+// Every launch without direction bytes forced to R = 16 or 32, the variants
+// that compute two columns a wavefront step (R = 32: stripes of 1024 rows,
 // checkpoint rows of a 512-row stride in the middle of a stripe, the odd
 // rows' codes in the high halves): small pairs then cross their edges - odd
 // and even ref lengths (the row's odd last column), one column, stripes of
 // 512 and 1024 rows +-1, rings with flow control (the progress counts
-// columns, two a step at R = 16) - in every mode, DNA and protein, against
-// the reference.
+// columns, two a step) - in every mode, DNA and protein, against the
+// reference.
 TEST(LongEngine, TwoColumnStepsByteIdenticalToReference) {
     SKIP_WITHOUT_GPU();
     for (Alphabet a : {Alphabet::dna, Alphabet::protein}) {
@@ -596,7 +596,7 @@ TEST(LongEngine, LocalBestWindowsFindTheCanonicalCell) {
             const auto want = reference(q, r, s, AlignMode::local, score_only);
             for (const int fan_out : {3, 7, 5}) {
                 gpu::LongEngineOptions opt;
-                opt.rows_per_lane = fan_out == 5 ? 32 : 16;  // (32 rows a lane: chunks of 32 steps, one column each)
+                opt.rows_per_lane = fan_out == 5 ? 32 : 16;  // (32 rows a lane: a lane key, ties searched to the end)
                 opt.plan.leaf_cells = 70000;
                 opt.plan.fan_out = fan_out;
                 opt.plan.direct_leaf_bytes = 0;  // a checkpoint grid on every level

@@ -252,6 +252,7 @@ struct Context {
     std::size_t matrix_bytes = 0;
     int max_blocks[3][detail::region_modes][2] = {};  // [R 4, 16, 32][mode][dirs], of the variants with this engine's `packed`
     int max_warps = 0;              // warps of the largest grid of any variant
+    int sms = 0;                    // the device's SMs (long_tuning::rows_per_lane)
     bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
 };
 
@@ -548,7 +549,7 @@ struct Worker final : RegionBackend {
     /// Rows per lane of a launch over regions of `rows` rows, with or
     /// without direction bytes (32 rows a lane has no variant with them).
     int rows_per_lane(std::int64_t rows, bool want_dirs = false) const {
-        const int R = cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows);
+        const int R = cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows, cx.sms);
         // 32 rows a lane: no variant with direction bytes; local needs a spare
         // query code for the rows past a region's last (region_kernel.cuh, LaneKey).
         return R == 32 && (want_dirs || (cx.mode == AlignMode::local && !detail::region_has_spare_code(cx.scheme.size, cx.packed)))
@@ -1163,6 +1164,7 @@ struct LongEngine::Impl {
         GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "long engine memory query");
         cx.limit = cx.options.gpu_memory_limit ? cx.options.gpu_memory_limit : free_b / 10 * 9;
         cx.packed = detail::region_uses_packed_scores(cx.scheme.matrix.data(), cx.scheme.size);
+        GPUALIGN_CUDA(cudaDeviceGetAttribute(&cx.sms, cudaDevAttrMultiProcessorCount, cx.device), "SM count");
         // The workers' buffers: a pool of this engine's own that keeps what
         // they free (up to the cap) for their next allocations.
         cudaMemPoolProps props{};

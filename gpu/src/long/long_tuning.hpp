@@ -14,12 +14,18 @@ namespace gpualign::gpu::long_tuning {
 /// stripe of R = 32, whose lane 15 then writes it).
 constexpr std::int64_t row_alignment = 512;
 
-/// Rows per lane of the region kernel for a region of `rows` rows: 32 from
-/// 2^19 rows (one column a step, 32 cells for one step's frame, and half the
-/// lanes' skew of R = 16: the 1 Mbp forward pass on an H100, same call,
-/// global 1,414 -> 1,792 GCUPS, local 1,364 -> 1,542; at 500 K rows R = 16
-/// was faster, 1,329 against 1,186 GCUPS global: docs/benchmarks.md, session
-/// 21; launches with direction bytes keep 16), 16 (fewer, longer stripes:
+/// Rows per lane of the region kernel for a region of `rows` rows on a GPU
+/// of `sms` SMs: 32 (two columns a step, 64 cells for one step's frame, and
+/// half the lanes' skew of R = 16; launches with direction bytes keep 16)
+/// when R = 16 would put more than 3 blocks of 4 stripes on an SM (rows >
+/// sms * 6144: 811,008 on an H100). A stripe waits for the one above it,
+/// so a wavefront runs at the pace of its most loaded SM: up to there R = 16
+/// has at most 12 warps an SM, and R = 32 at most 8 (3 blocks of 168
+/// registers an SM), and R = 16 is faster; beyond, R = 16 has 16 warps on
+/// most SMs. Forward passes on an H100 (docs/benchmarks.md, session 21,
+/// same calls, GCUPS global / local): 1 Mbp R = 16 1,462 / 1,371, R = 32
+/// 1,841 / 1,608; 750 K 1,506 / 1,331 against 1,379 / 1,166; 500 K 1,327 /
+/// 1,134 against 1,251 / 1,162. Otherwise 16 (fewer, longer stripes:
 /// less hand-off lag and traffic, and the launches without direction bytes
 /// take two columns a step) from 8 stripes of 512 rows on, else 4 (four
 /// times the stripes for small regions). Beside other
@@ -31,24 +37,28 @@ constexpr std::int64_t row_alignment = 512;
 /// -> 21.5 / 35.7 -> 25.6 ms; S. aureus 200 kb 86.4 -> 62.7 / 104.6 -> 75.5
 /// ms (CIGAR wall 0.149 -> 0.122 s global); a threshold of 16,384 rows
 /// measured the same.
-constexpr int rows_per_lane(std::int64_t rows) noexcept { return rows >= (std::int64_t{1} << 19) ? 32 : rows >= 4096 ? 16 : 4; }
+constexpr int rows_per_lane(std::int64_t rows, int sms) noexcept {
+    return rows > std::int64_t{6144} * sms ? 32 : rows >= 4096 ? 16 : 4;
+}
 
 /// Columns each lane computes per wavefront step in the launches with
 /// `rows` rows per lane and no direction bytes (region_kernel.cuh): two at R =
-/// 16 (one step's frame - the column feed, shuffles, tests, ring store - for
+/// 16 and 32 (one step's frame - the column feed, shuffles, tests, ring store - for
 /// twice the cells; bulk 5-50 kb pairs on an H100: global score-only 657-660
 /// -> 762-768 GCUPS, with CIGAR 366-368 -> 391-401, local 290-293 -> 315-319;
 /// the 1 Mbp forward unchanged, docs/benchmarks.md session 14), else one
 /// (two at R = 4 too, leaves included, measured mixed: -7% to +7% across the
-/// long workloads).
-constexpr int columns_per_step(int rows, bool dirs) noexcept { return rows == 16 && !dirs ? 2 : 1; }
+/// long workloads). At R = 32 two against one column a step, 1 Mbp forward,
+/// same call: global 1,790 -> 1,841 GCUPS, local 1,538 -> 1,608 (session 21).
+constexpr int columns_per_step(int rows, bool dirs) noexcept { return rows >= 16 && !dirs ? 2 : 1; }
 
 /// Blocks per SM the region kernel with `rows` rows per lane is compiled for
 /// (__launch_bounds__, so a register cap of 65536 / (128 * blocks)): 4 at R =
 /// 16 (128 registers), 1 at R = 4 (no cap needed), 3 at R = 32 (168
-/// registers, 44-68 bytes spilled; the 1 Mbp forward on an H100, same call,
-/// 3 against 2 blocks (no spills, 180-208 registers): global 1,792 against
-/// 1,753 GCUPS, local 1,542 against 1,470; docs/benchmarks.md, session 21).
+/// registers, 8-112 bytes spilled; the 1 Mbp forward on an H100 at one
+/// column a step, same call, 3 against 2 blocks (no spills, 180-208
+/// registers): global 1,792 against 1,753 GCUPS, local 1,542 against 1,470;
+/// docs/benchmarks.md, session 21).
 constexpr int region_min_blocks(int rows) noexcept { return rows == 16 ? 4 : rows == 32 ? 3 : 1; }
 
 /// Leaves per speculative batch of a worker of align_many (its pair shares

@@ -51,15 +51,15 @@
 // around it (long_engine.cpp, locate_best). 1 Mbp local forward on an H100:
 // docs/benchmarks.md, session 20.
 //
-// 32 rows a lane (R = 32, launches without direction bytes, one column a
-// step): 32 cells for one step's frame and half the lanes (the skew of the
+// 32 rows a lane (R = 32, launches without direction bytes, two columns a
+// step): 64 cells for one step's frame and half the lanes (the skew of the
 // stripes' wavefront, rows / R steps, is half R = 16's), at 168 registers;
 // two rows' query codes share a register (16 bits each). Stripes are 1024
 // rows, so a checkpoint row of a 512-row stride falls in the middle of a
 // stripe: every lane whose last row is a checkpoint row writes it. The local
 // best (`LaneKey`) keeps no per-row values (32 more registers would spill):
-// each lane keeps its best value over the current chunk of 32 steps, two
-// rows per __vimax3_s32, and after each chunk the key (the lane's best so
+// each lane keeps its best value over the current chunk of 32 columns (16
+// steps), two rows per __vimax3_s32, and after each chunk the key (the lane's best so
 // far) and the chunk in which it was first reached; a later chunk that
 // equals the key marks it tied. The stripe's entry gives the best H
 // exactly, the lane (its rows) and the chunk's 32 columns as the window, or,
@@ -180,14 +180,14 @@ __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R
     constexpr bool LastRowBest = Mode == AlignMode::semi_global;  // the best of the region's last row
     // Local without direction bytes at two columns a step: rows' best values
     // only, the best cell's column found to 32 columns (see the header).
-    constexpr bool Windowed = Local && !Dirs && C == 2;
+    constexpr bool Windowed = Local && !Dirs && C == 2 && R <= 16;
     constexpr int KC = 16;  // steps a key chunk (R <= KC: a chunk's first step's low bits hold the key's row)
     static_assert(!Windowed || (R <= KC && KC * C == 32), "a key's window is 32 columns");
-    // Local without direction bytes at 32 rows a lane (one column a step): the
-    // lane's best value only, its rows and a window of 32 columns found by
-    // the host (see the header).
+    // Local without direction bytes at 32 rows a lane: the lane's best value
+    // only, its rows and a window of 32 columns found by the host (see the
+    // header).
     constexpr bool LaneKey = Local && !Dirs && R == 32;
-    static_assert(!LaneKey || C == 1, "a lane key's chunk is 32 steps of one column");
+    constexpr int LKC = 32 / C;  // steps of a lane key's chunk: 32 columns
     constexpr unsigned full = 0xFFFFFFFFu;
     constexpr int stripe_rows = 32 * R;
 
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R
         std::int32_t key_h = -open;
         int key_at = -1;
         // LaneKey: the best of the lane's cells in the current chunk of 32
-        // steps (T-space), and whether a later chunk tied the key (key_h).
+        // columns (T-space), and whether a later chunk tied the key (key_h).
         std::int32_t cm = -open;
         bool key_tied = false;
 #pragma unroll
@@ -371,7 +371,7 @@ __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R
         };
         int ck_next = d.col_stride > 0 ? d.col_stride : INT_MAX;  // next checkpoint column of this lane
 
-        // LaneKey: after each chunk of 32 steps (and after the last step), a
+        // LaneKey: after each chunk of LKC steps (and after the last step), a
         // chunk best above the key makes it the key, found in this chunk; a
         // chunk best equal to it marks the key tied (a later column, maybe a
         // smaller row, has the same value).
@@ -424,7 +424,7 @@ __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R
                 if (k % KC == 0 && k > 0) check_key(k - KC);
             }
             if constexpr (LaneKey) {
-                if (k % 32 == 0 && k > 0) lane_key(k - 32);
+                if (k % LKC == 0 && k > 0) lane_key(k - LKC);
             }
             if (k % half_chunk == 0) {
                 if (p.flow_control) {
@@ -563,7 +563,7 @@ __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R
             if (steps > 0) check_key((steps - 1) / KC * KC);
         }
         if constexpr (LaneKey) {
-            if (steps > 0) lane_key((steps - 1) / 32 * 32);
+            if (steps > 0) lane_key((steps - 1) / LKC * LKC);
         }
         // Done: every lane has read its input (the ring slot of stripe g - 1).
         __syncwarp();
@@ -589,7 +589,7 @@ __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R
                 if (lane < tc && key_at >= 0 && key_h + open > 0) {
                     best_h = key_h + open;
                     best_i = ir0;
-                    const int first = key_at - lane + 1;  // the lane's column at the chunk's first step
+                    const int first = C * (key_at - lane) + 1;  // the lane's first column at the chunk's first step
                     best_w = max(1, first);
                     best_j = key_tied ? cols : min(cols, first + 31);
                 }
