@@ -66,10 +66,13 @@
 // when tied, the window from that chunk on to the region's last column
 // (a smaller row may reach the same H further right); the host finds the
 // canonical cell in the sub-region as for `Windowed` (locate_best). Rows past
-// the region's last (in its last lane) take a spare query code whose score
-// is below any gap (-128 packed, -2^20 in the table), so that their cells
-// stay strictly below the lane's best valid cell: each is derived from a
-// valid cell of the lane, or the zero floor, by a positive cost.
+// the region's last (in its last lane) take a spare query code scored below
+// zero against every letter (-128 packed, -2^20 in the table): each of their
+// cells is the zero floor or a valid cell of the lane, at its column or
+// left of it, less a gap or that score, so it never exceeds the lane's best
+// valid cell and never reaches it first; where it equals it in a later chunk
+// (zero gap costs), the key is marked tied and the host's search, exact
+// either way, only runs further.
 //
 // Scores. With `Packed` (an alphabet of at most 8 letters whose scores fit
 // in int8: DNA) the block keeps, per ref code c, the eight scores s(0..7, c)
@@ -298,8 +301,8 @@ __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R
             const int i = ir0 + r;
             const bool valid = i <= rows;
             // LaneKey: rows past the region's last take the spare code p.size,
-            // whose scores are below any gap, so that their cells stay below
-            // the lane's best valid cell and never tie it (see the header).
+            // scored below zero, so that their cells never pass the lane's
+            // best valid cell (see the header).
             const int q = valid ? p.query[d.i0 + i - 1] : LaneKey ? p.size : 0;
             const unsigned qv = Packed ? packed_selector(q) : static_cast<unsigned>(q);
             if (QP == 1 || r % QP == 0)
