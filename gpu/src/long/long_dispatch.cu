@@ -53,7 +53,7 @@ using ModeVariants = std::array<std::array<const void*, 2>, 2>;
 
 template <int R, AlignMode Mode>
 ModeVariants mode_variants() {
-    if constexpr (R == 32) {  // 32 rows a lane only without direction bytes (LongWorker::rows_per_lane)
+    if constexpr (R == 32) {  // 32 rows a lane only without direction bytes (Worker::rows_per_lane, long_engine.cpp)
         return {{{variant<R, Mode, false, false>(), variant<R, Mode, false, true>()}, {nullptr, nullptr}}};
     } else {
         return {{{variant<R, Mode, false, false>(), variant<R, Mode, false, true>()},
