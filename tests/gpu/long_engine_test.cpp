@@ -564,7 +564,9 @@ TEST(LongEngineSanitizer, AlignManyWorkers) {
 // wins) and twice in the query (ties across rows and stripes: the smallest
 // row wins), spacers of every length so the windows straddle checkpoint
 // columns and chunk edges - against the reference, with checkpoint grids of
-// several strides, solo and beside other pairs.
+// several strides, solo and beside other pairs; at 16 rows a lane (each
+// row's best) and 32 (a lane key: a later chunk that ties it makes the host
+// search on to the region's end).
 TEST(LongEngine, LocalBestWindowsFindTheCanonicalCell) {
     SKIP_WITHOUT_GPU();
     for (Alphabet a : {Alphabet::dna, Alphabet::protein}) {
@@ -594,16 +596,17 @@ TEST(LongEngine, LocalBestWindowsFindTheCanonicalCell) {
         const ScoringScheme s = scheme_for(a, 0);
         for (bool score_only : {false, true}) {
             const auto want = reference(q, r, s, AlignMode::local, score_only);
-            for (const int fan_out : {3, 7, 5}) {
+            for (const auto [fan_out, rows_per_lane] : {std::pair{3, 16}, std::pair{7, 16}, std::pair{5, 32}}) {
                 gpu::LongEngineOptions opt;
-                opt.rows_per_lane = fan_out == 5 ? 32 : 16;  // (32 rows a lane: a lane key, ties searched to the end)
+                opt.rows_per_lane = rows_per_lane;
                 opt.plan.leaf_cells = 70000;
                 opt.plan.fan_out = fan_out;
                 opt.plan.direct_leaf_bytes = 0;  // a checkpoint grid on every level
                 opt.workers = 3;
                 gpu::LongEngine engine(s, AlignMode::local, score_only, opt);
                 const std::string what = std::string(to_string(a)) + (score_only ? " score-only" : " cigar") +
-                                         " fan_out " + std::to_string(fan_out) + " pair ";
+                                         " fan_out " + std::to_string(fan_out) + " R " + std::to_string(rows_per_lane) +
+                                         " pair ";
                 expect_align_and_align_many(engine, q, r, want, s, what);
             }
         }

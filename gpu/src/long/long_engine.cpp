@@ -14,6 +14,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <mutex>
 #include <numeric>
@@ -58,6 +59,11 @@ std::size_t whole_row_ring_cols(std::size_t cols) { return next_pow2(cols + 64);
 
 /// Bytes of one ring slot of `ring_cols` 16-byte entries {H, Fcell, stripe, column}.
 constexpr std::size_t ring_slot_bytes(std::size_t ring_cols) { return ring_cols * 16; }
+
+/// The region kernel's rows per lane (long_tuning::rows_per_lane), in the
+/// order of Context::max_blocks' first index; 32 has no direction-byte variant.
+constexpr int lane_rows[] = {4, 16, 32};
+constexpr int lane_rows_index(int R) { return R == 32 ? 2 : R == 16 ? 1 : 0; }
 
 /// Where a worker's device buffers come from: the engine's memory pool,
 /// stream-ordered on the worker's stream (cudaMallocFromPoolAsync,
@@ -250,7 +256,7 @@ struct Context {
     cudaMemPool_t pool = nullptr;   // the workers' device buffers (DeviceMemory)
     StagingPool* staging = nullptr; // the workers' shared staging buffers (owned by the engine)
     std::size_t matrix_bytes = 0;
-    int max_blocks[3][detail::region_modes][2] = {};  // [R 4, 16, 32][mode][dirs], of the variants with this engine's `packed`
+    int max_blocks[std::size(lane_rows)][detail::region_modes][2] = {};  // [lane_rows_index(R)][mode][dirs], of the variants with this engine's `packed`
     int max_warps = 0;              // warps of the largest grid of any variant
     int sms = 0;                    // the device's SMs (long_tuning::rows_per_lane)
     bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
@@ -543,7 +549,7 @@ struct Worker final : RegionBackend {
     /// Most co-resident blocks of this engine's kernel variant (mode, packed)
     /// with R rows per lane, with or without direction bytes.
     int max_blocks_for(int R, bool want_dirs) const {
-        return cx.max_blocks[R == 32 ? 2 : R == 16][static_cast<int>(cx.mode)][want_dirs];
+        return cx.max_blocks[lane_rows_index(R)][static_cast<int>(cx.mode)][want_dirs];
     }
 
     /// Rows per lane of a launch over regions of `rows` rows, with or
@@ -1175,11 +1181,12 @@ struct LongEngine::Impl {
         std::uint64_t keep = cx.limit;
         GPUALIGN_CUDA(cudaMemPoolSetAttribute(cx.pool, cudaMemPoolAttrReleaseThreshold, &keep),
                       "long engine memory pool threshold");
-        for (int r = 0; r < 3; ++r)
+        for (const int R : lane_rows)
             for (int l = 0; l < detail::region_modes; ++l)
-                for (int d = 0; d < (r == 2 ? 1 : 2); ++d) {
-                    cx.max_blocks[r][l][d] = detail::region_max_blocks(cx.device, r == 2 ? 32 : r == 1 ? 16 : 4,
-                                                                       static_cast<AlignMode>(l), d, cx.packed);
+                for (int d = 0; d < (R == 32 ? 1 : 2); ++d) {
+                    const int r = lane_rows_index(R);
+                    cx.max_blocks[r][l][d] =
+                        detail::region_max_blocks(cx.device, R, static_cast<AlignMode>(l), d, cx.packed);
                     cx.max_warps = std::max(cx.max_warps, cx.max_blocks[r][l][d] * detail::region_block_threads() / 32);
                 }
         detail::load_leaf_walk();
