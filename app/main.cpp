@@ -3,6 +3,7 @@
 // The command line is parsed in cli.cpp; this file logs and runs.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -47,6 +48,21 @@ void prefer_passive_openmp_waits(char** argv) {
 /// 0.527 -> 0.497 s on each of two, backend start unchanged; session 19).
 void prefer_eager_cuda_module_loading() { (void)::setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
 
+/// Asks CUDA for as many hardware work queues per device as the batch engine
+/// has streams, at least 4 (CUDA_DEVICE_MAX_CONNECTIONS), unless the user's
+/// environment says otherwise. CUDA's default, 8, costs about 12 ms a queue
+/// when a context starts and more when it ends, and the engines gain nothing
+/// from more queues than streams: the long-pair engine's workers wait on
+/// flags in mapped memory, not on commands in their streams (docs/long.md).
+/// Measured on an H100 (session 22, docs/benchmarks.md): the 1 Mbp pair
+/// through the CLI 1,093-1,103 ms with 8 queues, 1,002-1,065 with 4;
+/// pacbio_ecoli sw 468-512 against 361-467 ms; the batch engine on 100,000
+/// pairs of 512 and the long engine on 2,000 pairs of 5-50 kb as fast.
+void prefer_cuda_hardware_queues(const gpualign::AlignConfig& c) {
+    const std::string queues = std::to_string(std::max(4, c.engine_streams()));
+    (void)::setenv("CUDA_DEVICE_MAX_CONNECTIONS", queues.c_str(), 0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -70,6 +86,7 @@ int main(int argc, char** argv) {
     }
     prefer_passive_openmp_waits(argv);
     prefer_eager_cuda_module_loading();
+    prefer_cuda_hardware_queues(cmd.config);
     spdlog::set_level(cmd.verbosity == cli::Verbosity::quiet     ? spdlog::level::err
                       : cmd.verbosity == cli::Verbosity::verbose ? spdlog::level::debug
                                                                  : spdlog::level::info);

@@ -39,6 +39,21 @@ int device_count() noexcept {
     return n;
 }
 
+void start_devices(std::span<const int> devices) noexcept {
+    const int visible = device_count();
+    for (const int d : devices) {
+        if (d < 0 || d >= visible || cudaSetDevice(d) != cudaSuccess) {
+            (void)cudaGetLastError();
+            continue;
+        }
+        // The flag must be set before the context is active (Engine's
+        // constructor sets the same and accepts an active context's).
+        (void)cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+        (void)cudaFree(nullptr);  // creates the primary context
+        (void)cudaGetLastError();
+    }
+}
+
 std::string build_description() noexcept {
     try {
         const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };

@@ -7,6 +7,7 @@
 namespace gpualign::gpu {
 
 int device_count() noexcept { return 0; }
+void start_devices(std::span<const int>) noexcept {}
 std::string build_description() noexcept { return "built without CUDA (CPU backend only)"; }
 
 std::string device_description(int) { throw std::runtime_error("gpualign was built without CUDA support"); }

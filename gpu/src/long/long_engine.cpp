@@ -11,8 +11,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <condition_variable>
+#include <future>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -293,6 +296,7 @@ struct Worker final : RegionBackend {
     PinnedBuffer<std::uint8_t> walk_steps;           // mapped: the last leaf walk's step codes
     PinnedBuffer<std::uint8_t> small;                // copies of at most long_tuning::small_copy_bytes
     PinnedBuffer<long_kernels::RegionDesc> descs_host;  // a launch's descriptors, copied in-stream before it
+    std::future<DeviceMemory> walk_alloc;  // walk_out and walk_steps being allocated (reserve_walk_async)
     std::vector<std::size_t> stack;  // arena offsets in allocation order
     std::size_t arena_top = 0;
     DeviceMemory mem;
@@ -313,6 +317,7 @@ struct Worker final : RegionBackend {
     }
 
     ~Worker() override {
+        if (walk_alloc.valid()) walk_alloc.wait();  // it writes walk_steps and walk_out
         release_buffers();
         free_pinned(cells_host, mem);
         free_pinned(leaf_host, mem);
@@ -327,11 +332,19 @@ struct Worker final : RegionBackend {
         if (stream) cudaStreamDestroy(stream);
     }
 
-    /// Waits for this worker's stream: spinning when it is the only worker
-    /// (lowest latency), sleeping when many share the host's cores.
+    /// Waits for this worker's stream: polling it when it is the only worker
+    /// (lowest latency: a traceback waits for hundreds of short launches, and
+    /// cudaStreamSynchronize sleeps on an OS event under the blocking-sync
+    /// flag that the batch engine gives the context), every 50 us after the
+    /// first millisecond; sleeping when many share the host's cores.
     void wait(const std::string& what) {
         if (solo) {
-            GPUALIGN_CUDA(cudaStreamSynchronize(stream), what);
+            const auto t0 = std::chrono::steady_clock::now();
+            cudaError_t q = cudaSuccess;
+            while ((q = cudaStreamQuery(stream)) == cudaErrorNotReady)
+                if (std::chrono::steady_clock::now() - t0 > std::chrono::milliseconds(1))
+                    std::this_thread::sleep_for(std::chrono::microseconds(50));
+            GPUALIGN_CUDA(q, what);
             return;
         }
         GPUALIGN_CUDA(cudaEventRecord(ev_wait, stream), what);
@@ -908,8 +921,28 @@ struct Worker final : RegionBackend {
 
     /// The walk's mapped pinned buffers: its cursor and its steps (walk_bytes).
     void reserve_walk(std::size_t steps) {
+        if (walk_alloc.valid()) {  // allocated while the forward pass ran (align)
+            const DeviceMemory side = walk_alloc.get();
+            mem.pinned_ms += side.pinned_ms;
+            mem.pinned += side.pinned;
+        }
         walk_steps.ensure(walk_bytes(steps), true, "pinned buffer for the leaf walk's steps", mem);
         walk_out.ensure(1, true, "pinned leaf walk cursor", mem);
+    }
+
+    /// Starts allocating the walk's buffers for a pair of `steps` = m + n
+    /// bases on a thread of its own (a 1 Mbp pair's take about 10 ms of
+    /// cudaHostAlloc), to be taken by reserve_walk: align() calls it before
+    /// the forward pass of a pair whose traceback walks leaves.
+    void reserve_walk_async(std::size_t steps) {
+        if (walk_alloc.valid() || (walk_out.host && walk_steps.count >= walk_bytes(steps))) return;
+        walk_alloc = std::async(std::launch::async, [this, steps] {
+            DeviceMemory side;
+            GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
+            walk_steps.ensure(walk_bytes(steps), true, "pinned buffer for the leaf walk's steps", side);
+            walk_out.ensure(1, true, "pinned leaf walk cursor", side);
+            return side;
+        });
     }
 
     /// Descriptors of this worker's largest launch (a leaf or tile batch).
@@ -981,9 +1014,12 @@ struct Worker final : RegionBackend {
     /// Every tile of the batch in one ordinary launch (whole-row rings, no
     /// flow control), each writing its own checkpoint grid.
     void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override {
-        std::int64_t min_rows = std::numeric_limits<std::int64_t>::max();
-        for (const Region& reg : tiles) min_rows = std::min(min_rows, reg.rows);
-        const int R = rows_per_lane(min_rows);
+        // Rows per lane for the batch's tallest tile: the launch lasts as long
+        // as its slowest region, and a short edge tile (the bottom row of a
+        // grid) must not hold the others to 4 rows a lane.
+        std::int64_t max_rows = 0;
+        for (const Region& reg : tiles) max_rows = std::max(max_rows, reg.rows);
+        const int R = rows_per_lane(max_rows);
         std::vector<long_kernels::RegionDesc> descs;
         descs.reserve(tiles.size());
         int stripes = 0, max_cols = 0;
@@ -1074,7 +1110,15 @@ struct Worker final : RegionBackend {
         if (solo) {  // a large pair alone: a finer top-level grid (long_tuning::solo_fan_out)
             plan.fan_out = long_tuning::solo_fan_out(static_cast<std::int64_t>(m), static_cast<std::int64_t>(n),
                                                      cx.options.plan.fan_out);
+            plan.leaf_cells = cx.options.plan.leaf_cells;
+            plan.leaf_band = cx.options.plan.leaf_band;
             tile_batch_ = solo_tile_batch();
+            // Tiles above the leaves: smaller leaves in a narrower band
+            // (long_tuning::leaf_cells_tiled).
+            if (tile_batch_bytes(m, n) > 0) {
+                plan.leaf_cells = std::min(plan.leaf_cells, long_tuning::leaf_cells_tiled);
+                plan.leaf_band = std::min(plan.leaf_band, long_tuning::leaf_band_tiled);
+            }
         }
         // The arena holds the borders and every level's checkpoints; the rest
         // of the share goes to the sequences, rings and a leaf batch.
@@ -1126,8 +1170,10 @@ struct Worker final : RegionBackend {
         dq = base;
         dr = base + m;
         note_peak();
+        if (solo && walks_leaves() && !(cx.score_only && cx.mode == AlignMode::global)) reserve_walk_async(m + n);
         AlignmentResult r =
             checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, plan, progress_cb);
+        if (walk_alloc.valid()) reserve_walk(0);  // a pair whose path needed no walk
         stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         stats.pairs_ms = stats.wall_s * 1e3;
         stats.allocs_ms = mem.ms - mem0.ms;

@@ -87,8 +87,27 @@ constexpr std::uint64_t leaf_cells_shared = std::uint64_t{1} << 18;
 /// of 2^18 cells, batches of 48 (docs/benchmarks.md, session 16), two runs
 /// each: band 1.5 672-698 / 520-536 GCUPS (global / local, 1.088x the
 /// forward's cells), 0.75 771-784 / 590-602 (1.047x), 0.75 with batches of
-/// 32 753-766 / 589-590, 0.5 with 32 767-775 / 593-597.
-constexpr double leaf_band_shared = 0.75;
+/// 32 753-766 / 589-590, 0.5 with 32 767-775 / 593-597. Session 22 drew the
+/// band about the line through the walk's cell (CheckpointPlan::leaf_band,
+/// perpendicular distance) instead of about the line from the leaf to the
+/// region's origin: with batches of 48, one run each, band 0.75 1,111 / 1,005
+/// GCUPS with CIGAR (global / local; the old line at 0.75: 1,175 / 1,060),
+/// 0.5 1,180 / 1,061, 0.35 1,182 / 1,069.
+constexpr double leaf_band_shared = 0.5;
+
+/// Largest leaf (cells), and widest leaf band, of a pair alone on the GPU
+/// whose top level is cut into tiles above the leaves (a pair of more than
+/// about 130 kb a side): each level-1 tile's leaves then follow the path
+/// through that tile alone, so a leaf batch covers a tile in one launch
+/// whose latency is a leaf's (half a side, half the time), and the band
+/// about the line through the walk's cell can be narrow. The traceback of
+/// the 1 Mbp pair at 5% on an H100 (docs/benchmarks.md, session 22): leaves
+/// of 2^20 in a band of 1.5, 123 leaf batches, 81 ms; 2^18 and 1.0, 141
+/// batches, 43 ms (CIGAR wall 0.714 -> 0.681 s; 0.75: 0.670 s; S. aureus
+/// 200 kb 0.097 -> 0.088 s). Pairs cut straight into leaves keep the plan's
+/// (H. pylori 100 kb: 0.045 s with 2^20 leaves, 0.054 with 2^18).
+constexpr std::uint64_t leaf_cells_tiled = std::uint64_t{1} << 18;
+constexpr double leaf_band_tiled = 0.75;
 
 /// Smallest ring (columns) per warp; rings are powers of two.
 constexpr std::size_t min_ring_cols = 1024;

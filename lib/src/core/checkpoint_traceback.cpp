@@ -132,13 +132,12 @@ public:
 
     /// The tiles of `g` are leaves and the backend computes many at once:
     /// when the path enters a tile not yet computed, compute it together with
-    /// the tiles the path most likely crosses next, then walk. The guess: the
-    /// path heads for the region's origin, so at a + b distance d from tile
-    /// (a, b) it is near tile (a - x, b - (d - x)) with x = d * a / (a + b);
-    /// the batch takes the tiles within CheckpointPlan::leaf_band tiles of that
-    /// line, nearest first.
-    /// A path that strays leaves the batch and starts a new one there; which
-    /// tiles are computed never changes the result, only the work.
+    /// the tiles the path most likely crosses next (ahead_of: those within
+    /// CheckpointPlan::leaf_band leaf sides of the line from the cursor
+    /// towards the matrix origin, global, or along the main diagonal, nearest
+    /// first), then walk. A path that strays leaves the batch and starts a
+    /// new one there; which tiles are computed never changes the result, only
+    /// the work.
     void walk_leaves_ahead(const Region& reg, const Grid& g, Cursor& cur) {
         std::vector<std::pair<std::int64_t, std::int64_t>> ready;  // tile (a, b) of each leaf in the batch
         std::vector<Region> batch;
@@ -147,18 +146,9 @@ public:
             const std::int64_t a = (cur.i - reg.i0 - 1) / g.stride_r, b = (cur.j - reg.j0 - 1) / g.stride_c;
             auto it = std::find(ready.begin(), ready.end(), std::make_pair(a, b));
             if (it == ready.end()) {
-                ready.clear();
+                ready = ahead_of(reg, g, a, b, cur, cap, plan_.leaf_band);
                 batch.clear();
-                const double slope = a + b > 0 ? static_cast<double>(a) / static_cast<double>(a + b) : 0.5;
-                for (std::int64_t dist = 0; batch.size() < cap && dist <= a + b; ++dist)
-                    for (std::int64_t x = 0; x <= dist && batch.size() < cap; ++x) {
-                        const std::int64_t ta = a - x, tb = b - (dist - x);
-                        if (ta < 0 || tb < 0) continue;
-                        if (dist > 0 && std::abs(static_cast<double>(x) - slope * static_cast<double>(dist)) > plan_.leaf_band)
-                            continue;
-                        ready.emplace_back(ta, tb);
-                        batch.push_back(tile_of(reg, g, ta, tb));
-                    }
+                for (const auto& [ta, tb] : ready) batch.push_back(tile_of(reg, g, ta, tb));
                 backend_.compute_leaves(batch);
                 for (const Region& t : batch)
                     done_ += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
@@ -213,6 +203,11 @@ public:
         cur.done = w.done;
     }
 
+    /// Band of a speculative tile batch (ahead_of), in tiles: a path along a
+    /// tile diagonal crosses the tiles on it and, at each corner, one of the
+    /// two beside it, so about 1.5 tiles per step of a + b.
+    static constexpr double tile_band = 0.25;
+
     /// A tile of `g` computed ahead of the walk, with its own checkpoint grid.
     struct Ahead {
         std::int64_t a, b;
@@ -264,7 +259,7 @@ public:
         std::vector<Region> tiles;
         std::vector<RegionOutputs> outs;
         const int fan = std::max(2, plan_.fan_out);
-        for (const auto& [ta, tb] : ahead_of(reg, g, a, b, cur, backend_.tile_batch())) {
+        for (const auto& [ta, tb] : ahead_of(reg, g, a, b, cur, backend_.tile_batch(), tile_band)) {
             const Region t = tile_of(reg, g, ta, tb);
             if (is_leaf(t)) continue;
             Grid tg = plan_grid(t, fan);
@@ -315,12 +310,12 @@ public:
     /// guessed line), (a, b) first, at most `cap`. The guess: a global path
     /// heads for the matrix origin (0, 0), where it must end; a local or
     /// semi-global one follows the main diagonal (a semi-global path ends on
-    /// row 0, about m columns left of its end). A tile is taken when it comes within a
-    /// quarter of a tile of that line (in tile units): a path along a tile
-    /// diagonal crosses the tiles on it and, at each corner, one of the two
-    /// beside it, so about 1.5 tiles per step of a + b.
+    /// row 0, about m columns left of its end). The line runs through the
+    /// cursor; a tile is taken when it comes within `band` tiles of it (in tile
+    /// units, perpendicular to the line; 0: the tiles the line crosses).
     std::vector<std::pair<std::int64_t, std::int64_t>> ahead_of(const Region& reg, const Grid& g, std::int64_t a,
-                                                               std::int64_t b, const Cursor& cur, std::size_t cap) const {
+                                                               std::int64_t b, const Cursor& cur, std::size_t cap,
+                                                               double band) const {
         const double sr = static_cast<double>(g.stride_r), sc = static_cast<double>(g.stride_c);
         const double pu = static_cast<double>(cur.i - reg.i0) / sr, pv = static_cast<double>(cur.j - reg.j0) / sc;
         const bool to_origin = mode_ == AlignMode::global;
@@ -339,7 +334,6 @@ public:
                 }
             return lo <= 0 && hi >= 0 ? 0.0 : std::min(std::abs(lo), std::abs(hi));
         };
-        constexpr double band = 0.25;
         std::vector<std::pair<std::int64_t, std::int64_t>> out;
         std::vector<std::pair<double, std::pair<std::int64_t, std::int64_t>>> step;
         for (std::int64_t dist = 0; out.size() < cap && dist <= a + b; ++dist) {

@@ -367,11 +367,15 @@ void add_profile(gpu::EngineProfile& a, const gpu::EngineProfile& b) {
 /// Long pairs show a progress line on stderr (ProgressLine) when asked.
 class Aligner {
 public:
-    /// Starts the engines of every GPU of c.gpu_devices() at once (each on
-    /// its own thread), or the CPU backend.
+    /// Readies the GPUs of c.gpu_devices(), or the CPU backend. The GPUs'
+    /// batch engines start at the first batch with pairs for them
+    /// (start_batch_engines), their long-pair engines at their first long
+    /// pair: a run of long pairs only never allocates the batch engines'
+    /// buffers (13.6 GB of device memory and pinned host buffers on an H100,
+    /// about 40 ms of start-up and more at exit).
     /// @param engine_threads  host threads of each GPU batch engine (packing, results).
-    /// @throws std::runtime_error for an ordinal that is not visible, and what
-    ///         gpu::Engine's constructor throws.
+    /// @throws std::runtime_error for an ordinal that is not visible, or a
+    ///         device whose properties cannot be read.
     Aligner(const AlignConfig& c, const ScoringScheme& s, int engine_threads)
         : scheme_(s), mode_(c.mode), score_only_(c.score_only), cpu_kernel_(c.cpu_kernel),
           long_engine_memory_(c.long_engine_memory()), capped_(c.gpu_memory != 0),
@@ -392,37 +396,13 @@ public:
         }
         if (use_gpu) {
             const std::vector<int> devices = c.gpu_devices(visible);
-            gpu::EngineOptions options;
-            options.host_threads = engine_threads;
-            options.gpu_memory_limit = c.batch_engine_memory();
-            options.streams = c.engine_streams();
-            // Each GPU's CUDA context and buffers start on a thread of their own.
-            std::vector<std::future<std::unique_ptr<gpu::Engine>>> starting;
-            for (const int d : devices)
-                starting.push_back(std::async(std::launch::async, [this, options, d] {
-                    gpu::EngineOptions o = options;
-                    o.device = d;
-                    return std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, o);
-                }));
-            std::exception_ptr failed;
-            for (std::size_t w = 0; w < devices.size(); ++w) {
+            engine_options_.host_threads = engine_threads;
+            engine_options_.gpu_memory_limit = c.batch_engine_memory();
+            engine_options_.streams = c.engine_streams();
+            for (const int d : devices) {
                 auto worker = std::make_unique<GpuWorker>();
-                worker->device = devices[w];
-                try {
-                    worker->engine = starting[w].get();
-                } catch (...) {
-                    if (!failed) failed = std::current_exception();
-                }
+                worker->device = d;
                 workers_.push_back(std::move(worker));
-            }
-            if (failed) std::rethrow_exception(failed);
-            for (const auto& w : workers_) {
-                const gpu::EngineMemory mem = w->engine->memory();
-                spdlog::debug("GPU engine on device {}: {} streams, batches of up to {} bases / {} pairs / {} "
-                              "traceback bytes; {} bytes of device memory (limit {}), {} allocation retries",
-                              w->device, mem.streams, mem.batch_bases, mem.batch_pairs, mem.traceback_bytes,
-                              mem.device_bytes, mem.limit ? std::to_string(mem.limit) : std::string("none"),
-                              mem.allocation_retries);
             }
             if (devices.size() == 1) {
                 description_ = "gpu " + gpu::device_description(devices[0]);
@@ -444,6 +424,42 @@ public:
                            (cpu_kernel_ == CpuKernel::simd ? "simd " + simd_target() : std::string("scalar")) + ")";
         }
         progress_done_.assign(std::max<std::size_t>(1, workers_.size()), 0);
+    }
+
+    /// Starts the batch engine of every GPU worker at once (each on its own
+    /// thread), once (again after a failed start); called at the first batch
+    /// with pairs below Defaults::long_pair_cells.
+    /// @throws what gpu::Engine's constructor throws (the first error).
+    void start_batch_engines() {
+        if (batch_engines_started_) return;
+        const auto t0 = std::chrono::steady_clock::now();
+        std::vector<std::future<std::unique_ptr<gpu::Engine>>> starting;
+        for (const auto& w : workers_)
+            starting.push_back(std::async(std::launch::async, [this, d = w->device] {
+                gpu::EngineOptions o = engine_options_;
+                o.device = d;
+                return std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, o);
+            }));
+        std::exception_ptr failed;
+        for (std::size_t w = 0; w < workers_.size(); ++w) {
+            try {
+                workers_[w]->engine = starting[w].get();
+            } catch (...) {
+                if (!failed) failed = std::current_exception();
+            }
+        }
+        if (failed) std::rethrow_exception(failed);
+        batch_engines_started_ = true;
+        for (const auto& w : workers_) {
+            const gpu::EngineMemory mem = w->engine->memory();
+            spdlog::debug("GPU engine on device {}: {} streams, batches of up to {} bases / {} pairs / {} "
+                          "traceback bytes; {} bytes of device memory (limit {}), {} allocation retries; "
+                          "started in {:.3f} s",
+                          w->device, mem.streams, mem.batch_bases, mem.batch_pairs, mem.traceback_bytes,
+                          mem.device_bytes, mem.limit ? std::to_string(mem.limit) : std::string("none"),
+                          mem.allocation_retries,
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
     }
 
     /// One GPU's part of a batch: the pairs it aligns on its batch engine.
@@ -480,11 +496,15 @@ public:
         std::vector<std::uint64_t> cells;
         on_gpu.reserve(batch.size());
         cells.reserve(batch.size());
+        for (std::size_t k = 0; k < batch.size(); ++k)
+            if (pair_cells(batch, k) < Defaults::long_pair_cells) {
+                start_batch_engines();
+                break;
+            }
         for (std::size_t k = 0; k < batch.size(); ++k) {
             const std::size_t m = batch.queries[k].codes.size(), n = batch.refs[k].codes.size();
-            const bool accepted = std::all_of(workers_.begin(), workers_.end(),
-                                              [&](const auto& w) { return w->engine->accepts(m, n); });
-            if (pair_cells(batch, k) < Defaults::long_pair_cells && accepted) {
+            if (pair_cells(batch, k) < Defaults::long_pair_cells &&
+                std::all_of(workers_.begin(), workers_.end(), [&](const auto& w) { return w->engine->accepts(m, n); })) {
                 on_gpu.push_back(k);
                 cells.push_back(std::max<std::uint64_t>(1, pair_cells(batch, k)));
             } else {
@@ -556,7 +576,8 @@ public:
     /// aligned on the host after shrinking their buffers (0 on the CPU backend).
     std::uint64_t cpu_fallback() const noexcept {
         std::uint64_t n = cpu_fallback_;
-        for (const auto& w : workers_) n += w->engine->memory().host_pairs;
+        for (const auto& w : workers_)
+            if (w->engine) n += w->engine->memory().host_pairs;
         return n;
     }
     /// Pairs aligned one at a time by a long-pair path (GPU: the long-pair
@@ -569,7 +590,8 @@ public:
     /// The GPU engines' profile, summed over the GPUs (all zero on the CPU).
     gpu::EngineProfile engine_profile() const noexcept {
         gpu::EngineProfile e;
-        for (const auto& w : workers_) add_profile(e, w->engine->profile());
+        for (const auto& w : workers_)
+            if (w->engine) add_profile(e, w->engine->profile());
         return e;
     }
     /// Sum of Engine::last_kernel_ms over the batches and GPUs (0 on the CPU).
@@ -867,6 +889,8 @@ private:
     bool capped_ = false;
     int threads_ = 1;
     std::vector<std::unique_ptr<GpuWorker>> workers_;  // empty on the CPU backend
+    gpu::EngineOptions engine_options_;                 // of the batch engines (device set per worker)
+    bool batch_engines_started_ = false;
     std::string description_;
     ProgressLine progress_;
     std::mutex progress_mutex_;                  // the GPUs' long-pair threads report at once
@@ -882,6 +906,7 @@ private:
 struct StageTimes {
     double open = 0;          ///< opening both inputs and detecting the alphabet (main thread)
     double init = 0;          ///< backend start (CUDA context, Engine buffers) on its own thread
+    double cuda_start = 0;    ///< CUDA's start (driver, contexts), from the run's start, on a thread of its own
     double init_waited = 0;
     double read = 0;          ///< reading, parsing and encoding batches (both files)
     double read_waited = 0;
@@ -979,9 +1004,9 @@ struct WriteItem {
 
 void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThreads& split, bool parallel_read,
                 double kernel_ms, const gpu::EngineProfile& e) {
-    spdlog::debug("stages (s): open+detect {:.3f}; backend init {:.3f} (main waited {:.3f}); first batch aligned at "
-                  "{:.3f}; {} batches, loop {:.3f}",
-                  t.open, t.init, t.init_waited, t.first_aligned, t.batches, t.loop);
+    spdlog::debug("stages (s): open+detect {:.3f}; CUDA start {:.3f} from the run's start; backend init {:.3f} after "
+                  "open+detect (main waited {:.3f}); first batch aligned at {:.3f}; {} batches, loop {:.3f}",
+                  t.open, t.cuda_start, t.init, t.init_waited, t.first_aligned, t.batches, t.loop);
     spdlog::debug("stages (s): read {:.3f} busy on {} threads{} (aligner waited {:.3f}); align {:.3f} busy (GPU "
                   "kernels {:.3f}, engine host threads {}); format {:.3f} on {} threads + write {:.3f} (aligner waited "
                   "{:.3f}); commit {:.3f}; teardown {:.3f}; total {:.3f}",
@@ -1030,6 +1055,22 @@ RunStats run_alignment(const AlignConfig& c) {
     StageTimes t;
     const int threads = c.threads > 0 ? c.threads : omp_get_num_procs();
     const PipelineThreads split = split_threads(threads);
+    // CUDA's start (the driver and each device's context: the slowest step of
+    // a short run) goes on while the inputs are opened and their alphabet
+    // detected; the backend below waits for it.
+    std::future<void> cuda_started;
+    if (c.backend != BackendChoice::cpu)
+        cuda_started = std::async(std::launch::async, [&c, &t, start] {
+            const int visible = gpu::device_count();
+            if (visible > 0) {
+                try {
+                    gpu::start_devices(c.gpu_devices(visible));
+                } catch (...) {
+                    // A bad ordinal: the backend reports it.
+                }
+            }
+            t.cuda_start = seconds_since(start);
+        });
     PairReader reader(c, split.read);
     const Alphabet alphabet = reader.alphabet();
     const ScoringScheme scheme = resolve_scoring(c, alphabet);
@@ -1057,8 +1098,9 @@ RunStats run_alignment(const AlignConfig& c) {
     // thread aligns, the writer formats and writes in input order. The
     // backend (CUDA context and Engine buffers: the slowest start-up step on
     // a GPU) starts on a fourth thread meanwhile.
-    std::future<std::unique_ptr<Aligner>> aligner_ready = std::async(std::launch::async, [&c, &scheme, &t, split] {
+    std::future<std::unique_ptr<Aligner>> aligner_ready = std::async(std::launch::async, [&c, &scheme, &t, split, &cuda_started] {
         const auto t0 = Clock::now();
+        if (cuda_started.valid()) cuda_started.wait();
         auto a = std::make_unique<Aligner>(c, scheme, split.engine);
         t.init = seconds_since(t0);
         return a;

@@ -18,6 +18,16 @@ namespace gpualign::gpu {
 /// is loaded, or when no device is visible. Never throws.
 int device_count() noexcept;
 
+/// Starts CUDA on each of `devices` (ordinals): the driver and the device's
+/// primary context, with the scheduling flag the engines use (blocking sync).
+/// CUDA's start is the slowest step of a short run (0.2-0.3 s on an H100,
+/// docs/benchmarks.md): a caller starts it on a thread of its own while it
+/// opens its inputs, and an engine created later on those devices (on any
+/// thread) finds the context ready. Never throws: an
+/// ordinal that is not visible, or a device that fails, is left alone, and
+/// its error shows when an engine starts there. No-op without CUDA.
+void start_devices(std::span<const int> devices) noexcept;
+
 /// One line describing device `device` (name, compute capability, SMs,
 /// memory). Throws std::runtime_error (with cudaGetErrorName) on failure.
 std::string device_description(int device);

@@ -26,8 +26,11 @@ struct LongEngineOptions {
     std::size_t gpu_memory_limit = 0;
     /// Checkpoint plan; the defaults suit the GPU (leaf tiles of 2^20 cells).
     /// align_many's workers beside other pairs use leaves of at most 2^18
-    /// cells in batch bands of at most 0.75 leaves; for a pair alone on the
-    /// GPU fan_out is a minimum: its top level fans out at least
+    /// cells in batch bands of at most 0.5 leaves (long_tuning::
+    /// leaf_cells_shared, leaf_band_shared); a pair alone whose top level is
+    /// cut into tiles above the leaves, at most 2^18 cells in bands of at
+    /// most 0.75 (leaf_cells_tiled, leaf_band_tiled). For a pair alone on
+    /// the GPU fan_out is a minimum: its top level fans out at least
     /// ceil(longer side / 16,384) ways, up to 64 (level-1 tiles of at most
     /// 16,384 a side: long_tuning::solo_fan_out; with the default 16, pairs
     /// of more than 262,144 letters). See long_tuning.hpp.
