@@ -8,10 +8,13 @@
 #             WORKLOADS (bulk2000), MODES, RUNS (1), no peer
 #   conns   - ROUNDS rounds of: for each CUDA_DEVICE_MAX_CONNECTIONS in CONNS, the CLI on the 1 Mbp pair
 #             (nw) and on pacbio_ecoli (sw), process walls
+#   loading - ROUNDS rounds of: for each CUDA_MODULE_LOADING in LOADINGS, the CLI on the 1 Mbp pair
+#             (nw) and on pacbio_ecoli (sw), process walls
 #   batch   - gpualign_bench (the batch engine) under CUDA_DEVICE_MAX_CONNECTIONS=${CONNS:-8 4 2}
 #   variants - VARIANTS="name|binary|bench args;..." over WORKLOADS, MODES, RUNS (1), no peer
-#   trace   - the long bench, syn1m5 global CIGAR, one run, with GPUALIGN_PASS_TRACE set
-#             (a build that prints each pass and walk), summary of the passes
+#   trace   - the long bench, syn1m5 global CIGAR, one run, with GPUALIGN_PASS_TRACE set, from a
+#             build with bench/pass_trace.patch applied (git apply; it prints each pass, walk and
+#             replay to stderr), and a summary of the CIGAR run's passes
 # Usage on the device machine, from the repo root: bench/device_session22.sh OUT PART...
 set -uo pipefail
 out=${1:?OUT dir}; shift
@@ -37,7 +40,7 @@ cli)
       if [ $c = unset ]; then env -u CUDA_DEVICE_MAX_CONNECTIONS .carry/gpualign nw $W/syn1m5_q.fa $W/syn1m5_r.fa --backend gpu --progress never -v -o $W/syn1m5.tsv 2> $W/syn.err
       else CUDA_DEVICE_MAX_CONNECTIONS=$c .carry/gpualign nw $W/syn1m5_q.fa $W/syn1m5_r.fa --backend gpu --progress never -v -o $W/syn1m5.tsv 2> $W/syn.err; fi
       echo "syn1m5 nw CLI conns=$c run $k: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms md5 $(md5sum < $W/syn1m5.tsv | cut -c1-12)"
-      grep -E "long-pair engine of|backend|stages \(s\)|GPU engine on" $W/syn.err | sed 's/.*debug: /    /' | cut -c1-300
+      grep -E "long-pair engine of|stages \(s\)|GPU engine on" $W/syn.err | sed 's/.*debug: /    /' | sed -E 's/on 16 threads \(aligner waited [0-9.]+\); //; s/ \(GPU kernels [0-9.]+, engine host threads [0-9]+\)//; s/format .* commit/commit/' | cut -c1-330
     done
   done
   ;;
@@ -63,6 +66,21 @@ conns)
     done
   done
   ;;
+loading)
+  [ -f $W/syn1m5_q.fa ] || .carry/gpualign_long_bench --workloads syn1m5 --dump-fasta $W > /dev/null || exit 1
+  P=.carry/data/dna/pacbio_ecoli
+  for k in $(seq 1 "${ROUNDS:-4}"); do
+    for l in ${LOADINGS:-EAGER LAZY}; do
+      t0=$(date +%s%N)
+      CUDA_MODULE_LOADING=$l .carry/gpualign nw $W/syn1m5_q.fa $W/syn1m5_r.fa --backend gpu --progress never -v -o $W/syn.tsv 2> $W/syn.err
+      t1=$(date +%s%N)
+      CUDA_MODULE_LOADING=$l .carry/gpualign sw $P/reads.fa $P/ref_windows.fa --backend gpu --progress never -o $W/pb.tsv 2> $W/pb.err
+      t2=$(date +%s%N)
+      echo "round $k $l: syn1m5 nw $(( (t1 - t0) / 1000000 )) ms (md5 $(md5sum < $W/syn.tsv | cut -c1-8)), pacbio sw $(( (t2 - t1) / 1000000 )) ms (md5 $(md5sum < $W/pb.tsv | cut -c1-8))"
+      grep -E "stages" $W/syn.err | sed 's/.*debug: stages (s): /    /' | sed -E 's/read .* align/align/; s/\(main waited [0-9.]+\); //' | cut -c1-200
+    done
+  done
+  ;;
 batch)
   for c in ${CONNS:-8 4 2}; do
     echo "== gpualign_bench, CUDA_DEVICE_MAX_CONNECTIONS=$c"
@@ -83,7 +101,7 @@ trace)
   IFS=';' read -ra vs <<< "${VARIANTS:-default|}"
   for v in "${vs[@]}"; do
     name=${v%%|*}; args=${v#*|}
-    GPUALIGN_PASS_TRACE=1 .carry/gpualign_long_bench --workloads ${TRACE_WORKLOAD:-syn1m5} --modes ${TRACE_MODE:-global} --runs 1 --no-peer $args \
+    GPUALIGN_PASS_TRACE=1 .carry/${TRACE_BIN:-gpualign_long_bench} --workloads ${TRACE_WORKLOAD:-syn1m5} --modes ${TRACE_MODE:-global} --runs 1 --no-peer $args \
       > $W/trace.out 2> $W/trace.err
     echo "== trace $name ($args)"
     grep -E "GPU " $W/trace.out | head -5

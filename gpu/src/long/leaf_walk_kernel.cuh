@@ -13,12 +13,15 @@
 // until the cell lies in no leaf of the batch (the driver takes over there).
 //
 // Schedule. The warp finds the leaf holding the cell (a ballot over the
-// batch's descriptors), then copies a window of up to 64 x 64 direction bytes
+// batch's leaf boxes, kept in shared memory, from the last leaf found on),
+// then copies a window of up to 64 x 64 direction bytes
 // whose bottom-right corner is the cell into shared memory (the leaf's rows
 // are 16-byte aligned, long_kernels::dirs_pitch: five 16-byte loads a row,
 // ten a lane; the walk warp shares its SM's issue slots with other pairs'
 // region kernels, and 32-bit loads, 34 a lane, took 5.2 against 3.5 ms of
-// walk per bulk pair, 605-620 against 649-652 GCUPS, H100, session 16).
+// walk per bulk pair, 605-620 against 649-652 GCUPS, H100, session 16; the
+// loads are all issued before the first store to shared memory: the 1 Mbp
+// pair's 1.01 M steps 35.8 -> 27.8 ms, session 22).
 // The warp walks inside the window by runs: lane t reads the cell t steps
 // ahead on the current run (the diagonal in state H, the row in E, the
 // column in F), and a ballot finds where the run stops (the first cell whose
@@ -40,25 +43,50 @@
 
 namespace gpualign::gpu::long_kernels {
 
+/// Leaves whose boxes the walk keeps in shared memory (a batch's first
+/// walk_cached_leaves; any further ones are read from their descriptors).
+constexpr int walk_cached_leaves = 512;
+
 __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
     __shared__ uint4 window[walk_window * walk_window_chunks];
     __shared__ std::uint8_t staged[walk_window_steps + 1];  // a window's steps (each leaves a row or column behind)
+    __shared__ longlong2 box_origin[walk_cached_leaves];     // {i0, j0} of each leaf
+    __shared__ int2 box_size[walk_cached_leaves];            // {rows, cols}
     const int lane = static_cast<int>(threadIdx.x);
+    const int cached = min(p.count, walk_cached_leaves);
+    for (int k = lane; k < cached; k += 32) {
+        const RegionDesc& d = p.leaves[k];
+        box_origin[k] = make_longlong2(d.i0, d.j0);
+        box_size[k] = make_int2(d.rows, d.cols);
+    }
+    __syncwarp();
     long long i = p.i, j = p.j;
-    int state = p.state, done = 0, n = 0;
+    int state = p.state, done = 0, n = 0, found = 0;
     bool full = false;
     while (!done && !full) {
-        // The leaf holding (i, j), or none: the walk stops there.
-        int found = -1;
+        // The leaf holding (i, j), or none: the walk stops there. The search
+        // starts at the last leaf found (the batch lists its leaves nearest
+        // first, so the path's next leaf tends to follow its last), 32 boxes
+        // an iteration, all of them before giving up.
+        const int from = found;
+        found = -1;
         for (int base = 0; base < p.count && found < 0; base += 32) {
-            const int k = base + lane;
+            int k = from + base + lane;
+            if (k >= p.count) k -= p.count;
             bool in = false;
-            if (k < p.count) {
-                const RegionDesc& d = p.leaves[k];
-                in = i > d.i0 && i <= d.i0 + d.rows && j > d.j0 && j <= d.j0 + d.cols;
+            if (base + lane < p.count) {
+                long long bi, bj;
+                int rows, cols;
+                if (k < cached) {
+                    bi = box_origin[k].x, bj = box_origin[k].y, rows = box_size[k].x, cols = box_size[k].y;
+                } else {
+                    const RegionDesc& d = p.leaves[k];
+                    bi = d.i0, bj = d.j0, rows = d.rows, cols = d.cols;
+                }
+                in = i > bi && i <= bi + rows && j > bj && j <= bj + cols;
             }
             const unsigned hit = __ballot_sync(0xffffffffu, in);
-            if (hit) found = base + __ffs(static_cast<int>(hit)) - 1;
+            if (hit) found = __shfl_sync(0xffffffffu, k, __ffs(static_cast<int>(hit)) - 1);
         }
         if (found < 0) break;
         const RegionDesc& d = p.leaves[found];
@@ -76,11 +104,24 @@ __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
             const int top = max(1, li - walk_window + 1);
             const int b_lo = max(0, lj - walk_window);
             const int c_lo = b_lo >> 4, chunks = ((lj - 1) >> 4) - c_lo + 1, rows = li - top + 1;
-            for (int x = lane; x < rows * walk_window_chunks; x += 32) {
+            // Every load of the window is issued before the first store to
+            // shared memory, so their L2 latencies overlap (a loop that stored
+            // each chunk as it came waited one latency a chunk).
+            constexpr int loads = (walk_window * walk_window_chunks + 31) / 32;
+            uint4 chunk[loads];
+#pragma unroll
+            for (int u = 0; u < loads; ++u) {
+                const int x = lane + 32 * u;
                 const int r = x / walk_window_chunks, c = x - r * walk_window_chunks;  // a constant divisor
-                if (c < chunks)
-                    window[x] = reinterpret_cast<const uint4*>(
+                if (x < rows * walk_window_chunks && c < chunks)
+                    chunk[u] = reinterpret_cast<const uint4*>(
                         dirs + static_cast<std::size_t>(top - 1 + r) * static_cast<std::size_t>(pitch))[c_lo + c];
+            }
+#pragma unroll
+            for (int u = 0; u < loads; ++u) {
+                const int x = lane + 32 * u;
+                const int r = x / walk_window_chunks, c = x - r * walk_window_chunks;
+                if (x < rows * walk_window_chunks && c < chunks) window[x] = chunk[u];
             }
             __syncwarp();
             // The whole warp walks: lane t reads the cell t steps ahead on the

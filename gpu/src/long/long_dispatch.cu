@@ -5,11 +5,13 @@
 // streams. The leaf walk: one warp.
 #include "long_dispatch.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <string>
 
 #include "../cuda_check.hpp"
+#include "border_kernel.cuh"
 #include "leaf_walk_kernel.cuh"
 #include "long_tuning.hpp"
 #include "region_kernel.cuh"
@@ -131,6 +133,16 @@ void launch_region(const RegionLaunch& a, cudaStream_t stream) {
 void load_leaf_walk() {
     cudaFuncAttributes attributes{};
     GPUALIGN_CUDA(cudaFuncGetAttributes(&attributes, long_kernels::leaf_walk_kernel), "leaf walk kernel load");
+}
+
+void launch_border(int2* dst, std::int64_t count, bool free, std::int32_t gap_open, std::int32_t gap_extend,
+                   cudaStream_t stream) {
+    constexpr int threads = 256;
+    const std::int64_t blocks = std::min<std::int64_t>((count + threads - 1) / threads, 4096);
+    if (blocks <= 0) return;
+    long_kernels::border_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(dst, count, free, gap_open,
+                                                                                       gap_extend);
+    GPUALIGN_CUDA(cudaGetLastError(), "border kernel launch (" + std::to_string(count) + " cells)");
 }
 
 void launch_leaf_walk(const long_kernels::WalkParams& p, cudaStream_t stream) {

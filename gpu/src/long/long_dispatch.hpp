@@ -88,6 +88,14 @@ void load_leaf_walk();
 /// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
 void launch_leaf_walk(const long_kernels::WalkParams& p, cudaStream_t stream);
 
+/// Writes a matrix border of `count` boundary cells ({H, gap state}, int2)
+/// at device `dst` on `stream` (asynchronous; border_kernel.cuh): H(k) = 0
+/// for k = 0 or a `free` border, else -(gap_open + k * gap_extend); the gap
+/// state minus infinity. The caller keeps k * gap_extend within 32 bits.
+/// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
+void launch_border(int2* dst, std::int64_t count, bool free, std::int32_t gap_open, std::int32_t gap_extend,
+                   cudaStream_t stream);
+
 /// Uploads the descriptors, zeroes `progress`, resets the rings' tags and
 /// launches the region kernel on `stream` (asynchronous; cooperatively when
 /// `a.flow_control`).

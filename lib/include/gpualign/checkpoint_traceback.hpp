@@ -127,9 +127,16 @@ public:
     virtual BoundaryCell* allocate(std::size_t count) = 0;
     /// Frees the allocation `p` and every later one (stack order).
     virtual void release(BoundaryCell* p) = 0;
-    /// Copies host cells `src` into backend memory at `dst` (the matrix
-    /// border, which the driver computes once for every backend).
+    /// Copies host cells `src` into backend memory at `dst`.
     virtual void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) = 0;
+    /// Writes a matrix border (row 0 or column 0, docs/scoring.md) of
+    /// `len` + 1 cells at `dst` (backend memory): H(k) = 0 for k = 0 or a
+    /// `free` border, else -(gap_open + k * gap_extend); the gap state minus
+    /// infinity. The default builds the cells on the host and uploads them;
+    /// a GPU backend writes them on the device (a 1 Mbp pair's borders are
+    /// 16 MB). The caller keeps len * gap_extend within 32 bits.
+    virtual void fill_border(BoundaryCell* dst, std::int64_t len, bool free, std::int32_t gap_open,
+                             std::int32_t gap_extend);
     /// Computes the Region with the recurrences of docs/scoring.md and writes
     /// `out`. `on_cells` (called on the calling thread, may be called never)
     /// reports the cells of this region computed so far, for progress.

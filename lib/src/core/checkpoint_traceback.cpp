@@ -113,11 +113,27 @@ public:
         return t;
     }
 
-    /// Follows the path through the tiles of a computed grid.
-    void walk_grid(const Region& reg, const Grid& g, Cursor& cur) {
+    /// A tile of `g` computed ahead of the walk, with its own checkpoint grid.
+    struct Ahead {
+        std::int64_t a, b;
+        Grid grid;
+    };
+
+    /// The tiles of a grid computed ahead of the walk (walk_tiles_ahead):
+    /// the region `reg` its grid `g` covers, and those tiles. A leaf batch in
+    /// one of them may take leaves of the next ones along the guessed line.
+    struct TilesAhead {
+        const Region& reg;
+        const Grid& g;
+        const std::vector<Ahead>& ready;
+    };
+
+    /// Follows the path through the tiles of a computed grid (`reg`'s tile
+    /// among `ahead`'s, when given).
+    void walk_grid(const Region& reg, const Grid& g, Cursor& cur, const TilesAhead* ahead = nullptr) {
         const bool leaves = static_cast<std::uint64_t>(g.stride_r) * static_cast<std::uint64_t>(g.stride_c) <= plan_.leaf_cells;
         if (leaves && backend_.leaf_batch() > 1) {
-            walk_leaves_ahead(reg, g, cur);
+            walk_leaves_ahead(reg, g, cur, ahead);
             return;
         }
         if (!leaves && backend_.tile_batch() > 1) {
@@ -137,8 +153,11 @@ public:
     /// towards the matrix origin, global, or along the main diagonal, nearest
     /// first), then walk. A path that strays leaves the batch and starts a
     /// new one there; which tiles are computed never changes the result, only
-    /// the work.
-    void walk_leaves_ahead(const Region& reg, const Grid& g, Cursor& cur) {
+    /// the work. When `reg` is a tile of `ahead`'s grid and the backend walks
+    /// its batches, a batch with room goes on along the line into the next
+    /// computed tiles (leaves_along_line), so that one launch and one walk
+    /// serve the corner a diagonal path clips and the tile after it.
+    void walk_leaves_ahead(const Region& reg, const Grid& g, Cursor& cur, const TilesAhead* ahead) {
         std::vector<std::pair<std::int64_t, std::int64_t>> ready;  // tile (a, b) of each leaf in the batch
         std::vector<Region> batch;
         const std::size_t cap = backend_.leaf_batch();
@@ -149,6 +168,7 @@ public:
                 ready = ahead_of(reg, g, a, b, cur, cap, plan_.leaf_band);
                 batch.clear();
                 for (const auto& [ta, tb] : ready) batch.push_back(tile_of(reg, g, ta, tb));
+                if (ahead && backend_.walks_leaves()) leaves_along_line(reg, cur, *ahead, cap, batch);
                 backend_.compute_leaves(batch);
                 for (const Region& t : batch)
                     done_ += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
@@ -162,6 +182,44 @@ public:
             const std::size_t k = static_cast<std::size_t>(it - ready.begin());
             const Region leaf = tile_of(reg, g, a, b);
             walk_dirs(leaf, backend_.leaf_dirs(k, cur.i - leaf.i0, cur.j - leaf.j0), cur);
+        }
+    }
+
+    /// Adds to `batch` (up to `cap` leaves) the leaves of the tiles of
+    /// `ahead` that the guessed line from `cur` (ahead_of's) enters after
+    /// leaving `tile`, tile after tile: in each, those ahead_of takes from
+    /// the point where the line enters it. Stops at a tile not computed, one
+    /// not cut into leaves, or the edge of `ahead`'s region.
+    void leaves_along_line(const Region& tile, const Cursor& cur, const TilesAhead& ahead, std::size_t cap,
+                           std::vector<Region>& batch) const {
+        const bool to_origin = mode_ == AlignMode::global;
+        Region t = tile;
+        Cursor p = cur;
+        while (batch.size() < cap && p.i > 0 && p.j > 0) {
+            // Where the line leaves t, through its top row or left column.
+            const double di = to_origin ? static_cast<double>(p.i) : 1.0, dj = to_origin ? static_cast<double>(p.j) : 1.0;
+            const double ti = static_cast<double>(p.i - t.i0) / di, tj = static_cast<double>(p.j - t.j0) / dj;
+            Cursor e = p;
+            if (ti <= tj) {
+                e.i = t.i0;
+                e.j = std::min<std::int64_t>(p.j, std::llround(static_cast<double>(p.j) - ti * dj));
+            } else {
+                e.j = t.j0;
+                e.i = std::min<std::int64_t>(p.i, std::llround(static_cast<double>(p.i) - tj * di));
+            }
+            if (e.i <= ahead.reg.i0 || e.j <= ahead.reg.j0) return;
+            const std::int64_t a = (e.i - ahead.reg.i0 - 1) / ahead.g.stride_r, b = (e.j - ahead.reg.j0 - 1) / ahead.g.stride_c;
+            const auto it = std::find_if(ahead.ready.begin(), ahead.ready.end(),
+                                         [&](const Ahead& x) { return x.a == a && x.b == b; });
+            if (it == ahead.ready.end()) return;
+            const Grid& g = it->grid;
+            if (static_cast<std::uint64_t>(g.stride_r) * static_cast<std::uint64_t>(g.stride_c) > plan_.leaf_cells) return;
+            const Region next = tile_of(ahead.reg, ahead.g, a, b);
+            const std::int64_t la = (e.i - next.i0 - 1) / g.stride_r, lb = (e.j - next.j0 - 1) / g.stride_c;
+            for (const auto& [ta, tb] : ahead_of(next, g, la, lb, e, cap - batch.size(), plan_.leaf_band))
+                batch.push_back(tile_of(next, g, ta, tb));
+            t = next;
+            p = e;
         }
     }
 
@@ -208,12 +266,6 @@ public:
     /// two beside it, so about 1.5 tiles per step of a + b.
     static constexpr double tile_band = 0.25;
 
-    /// A tile of `g` computed ahead of the walk, with its own checkpoint grid.
-    struct Ahead {
-        std::int64_t a, b;
-        Grid grid;
-    };
-
     /// The tiles of `g` are larger than leaves and the backend computes many
     /// at once: when the path enters a tile not yet computed, compute it (whole,
     /// with its checkpoint grid) together with the tiles the path most likely
@@ -244,7 +296,8 @@ public:
                 }
                 it = ready.begin();  // tile (a, b) is first
             }
-            walk_grid(tile, it->grid, cur);
+            const TilesAhead here{reg, g, ready};
+            walk_grid(tile, it->grid, cur, &here);
         }
         if (batch_first) backend_.release(batch_first);
     }
@@ -486,6 +539,15 @@ private:
 
 }  // namespace
 
+void RegionBackend::fill_border(BoundaryCell* dst, std::int64_t len, bool free, std::int32_t gap_open,
+                                std::int32_t gap_extend) {
+    std::vector<BoundaryCell> b(static_cast<std::size_t>(len + 1));
+    for (std::int64_t k = 0; k <= len; ++k)
+        b[static_cast<std::size_t>(k)] = {(free || k == 0) ? 0 : static_cast<std::int32_t>(-(gap_open + k * gap_extend)),
+                                          detail::neg_inf};
+    upload(dst, b);
+}
+
 AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::uint8_t> query,
                                  std::span<const std::uint8_t> ref, const ScoringScheme& s, AlignMode mode,
                                  bool score_only, const CheckpointPlan& plan, const ProgressCallback& progress) {
@@ -499,19 +561,11 @@ AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::ui
     // Row 0 and column 0 (docs/scoring.md): H(0,j) = 0 (local, semi-global)
     // or -(go + j*ge) (global); H(i,0) = 0 (local) or -(go + i*ge) (global,
     // semi-global); 0 at the corner; Ecell and Fcell minus infinity.
-    auto border = [&](std::int64_t len, bool free) {
-        std::vector<BoundaryCell> b(static_cast<std::size_t>(len + 1));
-        for (std::int64_t k = 0; k <= len; ++k)
-            b[static_cast<std::size_t>(k)] = {(free || k == 0) ? 0 : static_cast<std::int32_t>(-(s.gap_open + k * s.gap_extend)),
-                                              detail::neg_inf};
-        return b;
-    };
-    const std::vector<BoundaryCell> top_border = border(n, mode != AlignMode::global);
-    const std::vector<BoundaryCell> left_border = border(m, local);
     BoundaryCell* top = backend.allocate(static_cast<std::size_t>(n + 1) + static_cast<std::size_t>(m + 1));
     BoundaryCell* left = top + (n + 1);
-    backend.upload(top, top_border);
-    backend.upload(left, left_border);
+    backend.fill_border(top, n, mode != AlignMode::global, s.gap_open, s.gap_extend);
+    backend.fill_border(left, m, local, s.gap_open, s.gap_extend);
+    const std::int32_t h_m0 = local ? 0 : static_cast<std::int32_t>(-(s.gap_open + m * s.gap_extend));  // H(m, 0)
     const Region whole{0, 0, m, n, top, left};
 
     Tracer tracer(backend, query, ref, s, mode, plan, progress, !score_only);
@@ -536,7 +590,7 @@ AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::ui
         // The best of the last row: the region's best over columns 1..n, or
         // column 0 (H(m, 0), the query's whole leading gap) when it is at
         // least as high (ties go to the smallest column).
-        const std::int32_t h0 = left_border.back().h;
+        const std::int32_t h0 = h_m0;
         out.score = std::max(res.best, h0);
         cur.i = m;
         cur.j = res.best > h0 ? res.best_j : 0;
