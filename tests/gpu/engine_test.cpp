@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpu_test_util.hpp"
@@ -170,6 +171,24 @@ TEST(Engine, DeviceCountAndDescription) {
     const std::string d = gpu::device_description(0);
     std::printf("  device 0: %s\n", d.c_str());
     EXPECT_FALSE(d.empty());
+}
+
+// start_devices (CUDA started ahead of the engines): ordinals that are not
+// visible are skipped without an error, and an engine started afterwards on a
+// started device, on another thread, aligns as one started alone.
+TEST(Engine, StartDevicesSkipsBadOrdinalsAndEnginesStartAfterIt) {
+    const int n = gpu::device_count();
+    const std::vector<int> bad{-1, n, n + 7};
+    gpu::start_devices(bad);  // never throws
+    EXPECT_EQ(gpu::device_count(), n);
+    if (n == 0) GTEST_SKIP() << "no CUDA device visible";
+    std::thread([] { gpu::start_devices(std::vector<int>{0}); }).join();
+    gpu::Engine e(dna_scheme(true), AlignMode::global, false, {});
+    const std::vector<Seq> q{{0, 1, 2, 3, 0, 1, 2, 2, 1}}, r{{0, 1, 3, 3, 0, 2, 1}};
+    const std::vector<AlignmentResult> got = e.align(views(q, r));
+    const std::vector<AlignmentResult> want = cpu_align_all(q, r, dna_scheme(true), AlignMode::global, false);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0], want[0]);
 }
 
 TEST(Engine, AcceptsTenThousandSquared) {
