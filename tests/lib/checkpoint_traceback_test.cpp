@@ -106,9 +106,17 @@ public:
 
     std::size_t tile_launches = 0, tiles_batched = 0, largest_batch = 0;
     std::size_t leaf_walks = 0, walk_steps = 0, early_stops = 0;
+    std::size_t cross_tile_batches = 0;  // leaf batches with leaves in more than one tile of the last tile batch
 
     std::size_t leaf_batch() const override { return leaf_batch_; }
     void compute_leaves(std::span<const Region> leaves) override {
+        std::vector<std::size_t> homes;
+        for (const Region& l : leaves)
+            for (std::size_t t = 0; t < tiles_.size(); ++t)
+                if (l.i0 >= tiles_[t].i0 && l.i0 < tiles_[t].i0 + tiles_[t].rows && l.j0 >= tiles_[t].j0 &&
+                    l.j0 < tiles_[t].j0 + tiles_[t].cols && std::find(homes.begin(), homes.end(), t) == homes.end())
+                    homes.push_back(t);
+        if (homes.size() > 1) ++cross_tile_batches;
         leaves_.assign(leaves.begin(), leaves.end());
         leaf_bytes_.clear();
         for (const Region& l : leaves) {
@@ -196,6 +204,7 @@ public:
     std::size_t tile_batch() const override { return tile_batch_; }
     void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override {
         ++tile_launches;
+        tiles_.assign(tiles.begin(), tiles.end());
         tiles_batched += tiles.size();
         largest_batch = std::max(largest_batch, tiles.size());
         for (std::size_t k = 0; k < tiles.size(); ++k) {
@@ -260,6 +269,7 @@ private:
     bool walks_;
     std::mt19937_64 rng_;
     std::vector<Region> leaves_;
+    std::vector<Region> tiles_;  // of the last compute_tiles batch
     std::vector<std::vector<std::uint8_t>> leaf_bytes_;
     std::vector<std::uint8_t> steps_;
     std::vector<std::unique_ptr<BoundaryCell[]>> stack_;
@@ -318,13 +328,14 @@ TEST(CheckpointTraceback, SpeculativeTileBatchesMatchTheReference) {
 // Leaf batches walked by the backend (walk_leaves, the GPU's path: the
 // driver replays the steps instead of reading direction bytes), with walks
 // that stop early inside a leaf, over direct-leaf and fan-out levels with and
-// without tile batches and batch bands of 0-4 leaves, every mode x output x
-// gap model: each result equals
-// align_pair_full_matrix, and the backend did walk, with early stops.
+// without tile batches (then leaf batches go on into the next tiles along
+// the guessed line) and batch bands of 0-4 leaves, every mode x output x gap
+// model: each result equals align_pair_full_matrix, and the backend did
+// walk, with early stops, and computed batches spanning several tiles.
 TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
     std::mt19937_64 rng(20261125);
     int compared = 0;
-    std::size_t walks = 0, steps = 0, early = 0;
+    std::size_t walks = 0, steps = 0, early = 0, cross_tile = 0;
     for (int it = 0; it < 300; ++it) {
         const std::size_t m = 1 + rng() % 300, n = 1 + rng() % 300;
         const ScoringScheme s = make_dna_scheme(2, 3, rng() % 2 ? 5 : 0, 2, -3);
@@ -351,12 +362,14 @@ TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
                 walks += backend.leaf_walks;
                 steps += backend.walk_steps;
                 early += backend.early_stops;
+                cross_tile += backend.cross_tile_batches;
             }
     }
     EXPECT_EQ(compared, 1800);
     EXPECT_GT(walks, 1000u);
     EXPECT_GT(steps, 100000u);
     EXPECT_GT(early, 500u);
+    EXPECT_GT(cross_tile, 100u);
 }
 
 // The same driver path through the CPU backend (LongAlignOptions::tile_batch),
