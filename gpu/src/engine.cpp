@@ -39,6 +39,13 @@ int device_count() noexcept {
     return n;
 }
 
+namespace {
+/// The engines' contexts: a host thread that waits for a batch sleeps
+/// instead of spinning on a core that the pipeline's reader and writer
+/// threads need. Set before a context is active (start_devices, Engine).
+constexpr unsigned int engine_device_flags = cudaDeviceScheduleBlockingSync;
+}  // namespace
+
 void start_devices(std::span<const int> devices) noexcept {
     const int visible = device_count();
     for (const int d : devices) {
@@ -46,9 +53,7 @@ void start_devices(std::span<const int> devices) noexcept {
             (void)cudaGetLastError();
             continue;
         }
-        // The flag must be set before the context is active (Engine's
-        // constructor sets the same and accepts an active context's).
-        (void)cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync);
+        (void)cudaSetDeviceFlags(engine_device_flags);
         (void)cudaFree(nullptr);  // creates the primary context
         (void)cudaGetLastError();
     }
@@ -409,11 +414,10 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     }
     try {
         GPUALIGN_CUDA(cudaSetDevice(options.device), "selecting device " + std::to_string(options.device));
-        // Waiting for a batch blocks the host thread instead of spinning on
-        // a core that the pipeline's reader and writer threads need. The
-        // device's existing flags stay when its context is already active
-        // with other flags (another Engine in this process).
-        if (const cudaError_t e = cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync); e != cudaSuccess) {
+        // The engines' scheduling flag (engine_device_flags). The device's
+        // existing flags stay when its context is already active with other
+        // flags (another Engine in this process).
+        if (const cudaError_t e = cudaSetDeviceFlags(engine_device_flags); e != cudaSuccess) {
             if (e != cudaErrorSetOnActiveProcess) GPUALIGN_CUDA(e, "setting the device's scheduling flags");
             (void)cudaGetLastError();
         }

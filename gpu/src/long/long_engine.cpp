@@ -921,15 +921,27 @@ struct Worker final : RegionBackend {
         return std::max(std::min<std::size_t>(steps + window + 1, std::size_t{64} << 20), std::size_t{1} << 16);
     }
 
-    /// The walk's mapped pinned buffers: its cursor and its steps (walk_bytes).
+    /// The walk's mapped pinned buffers: its cursor and its steps
+    /// (walk_bytes), their allocations counted in `m`.
+    void ensure_walk_buffers(std::size_t steps, DeviceMemory& m) {
+        walk_steps.ensure(walk_bytes(steps), true, "pinned buffer for the leaf walk's steps", m);
+        walk_out.ensure(1, true, "pinned leaf walk cursor", m);
+    }
+
+    /// Waits for reserve_walk_async's allocation, if one was started, and
+    /// counts its time (rethrows its error).
+    void take_walk_alloc() {
+        if (!walk_alloc.valid()) return;
+        const DeviceMemory side = walk_alloc.get();
+        mem.pinned_ms += side.pinned_ms;
+        mem.pinned += side.pinned;
+    }
+
+    /// The walk's buffers for `steps` steps left, allocated here unless
+    /// reserve_walk_async did while the forward pass ran.
     void reserve_walk(std::size_t steps) {
-        if (walk_alloc.valid()) {  // allocated while the forward pass ran (align)
-            const DeviceMemory side = walk_alloc.get();
-            mem.pinned_ms += side.pinned_ms;
-            mem.pinned += side.pinned;
-        }
-        walk_steps.ensure(walk_bytes(steps), true, "pinned buffer for the leaf walk's steps", mem);
-        walk_out.ensure(1, true, "pinned leaf walk cursor", mem);
+        take_walk_alloc();
+        ensure_walk_buffers(steps, mem);
     }
 
     /// Starts allocating the walk's buffers for a pair of `steps` = m + n
@@ -941,8 +953,7 @@ struct Worker final : RegionBackend {
         walk_alloc = std::async(std::launch::async, [this, steps] {
             DeviceMemory side;
             GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
-            walk_steps.ensure(walk_bytes(steps), true, "pinned buffer for the leaf walk's steps", side);
-            walk_out.ensure(1, true, "pinned leaf walk cursor", side);
+            ensure_walk_buffers(steps, side);
             return side;
         });
     }
@@ -1178,7 +1189,7 @@ struct Worker final : RegionBackend {
         if (solo && walks_leaves() && !(cx.score_only && cx.mode == AlignMode::global)) reserve_walk_async(m + n);
         AlignmentResult r =
             checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, plan, progress_cb);
-        if (walk_alloc.valid()) reserve_walk(0);  // a pair whose path needed no walk
+        take_walk_alloc();  // a pair whose path needed no walk
         stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         stats.pairs_ms = stats.wall_s * 1e3;
         stats.allocs_ms = mem.ms - mem0.ms;

@@ -119,6 +119,11 @@ public:
         Grid grid;
     };
 
+    /// Tile (a, b) among the tiles computed ahead, or ready.end().
+    static std::vector<Ahead>::const_iterator find_ahead(const std::vector<Ahead>& ready, std::int64_t a, std::int64_t b) {
+        return std::find_if(ready.begin(), ready.end(), [&](const Ahead& t) { return t.a == a && t.b == b; });
+    }
+
     /// The tiles of a grid computed ahead of the walk (walk_tiles_ahead):
     /// the region `reg` its grid `g` covers, and those tiles. A leaf batch in
     /// one of them may take leaves of the next ones along the guessed line.
@@ -209,8 +214,7 @@ public:
             }
             if (e.i <= ahead.reg.i0 || e.j <= ahead.reg.j0) return;
             const std::int64_t a = (e.i - ahead.reg.i0 - 1) / ahead.g.stride_r, b = (e.j - ahead.reg.j0 - 1) / ahead.g.stride_c;
-            const auto it = std::find_if(ahead.ready.begin(), ahead.ready.end(),
-                                         [&](const Ahead& x) { return x.a == a && x.b == b; });
+            const auto it = find_ahead(ahead.ready, a, b);
             if (it == ahead.ready.end()) return;
             const Grid& g = it->grid;
             if (static_cast<std::uint64_t>(g.stride_r) * static_cast<std::uint64_t>(g.stride_c) > plan_.leaf_cells) return;
@@ -281,7 +285,7 @@ public:
         while (!cur.done && cur.i > reg.i0 && cur.j > reg.j0) {
             const std::int64_t a = (cur.i - reg.i0 - 1) / g.stride_r, b = (cur.j - reg.j0 - 1) / g.stride_c;
             const Region tile = tile_of(reg, g, a, b);
-            auto it = std::find_if(ready.begin(), ready.end(), [&](const Ahead& t) { return t.a == a && t.b == b; });
+            auto it = find_ahead(ready, a, b);
             if (it == ready.end()) {
                 if (is_leaf(tile)) {
                     trace(tile, cur);

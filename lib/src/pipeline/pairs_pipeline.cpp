@@ -496,15 +496,15 @@ public:
         std::vector<std::uint64_t> cells;
         on_gpu.reserve(batch.size());
         cells.reserve(batch.size());
-        for (std::size_t k = 0; k < batch.size(); ++k)
-            if (pair_cells(batch, k) < Defaults::long_pair_cells) {
-                start_batch_engines();
-                break;
-            }
         for (std::size_t k = 0; k < batch.size(); ++k) {
             const std::size_t m = batch.queries[k].codes.size(), n = batch.refs[k].codes.size();
-            if (pair_cells(batch, k) < Defaults::long_pair_cells &&
-                std::all_of(workers_.begin(), workers_.end(), [&](const auto& w) { return w->engine->accepts(m, n); })) {
+            bool accepted = false;
+            if (pair_cells(batch, k) < Defaults::long_pair_cells) {
+                start_batch_engines();  // at the first such pair of the run
+                accepted = std::all_of(workers_.begin(), workers_.end(),
+                                       [&](const auto& w) { return w->engine->accepts(m, n); });
+            }
+            if (accepted) {
                 on_gpu.push_back(k);
                 cells.push_back(std::max<std::uint64_t>(1, pair_cells(batch, k)));
             } else {
