@@ -48,18 +48,20 @@ void prefer_passive_openmp_waits(char** argv) {
 /// 0.527 -> 0.497 s on each of two, backend start unchanged; session 19).
 void prefer_eager_cuda_module_loading() { (void)::setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
 
-/// Asks CUDA for as many hardware work queues per device as the batch engine
-/// has streams, at least 4 (CUDA_DEVICE_MAX_CONNECTIONS), unless the user's
+/// Asks CUDA for the hardware work queues per device that the run wants
+/// (CUDA_DEVICE_MAX_CONNECTIONS = cuda_hardware_queues: 1 for a single
+/// pair, else the batch engine's streams, at least 4), unless the user's
 /// environment says otherwise. CUDA's default, 8, costs about 12 ms a queue
 /// when a context starts and more when it ends, and the engines gain nothing
 /// from more queues than streams: the long-pair engine's workers wait on
 /// flags in mapped memory, not on commands in their streams (docs/long.md).
-/// Measured on an H100 (session 22, docs/benchmarks.md): the 1 Mbp pair
-/// through the CLI 1,093-1,103 ms with 8 queues, 1,002-1,065 with 4;
-/// pacbio_ecoli sw 468-512 against 361-467 ms; the batch engine on 100,000
-/// pairs of 512 and the long engine on 2,000 pairs of 5-50 kb as fast.
+/// Measured on an H100 (sessions 22-23, docs/benchmarks.md): the 1 Mbp pair
+/// through the CLI 1,093-1,103 ms with 8 queues, 980-994 with 4, 898-941
+/// with 1; pacbio_ecoli sw 468-512 against 361-467 ms at 4; the batch engine
+/// on 100,000 pairs of 512 and the long engine on 2,000 pairs of 5-50 kb as
+/// fast at 4 as at 8.
 void prefer_cuda_hardware_queues(const gpualign::AlignConfig& c) {
-    const std::string queues = std::to_string(std::max(4, c.engine_streams()));
+    const std::string queues = std::to_string(gpualign::cuda_hardware_queues(c));
     (void)::setenv("CUDA_DEVICE_MAX_CONNECTIONS", queues.c_str(), 0);
 }
 
@@ -90,6 +92,9 @@ int main(int argc, char** argv) {
     spdlog::set_level(cmd.verbosity == cli::Verbosity::quiet     ? spdlog::level::err
                       : cmd.verbosity == cli::Verbosity::verbose ? spdlog::level::debug
                                                                  : spdlog::level::info);
+    if (cmd.config.backend != gpualign::BackendChoice::cpu)
+        if (const char* queues = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
+            spdlog::debug("CUDA hardware queues per device: {} (CUDA_DEVICE_MAX_CONNECTIONS)", queues);
     try {
         const gpualign::RunStats stats =
             cmd.config.search ? gpualign::run_search(cmd.config) : gpualign::run_alignment(cmd.config);

@@ -626,4 +626,36 @@ TEST_F(Cli, BackendGpuWithoutDeviceIsAClearError) {
     EXPECT_FALSE(fs::exists(dir_ / "o.tsv"));
 }
 
+// The CUDA hardware queues the CLI asks for (cuda_hardware_queues): 1 for a
+// single pair, the batch engine's streams (at least 4) for more, and a value
+// the user set is kept. -v names them whatever the device (none here).
+TEST_F(Cli, CudaHardwareQueuesFollowTheInputAndTheUser) {
+    const auto q1 = write("q1.fa", ">q\nACGTTGCAACGT\n"), r1 = write("r1.fa", ">r\nACGTGCAACGT\n");
+    const auto q2 = write("q2.fa", ">q1\nACGTTGCAACGT\n>q2\nGGGTTTAAACCC\n");
+    const auto r2 = write("r2.fa", ">r1\nACGTGCAACGT\n>r2\nGGGTTAAACCCA\n");
+    const std::string tail = " --backend auto -v -o " + (dir_ / "o.tsv").string();
+    const std::string queues = "CUDA hardware queues per device: ";
+    const char* saved = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    const std::string keep = saved ? saved : "";
+    ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+
+    const auto one = run("nw " + q1.string() + " " + r1.string() + tail);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_NE(one.err.find(queues + "1 "), std::string::npos) << one.err;
+    const auto two = run("nw " + q2.string() + " " + r2.string() + tail);
+    ASSERT_EQ(two.exit_code, 0) << two.err;
+    EXPECT_EQ(two.err.find(queues + "1 "), std::string::npos) << two.err;
+    EXPECT_NE(two.err.find(queues), std::string::npos) << two.err;
+    const auto cpu = run("nw " + q1.string() + " " + r1.string() + " --backend cpu -v -o " + (dir_ / "o.tsv").string());
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_EQ(cpu.err.find(queues), std::string::npos) << cpu.err;  // no CUDA asked for
+
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "3", 1);
+    const auto user = run("nw " + q1.string() + " " + r1.string() + tail);
+    if (saved) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", keep.c_str(), 1);
+    else ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    ASSERT_EQ(user.exit_code, 0) << user.err;
+    EXPECT_NE(user.err.find(queues + "3 "), std::string::npos) << user.err;
+}
+
 }  // namespace

@@ -2,6 +2,7 @@
 // backend, write TSV or SAM.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -82,5 +83,25 @@ void check_strand_choice(StrandChoice strand, const ScoringScheme& s);
 ///         on protein, check_strand_choice), std::runtime_error for
 ///         device or I/O failures (output path named).
 RunStats run_alignment(const AlignConfig& config);
+
+/// The input size up to which cuda_hardware_queues looks for a single pair:
+/// 4 MiB of each file (uncompressed), a pair of up to about 4 Mbp a side.
+/// Beyond it a run lasts seconds and the queues' cost no longer counts.
+inline constexpr std::size_t single_pair_peek_bytes = std::size_t{4} << 20;
+
+/// The CUDA hardware work queues per device (CUDA_DEVICE_MAX_CONNECTIONS)
+/// that a run of `config` wants, decided before CUDA starts (the driver
+/// reads the variable when it starts):
+///  - 1 when the run aligns one pair: run_alignment (not search), one strand,
+///    and each input a single FASTA record (holds_one_fasta_record, up to
+///    single_pair_peek_bytes). One pair runs on one stream; each queue
+///    costs about 12 ms when the context starts and more when it ends.
+///  - otherwise as many as the batch engine has streams
+///    (AlignConfig::engine_streams), at least 4.
+/// Measured on an H100 (docs/benchmarks.md, sessions 22-23): the 1 Mbp pair
+/// through the CLI 980-994 ms with 4 queues, 898-941 with 1; the batch
+/// engine on 100,000 pairs of 512 6-13% slower with CIGAR at 2 queues than
+/// at 4. Reads up to single_pair_peek_bytes of each input; never throws.
+int cuda_hardware_queues(const AlignConfig& config) noexcept;
 
 }  // namespace gpualign

@@ -1238,4 +1238,11 @@ RunStats run_alignment(const AlignConfig& c) {
     }
 }
 
+int cuda_hardware_queues(const AlignConfig& c) noexcept {
+    const bool one_pair = !c.search && c.strand == StrandChoice::plus &&
+                          holds_one_fasta_record(c.query_path, single_pair_peek_bytes) &&
+                          holds_one_fasta_record(c.ref_path, single_pair_peek_bytes);
+    return one_pair ? 1 : std::max(4, c.engine_streams());
+}
+
 }  // namespace gpualign
