@@ -7,6 +7,11 @@
 #           in CLI_VARIANTS, process wall and the -v stages
 #   check - gpualign nw and sw on the mito pair, --backend cpu against gpu, cmp; the -v queue
 #           line on the mito pair (one pair) and on pacbio_ecoli (many)
+#   real  - REAL_ROUNDS runs of gpualign nw on .carry/data/real1m (the real-sequence 1 Mbp pair:
+#           the S. aureus and H. pylori windows of dna/long concatenated), the output kept in OUT
+#   ab    - ROUNDS_AB rounds of the real and synthetic 1 Mbp pairs (nw, CLI) with each of BINS
+#           (default gpualign_base gpualign), process wall and the -v pair line; then
+#           gpualign_long_bench(_base) on WORKLOADS, MODES, RUNS 1, no peer, CSV in OUT
 #   tests - the GPU test suite (FILTER), log in OUT
 # Usage on the device machine, from the repo root: bench/device_session23.sh OUT PART...
 set -uo pipefail
@@ -56,6 +61,38 @@ check)
   P=.carry/data/dna/pacbio_ecoli
   .carry/gpualign sw $P/reads.fa $P/ref_windows.fa --backend gpu --progress never -v -o $W/pb.tsv 2> $W/pb.err
   echo "pacbio sw rc=$? md5 $(md5sum < $W/pb.tsv | cut -c1-12); $(grep -o 'CUDA hardware queues.*' $W/pb.err)" | tee -a $out/check.log
+  ;;
+real)
+  for k in $(seq 1 "${REAL_ROUNDS:-5}"); do
+    t0=$(date +%s%N)
+    .carry/gpualign nw .carry/data/real1m/real1m_q.fa .carry/data/real1m/real1m_r.fa --backend gpu --progress never -v -o $out/real1m_nw.gpu.tsv 2> $W/real.err
+    rc=$?
+    t1=$(date +%s%N)
+    echo "real1m nw round $k: rc=$rc wall $(( (t1 - t0) / 1000000 )) ms md5 $(md5sum < $out/real1m_nw.gpu.tsv | cut -c1-12)" | tee -a $out/real.log
+    grep -E "stages|long-pair engine of|CUDA hardware" $W/real.err | sed 's/.*debug: /    /' | cut -c1-300 >> $out/real.log
+  done
+  ;;
+ab)
+  [ -f $W/syn1m5_q.fa ] || .carry/gpualign_long_bench --workloads syn1m5 --dump-fasta $W > /dev/null || exit 1
+  R=.carry/data/real1m
+  for k in $(seq 1 "${ROUNDS_AB:-4}"); do
+    for bin in ${BINS:-gpualign_base gpualign}; do
+      for pair in real1m syn1m5; do
+        if [ $pair = real1m ]; then qf=$R/real1m_q.fa; rf=$R/real1m_r.fa; else qf=$W/syn1m5_q.fa; rf=$W/syn1m5_r.fa; fi
+        t0=$(date +%s%N)
+        .carry/$bin nw $qf $rf --backend gpu --progress never -v -o $W/$pair.$bin.tsv 2> $W/ab.err
+        rc=$?
+        t1=$(date +%s%N)
+        echo "round $k $bin $pair: rc=$rc wall $(( (t1 - t0) / 1000000 )) ms md5 $(md5sum < $W/$pair.$bin.tsv | cut -c1-12); $(grep -oE '[0-9]+ passes, [0-9.]+ s of kernels|[0-9.]+ s wall' $W/ab.err | tr '\n' ' ')" | tee -a $out/ab.log
+      done
+    done
+  done
+  for bin in ${LBINS:-gpualign_long_bench_base gpualign_long_bench}; do
+    echo "== $bin"
+    .carry/$bin --workloads "${WORKLOADS:-mito,hp50,hp100,sa200,syn1m5,syn1m20,bulk2000}" --modes "${MODES:-global,local}" --runs "${RUNS:-1}" --no-peer \
+      --csv "$out/ab_$bin.csv" > $out/ab_$bin.log 2>&1
+    grep -E "^[a-z0-9]+ +(global|local) " $out/ab_$bin.log | tail -40
+  done
   ;;
 tests)
   t0=$(date +%s)

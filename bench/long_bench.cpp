@@ -8,6 +8,10 @@
 //   sa200     S. aureus N315 vs RF122, the ~200,000 x 200,201 record pair, real
 //   syn1m5    synthetic 1 Mbp x ~1 Mbp, 5% divergence   (seed --seed)
 //   syn1m20   synthetic 1 Mbp x ~1 Mbp, 20% divergence  (seed --seed + 1)
+//   real1m    real sequence, 1,020,000 x 982,724: every S. aureus window of
+//             dna/long and then every H. pylori window, in file order, the
+//             .A.fa records joined as the query and the .B.fa records as the
+//             ref (identity 0.59-0.97 window by window, gaps of up to 38 kb)
 //   bulk2000  2,000 synthetic pairs, lengths uniform in 5-50 kb, 10% divergence
 //             (seed --seed + 2); times, cells and scores are summed over pairs
 // Real pairs: record i of the .A.fa file (query) with record i of the .B.fa
@@ -97,7 +101,7 @@ using Clock = std::chrono::steady_clock;
 // Options
 
 struct Options {
-    std::vector<std::string> workloads{"mito", "hp50", "hp100", "sa200", "syn1m5", "syn1m20", "bulk2000"};
+    std::vector<std::string> workloads{"mito", "hp50", "hp100", "sa200", "syn1m5", "syn1m20", "real1m", "bulk2000"};
     std::vector<AlignMode> modes{AlignMode::global, AlignMode::local};
     int runs = 3;
     std::string csv;
@@ -109,6 +113,7 @@ struct Options {
     int rows_per_lane = 0;
     int leaf_batch = 0;
     bool walk_on_host = false;
+    bool no_peaks = false;
     std::uint64_t leaf_cells = 0;
     double leaf_band = 0;
     bool cpu = false;
@@ -140,7 +145,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 [[noreturn]] void usage(int rc) {
     std::fprintf(rc ? stderr : stdout,
                  "usage: gpualign_long_bench [options]\n"
-                 "  --workloads LIST     comma list of mito,hp50,hp100,sa200,syn1m5,syn1m20,bulk2000 (default all)\n"
+                 "  --workloads LIST     comma list of mito,hp50,hp100,sa200,syn1m5,syn1m20,real1m,bulk2000 (default all)\n"
                  "  --modes LIST         global,local (default both)\n"
                  "  --runs N             repetitions of the workloads of <= 1.1e12 cells, median reported (3)\n"
                  "  --csv FILE           one row per workload x mode x output\n"
@@ -155,6 +160,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --tile-batch N       LongEngineOptions::tile_batch (0 = tuning table)\n"
                  "  --fan-out N          LongEngineOptions::plan.fan_out (0 = the engine's default, 16)\n"
                  "  --walk-on-host       LongEngineOptions::walk_on_host (download each leaf the walk enters)\n"
+                 "  --no-peaks           LongEngineOptions::row_peaks = false (straight-line guesses of the path)\n"
                  "  --leaf-cells N       LongEngineOptions::plan.leaf_cells (0 = the engine's default, 2^20)\n"
                  "  --leaf-band X        LongEngineOptions::plan.leaf_band (0 = the default)\n"
                  "  --cpu                also run align_pair_long (CPU backend)\n"
@@ -167,7 +173,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --probe              time the region kernel on shapes that separate the per-step\n"
                  "                       latency (one stripe, wide) from the stripe hand-off lag\n"
                  "                       (many stripes, narrow), global score-only, and exit\n"
-                 "  --dump-fasta DIR     write the selected synthetic workloads as FASTA (NAME_q.fa,\n"
+                 "  --dump-fasta DIR     write the selected synthetic workloads and real1m as FASTA (NAME_q.fa,\n"
                  "                       NAME_r.fa) and exit\n",
                  GPUALIGN_SHARED_DATA);
     std::exit(rc);
@@ -207,6 +213,7 @@ Options parse(int argc, char** argv) {
             else if (a == "--tile-batch") o.tile_batch = std::max(0, std::stoi(need(i)));
             else if (a == "--fan-out") o.fan_out = std::max(0, std::stoi(need(i)));
             else if (a == "--walk-on-host") o.walk_on_host = true;
+            else if (a == "--no-peaks") o.no_peaks = true;
             else if (a == "--leaf-cells") o.leaf_cells = static_cast<std::uint64_t>(std::stod(need(i)));
             else if (a == "--leaf-band") o.leaf_band = std::stod(need(i));
             else if (a == "--cpu") o.cpu = true;
@@ -232,7 +239,7 @@ Options parse(int argc, char** argv) {
         std::fprintf(stderr, "gpualign_long_bench: bad command line: %s\n", e.what());
         usage(2);
     }
-    static const std::vector<std::string> known{"mito", "hp50", "hp100", "sa200", "syn1m5", "syn1m20", "bulk2000"};
+    static const std::vector<std::string> known{"mito", "hp50", "hp100", "sa200", "syn1m5", "syn1m20", "real1m", "bulk2000"};
     for (const auto& w : o.workloads)
         if (std::find(known.begin(), known.end(), w) == known.end()) {
             std::fprintf(stderr, "gpualign_long_bench: unknown workload %s\n", w.c_str());
@@ -435,6 +442,16 @@ Workload load(const std::string& name, const Options& o) {
     } else if (name == "sa200") {
         w.description = "sa200 S. aureus N315 vs RF122";
         pick_record_pair(w, dir + "saureusN315_vs_RF122.A.fa", dir + "saureusN315_vs_RF122.B.fa", 200000, 200000);
+    } else if (name == "real1m") {
+        Seq q, r;
+        for (const char* set : {"saureusN315_vs_RF122", "hpyloriG27_vs_SJM180"}) {
+            for (const auto& rec : read_fasta(dir + set + ".A.fa")) q.insert(q.end(), rec.codes.begin(), rec.codes.end());
+            for (const auto& rec : read_fasta(dir + set + ".B.fa")) r.insert(r.end(), rec.codes.begin(), rec.codes.end());
+        }
+        w.description = "real1m: the S. aureus then H. pylori windows joined, " + std::to_string(q.size()) + " x " +
+                        std::to_string(r.size());
+        w.q.push_back(std::move(q));
+        w.r.push_back(std::move(r));
     } else {
         const SynthSpec s = synth_spec(name, o);
         for (auto& [q, r] : generate_pairs(s.seed, s.pairs, s.min_len, s.max_len, s.divergence)) {
@@ -785,7 +802,7 @@ int main(int argc, char** argv) {
 
     if (!o.dump_fasta.empty()) {
         for (const auto& name : o.workloads) {
-            if (!is_synthetic(name)) continue;
+            if (!is_synthetic(name) && name != "real1m") continue;
             const Workload w = load(name, o);
             write_fasta(o.dump_fasta + "/" + name + "_q.fa", w.q, 'q');
             write_fasta(o.dump_fasta + "/" + name + "_r.fa", w.r, 'r');
@@ -892,6 +909,7 @@ int main(int argc, char** argv) {
             opt.tile_batch = o.tile_batch;
             if (o.fan_out > 0) opt.plan.fan_out = o.fan_out;
             opt.walk_on_host = o.walk_on_host;
+            opt.row_peaks = !o.no_peaks;
             if (o.leaf_cells) opt.plan.leaf_cells = o.leaf_cells;
             if (o.leaf_band > 0) opt.plan.leaf_band = o.leaf_band;
             const auto t0 = Clock::now();

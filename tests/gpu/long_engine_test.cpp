@@ -297,6 +297,38 @@ TEST(LongEngine, LeafWalkOnDeviceMatchesWalkOnHostAndReference) {
     }
 }
 
+// The traceback's guess from the checkpoint rows' peaks (RegionBackend::
+// row_peaks: CUB's segmented arg-max on the device) against straight lines
+// (LongEngineOptions::row_peaks = false), on a pair whose path drifts off
+// them (the ref drops every fourth letter of the query's first 60 kb, so the
+// path runs at a slope of 0.75 there and of 1 after; linear gaps keep the
+// first half in a local alignment): align_pair_long's bytes both ways,
+// global and local, and fewer passes with the peaks.
+TEST(LongEngine, RowPeaksGuessGivesTheSameBytesInFewerPasses) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 23);
+    const Seq q = gen.random(120000);
+    Seq r;
+    for (std::size_t i = 0; i < q.size(); ++i)
+        if (i >= 60000 || i % 4 != 3) r.push_back(q[i]);
+    r = gen.mutate(r, 0.03);
+    const ScoringScheme s = make_dna_scheme(2, 3, 0, 2, -3);
+    for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
+        const AlignmentResult want = align_pair_long(q, r, s, mode, false);
+        std::uint64_t passes[2] = {};
+        for (const bool peaks : {false, true}) {
+            gpu::LongEngineOptions opt;
+            opt.row_peaks = peaks;
+            gpu::LongEngine engine(s, mode, false, opt);
+            expect_same(engine.align(q, r), want, q, r, s,
+                        std::string(to_string(mode)) + (peaks ? ", peaks" : ", straight lines"));
+            passes[peaks] = engine.last_stats().passes;
+        }
+        EXPECT_LT(passes[1], passes[0]) << to_string(mode) << ": passes with peaks " << passes[1]
+                                        << ", with straight lines " << passes[0];
+    }
+}
+
 // Every launch without direction bytes forced to R = 16 or 32, the variants
 // that compute two columns a wavefront step (R = 32: stripes of 1024 rows,
 // checkpoint rows of a 512-row stride in the middle of a stripe, the odd

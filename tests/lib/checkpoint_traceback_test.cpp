@@ -107,6 +107,19 @@ public:
     std::size_t tile_launches = 0, tiles_batched = 0, largest_batch = 0;
     std::size_t leaf_walks = 0, walk_steps = 0, early_stops = 0;
     std::size_t cross_tile_batches = 0;  // leaf batches with leaves in more than one tile of the last tile batch
+    std::size_t leaf_launches = 0, peak_rows = 0;
+    bool find_peaks = true;  // row_peaks answers (else the driver guesses straight lines)
+
+    bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
+        if (!find_peaks) return false;
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            peaks[k] = {0, rows[k].cells[0].h};
+            for (std::int64_t t = 1; t < rows[k].count; ++t)
+                if (rows[k].cells[t].h > peaks[k].h) peaks[k] = {t, rows[k].cells[t].h};
+        }
+        peak_rows += rows.size();
+        return true;
+    }
 
     std::size_t leaf_batch() const override { return leaf_batch_; }
     void compute_leaves(std::span<const Region> leaves) override {
@@ -117,6 +130,7 @@ public:
                     l.j0 < tiles_[t].j0 + tiles_[t].cols && std::find(homes.begin(), homes.end(), t) == homes.end())
                     homes.push_back(t);
         if (homes.size() > 1) ++cross_tile_batches;
+        ++leaf_launches;
         leaves_.assign(leaves.begin(), leaves.end());
         leaf_bytes_.clear();
         for (const Region& l : leaves) {
@@ -370,6 +384,41 @@ TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
     EXPECT_GT(steps, 100000u);
     EXPECT_GT(early, 500u);
     EXPECT_GT(cross_tile, 100u);
+}
+
+// The guess behind the batches follows the checkpoint rows' peaks
+// (RegionBackend::row_peaks): on a pair whose path leaves the straight lines
+// of the guess without them (the ref drops every tenth letter of the query's
+// first half, so the path runs at a slope of 0.9 there and of 1 after it),
+// the guided driver computes fewer leaf batches than the one guessing
+// straight lines, and both give the reference's bytes, global and local.
+TEST(CheckpointTraceback, RowPeaksGuideBatchesAlongThePath) {
+    std::mt19937_64 rng(20261127);
+    const ScoringScheme s = make_dna_scheme(2, 3, 0, 2, -3);
+    Codes q(3000), r;
+    for (auto& c : q) c = static_cast<std::uint8_t>(rng() % 4);
+    for (std::size_t i = 0; i < q.size(); ++i)
+        if (i >= 1500 || i % 4 != 3) r.push_back(rng() % 20 ? q[i] : static_cast<std::uint8_t>(rng() % 4));
+    CheckpointPlan plan;
+    plan.fan_out = 4;
+    plan.leaf_cells = 4096;
+    plan.min_tile = 1;
+    plan.direct_leaf_bytes = std::uint64_t{8} << 20;  // cut straight into leaves: batches end where guesses fail
+    plan.leaf_band = 0.25;
+    for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
+        const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, false);
+        std::size_t launches[2] = {};
+        for (bool peaks : {false, true}) {
+            ScalarBackend backend(q, r, s, mode, 1, std::numeric_limits<std::size_t>::max(), 256, true, 7);
+            backend.find_peaks = peaks;
+            ASSERT_EQ(checkpoint_align(backend, q, r, s, mode, false, plan, {}), want)
+                << to_string(mode) << (peaks ? ", peaks" : ", straight lines");
+            EXPECT_EQ(backend.peak_rows > 0, peaks);
+            launches[peaks] = backend.leaf_launches;
+        }
+        EXPECT_LT(launches[1], launches[0]) << to_string(mode) << ": leaf batches with peaks " << launches[1]
+                                            << ", with straight lines " << launches[0];
+    }
 }
 
 // The same driver path through the CPU backend (LongAlignOptions::tile_batch),

@@ -10,6 +10,9 @@
 #include <stdexcept>
 #include <string>
 
+#include <cub/device/device_segmented_reduce.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
 #include "../cuda_check.hpp"
 #include "border_kernel.cuh"
 #include "leaf_walk_kernel.cuh"
@@ -20,6 +23,20 @@ namespace gpualign::gpu::detail {
 namespace {
 
 using long_kernels::RegionParams;
+
+/// A boundary cell's H, for the row peaks' arg-max.
+struct CellH {
+    __host__ __device__ int operator()(const int2& c) const { return c.x; }
+};
+
+/// The arg-max of launch_row_peaks (temp == nullptr: the size query).
+cudaError_t row_peaks(void* temp, std::size_t& temp_bytes, const int2* cells, const std::int64_t* begin,
+                      const std::int64_t* end, std::int64_t rows, int2* out, cudaStream_t stream) {
+    static_assert(sizeof(cub::KeyValuePair<int, int>) == sizeof(int2), "{index, H} as int2");
+    return cub::DeviceSegmentedReduce::ArgMax(temp, temp_bytes, thrust::make_transform_iterator(cells, CellH{}),
+                                              reinterpret_cast<cub::KeyValuePair<int, int>*>(out), rows, begin, end,
+                                              stream);
+}
 
 RegionParams to_params(const RegionLaunch& a) {
     RegionParams p{};
@@ -143,6 +160,19 @@ void launch_border(int2* dst, std::int64_t count, bool free, std::int32_t gap_op
     long_kernels::border_kernel<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(dst, count, free, gap_open,
                                                                                        gap_extend);
     GPUALIGN_CUDA(cudaGetLastError(), "border kernel launch (" + std::to_string(count) + " cells)");
+}
+
+std::size_t row_peaks_temp_bytes(std::int64_t rows) {
+    std::size_t bytes = 0;
+    GPUALIGN_CUDA(row_peaks(nullptr, bytes, nullptr, nullptr, nullptr, rows, nullptr, nullptr),
+                  "row peaks storage query (" + std::to_string(rows) + " rows)");
+    return bytes;
+}
+
+void launch_row_peaks(const int2* cells, const std::int64_t* begin, const std::int64_t* end, std::int64_t rows,
+                      int2* out, void* temp, std::size_t temp_bytes, cudaStream_t stream) {
+    GPUALIGN_CUDA(row_peaks(temp, temp_bytes, cells, begin, end, rows, out, stream),
+                  "row peaks launch (" + std::to_string(rows) + " rows)");
 }
 
 void launch_leaf_walk(const long_kernels::WalkParams& p, cudaStream_t stream) {

@@ -96,6 +96,20 @@ void launch_leaf_walk(const long_kernels::WalkParams& p, cudaStream_t stream);
 void launch_border(int2* dst, std::int64_t count, bool free, std::int32_t gap_open, std::int32_t gap_extend,
                    cudaStream_t stream);
 
+/// CUB's temporary storage (bytes) for launch_row_peaks over `rows` rows.
+/// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
+std::size_t row_peaks_temp_bytes(std::int64_t rows);
+
+/// The peak of each of `rows` rows of boundary cells ({H, gap state}, int2):
+/// row k is cells[begin[k] .. end[k]) (begin < end), and out[k] gets the
+/// index in the row of its first largest H (x) and that H (y). One
+/// segmented arg-max of CUB (cub::DeviceSegmentedReduce::ArgMax) on
+/// `stream`, asynchronous; `temp` holds row_peaks_temp_bytes(rows) bytes.
+/// Device memory throughout.
+/// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
+void launch_row_peaks(const int2* cells, const std::int64_t* begin, const std::int64_t* end, std::int64_t rows,
+                      int2* out, void* temp, std::size_t temp_bytes, cudaStream_t stream);
+
 /// Uploads the descriptors, zeroes `progress`, resets the rings' tags and
 /// launches the region kernel on `stream` (asynchronous; cooperatively when
 /// `a.flow_control`).

@@ -280,6 +280,8 @@ struct Worker final : RegionBackend {
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     cudaEvent_t ev_wait = nullptr;  // blocking-sync: a waiting worker thread sleeps instead of spinning
     DeviceBuffer seqs, arena, ring, progress, best, dirs, corner, descs_dev;
+    DeviceBuffer peaks_dev;                   // row_peaks: the rows' offsets, their peaks, CUB's storage
+    PinnedBuffer<std::int64_t> peaks_host;    // row_peaks: the offsets up, the peaks down
     std::vector<std::pair<std::size_t, std::size_t>> leaf_offsets;  // the leaf batch: (offset, bytes) in dirs
     std::vector<std::size_t> leaf_pitch;                              // the leaf batch: device row pitch of each leaf (dirs_pitch)
     std::vector<std::size_t> leaf_width;                              // the leaf batch: columns of each leaf
@@ -324,6 +326,7 @@ struct Worker final : RegionBackend {
         walk_steps.release(mem);
         small.release(mem);
         descs_host.release(mem);
+        peaks_host.release(mem);
         if (ev_start) cudaEventDestroy(ev_start);
         if (ev_stop) cudaEventDestroy(ev_stop);
         if (ev_wait) cudaEventDestroy(ev_wait);
@@ -380,7 +383,8 @@ struct Worker final : RegionBackend {
 
     /// Frees every device buffer (the next pair allocates again).
     void release_buffers() {
-        for (DeviceBuffer* b : {&seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(mem);
+        for (DeviceBuffer* b : {&seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev, &peaks_dev})
+            b->release(mem);
     }
 
     /// Sets this worker's share of the cap and its mode; frees buffers sized
@@ -1019,6 +1023,49 @@ struct Worker final : RegionBackend {
         cur.state = static_cast<std::uint8_t>(out.state);
         cur.done = out.done != 0;
         return {walk_steps.host, static_cast<std::size_t>(out.steps)};
+    }
+
+    /// The rows' peaks on the device (detail::launch_row_peaks: one arg-max
+    /// of CUB over every row, each a segment of the arena), the offsets up
+    /// and the peaks down through a pinned buffer. False, with no peaks, for
+    /// a row outside the arena or when the device has no room for the
+    /// offsets and CUB's storage (the guess is then a straight line).
+    bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
+        const std::size_t n = rows.size();
+        if (!cx.options.row_peaks) return false;
+        if (n == 0) return true;
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto* base = static_cast<const BoundaryCell*>(arena.ptr);
+        const auto cells = static_cast<std::int64_t>(arena.bytes / sizeof(BoundaryCell));
+        peaks_host.ensure(3 * n, false, "pinned buffer for row peaks", mem);
+        std::int64_t* up = peaks_host.host;
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::int64_t begin = rows[k].cells - base;
+            if (begin < 0 || rows[k].count <= 0 || begin + rows[k].count > cells) return false;
+            up[k] = begin;
+            up[n + k] = begin + rows[k].count;
+        }
+        const std::size_t offsets = rounded(2 * n * sizeof(std::int64_t)), found = rounded(n * sizeof(int2));
+        const std::size_t temp = detail::row_peaks_temp_bytes(static_cast<std::int64_t>(n));
+        try {
+            peaks_dev.ensure(offsets + found + temp, "long engine row peaks", mem);
+        } catch (const std::bad_alloc&) {
+            return false;
+        }
+        note_peak();
+        auto* dev = static_cast<std::uint8_t*>(peaks_dev.ptr);
+        const auto* begin_dev = reinterpret_cast<const std::int64_t*>(dev);
+        auto* out_dev = reinterpret_cast<int2*>(dev + offsets);
+        const char* what = "row peaks";
+        GPUALIGN_CUDA(cudaMemcpyAsync(dev, up, 2 * n * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream), what);
+        detail::launch_row_peaks(reinterpret_cast<const int2*>(base), begin_dev, begin_dev + n,
+                                 static_cast<std::int64_t>(n), out_dev, dev + offsets + found, temp, stream);
+        auto* down = reinterpret_cast<int2*>(up + 2 * n);
+        GPUALIGN_CUDA(cudaMemcpyAsync(down, out_dev, n * sizeof(int2), cudaMemcpyDeviceToHost, stream), what);
+        wait(what);
+        for (std::size_t k = 0; k < n; ++k) peaks[k] = {down[k].x, down[k].y};
+        stats.walks_ms += ms_since(t0);
+        return true;
     }
 
     // ---- speculative tiles above the leaves: one launch computes a batch -----

@@ -98,6 +98,20 @@ struct RegionResult {
     std::int32_t corner_h = 0;
 };
 
+/// A checkpoint row in backend memory: `count` cells from `cells` (one row
+/// of a level's checkpoint grid over a region: H(i, j0 + t) and Fcell for
+/// t = 0 .. count - 1). Borrowed.
+struct CellRow {
+    const BoundaryCell* cells = nullptr;
+    std::int64_t count = 0;
+};
+
+/// The largest H of a CellRow and the index of its first cell with it.
+struct RowPeak {
+    std::int64_t index = 0;
+    std::int32_t h = 0;
+};
+
 /// Where the traceback walk stands, in DP coordinates as Region: the cell
 /// (i, j) whose direction byte is read next, the walk's state (docs/scoring.md:
 /// 0 = H, 1 = E, 2 = F) and whether the path has ended (local only: H came
@@ -191,6 +205,20 @@ public:
     /// where the backend can. The default computes them one at a time.
     virtual void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) {
         for (std::size_t k = 0; k < tiles.size(); ++k) compute(tiles[k], outs[k], {});
+    }
+    /// Writes the peak of each of `rows` (checkpoint rows in this backend's
+    /// memory) to `peaks` (host memory, rows.size() entries): the largest H
+    /// and the index of its first cell. The driver guesses from them where
+    /// the path crosses each checkpoint row, to choose the leaves and tiles
+    /// it computes ahead of the walk: a path crosses a row near where the
+    /// best score of the query's prefix up to that row is. Only called when
+    /// leaf_batch() or tile_batch() > 1; returns false when the backend does
+    /// not find peaks (the default), and the guess is then a straight line.
+    /// Which rows have peaks never changes a result, only the work.
+    /// @throws what the backend throws (device errors).
+    virtual bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) {
+        (void)rows, (void)peaks;
+        return false;
     }
 };
 

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -97,6 +99,7 @@ public:
         }
         RegionResult unused;
         const Grid g = compute_grid(reg, true, false, unused);
+        add_peaks(reg, g);
         walk_grid(reg, g, cur);
         backend_.release(g.first);
     }
@@ -191,26 +194,31 @@ public:
     }
 
     /// Adds to `batch` (up to `cap` leaves) the leaves of the tiles of
-    /// `ahead` that the guessed line from `cur` (ahead_of's) enters after
-    /// leaving `tile`, tile after tile: in each, those ahead_of takes from
-    /// the point where the line enters it. Stops at a tile not computed, one
+    /// `ahead` that the guessed path from `cur` (guess_col, ahead_of's)
+    /// enters after leaving `tile`, tile after tile: in each, those ahead_of
+    /// takes from the point where the guess enters it. Stops at a tile not computed, one
     /// not cut into leaves, or the edge of `ahead`'s region.
     void leaves_along_line(const Region& tile, const Cursor& cur, const TilesAhead& ahead, std::size_t cap,
                            std::vector<Region>& batch) const {
-        const bool to_origin = mode_ == AlignMode::global;
         Region t = tile;
         Cursor p = cur;
         while (batch.size() < cap && p.i > 0 && p.j > 0) {
-            // Where the line leaves t, through its top row or left column.
-            const double di = to_origin ? static_cast<double>(p.i) : 1.0, dj = to_origin ? static_cast<double>(p.j) : 1.0;
-            const double ti = static_cast<double>(p.i - t.i0) / di, tj = static_cast<double>(p.j - t.j0) / dj;
+            // Where the guessed path (guess_col) leaves t: through its top
+            // row, or else through its left column, at the first row from
+            // the top where the guess reaches the column.
             Cursor e = p;
-            if (ti <= tj) {
+            const double top = guess_col(t.i0, cur);
+            if (top >= static_cast<double>(t.j0)) {
                 e.i = t.i0;
-                e.j = std::min<std::int64_t>(p.j, std::llround(static_cast<double>(p.j) - ti * dj));
+                e.j = std::min<std::int64_t>(p.j, std::llround(top));
             } else {
+                std::int64_t above = t.i0, at = p.i;  // guess_col(above) < t.j0; at: the answer's bound
+                while (at - above > 1) {
+                    const std::int64_t mid = above + (at - above) / 2;
+                    (guess_col(mid, cur) >= static_cast<double>(t.j0) ? at : above) = mid;
+                }
+                e.i = at;
                 e.j = t.j0;
-                e.i = std::min<std::int64_t>(p.i, std::llround(static_cast<double>(p.i) - tj * di));
             }
             if (e.i <= ahead.reg.i0 || e.j <= ahead.reg.j0) return;
             const std::int64_t a = (e.i - ahead.reg.i0 - 1) / ahead.g.stride_r, b = (e.j - ahead.reg.j0 - 1) / ahead.g.stride_c;
@@ -359,33 +367,53 @@ public:
         backend_.compute_tiles(tiles, outs);
         for (const Region& t : tiles) done_ += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
         if (progress_) progress_(done_, total_);
+        std::vector<std::pair<Region, Grid>> grids;
+        grids.reserve(tiles.size());
+        for (std::size_t k = 0; k < tiles.size(); ++k) grids.push_back({tiles[k], ready[k].grid});
+        add_peaks(grids);
         return ready;
     }
 
     /// The tiles of `g` the path from `cur` (in tile (a, b)) most likely
     /// crosses, nearest first (by a + b distance, then by distance from the
-    /// guessed line), (a, b) first, at most `cap`. The guess: a global path
-    /// heads for the matrix origin (0, 0), where it must end; a local or
-    /// semi-global one follows the main diagonal (a semi-global path ends on
-    /// row 0, about m columns left of its end). The line runs through the
-    /// cursor; a tile is taken when it comes within `band` tiles of it (in tile
-    /// units, perpendicular to the line; 0: the tiles the line crosses).
+    /// guessed path), (a, b) first, at most `cap`. The guess (guess_col): in
+    /// each row of tiles, the line from where the path is guessed to enter
+    /// the row (its bottom, or the cursor) to where it is guessed to leave it
+    /// (its top). A tile is taken when it comes within `band` tiles of its
+    /// row's line (in tile units, perpendicular to the line; 0: the tiles
+    /// the line crosses).
     std::vector<std::pair<std::int64_t, std::int64_t>> ahead_of(const Region& reg, const Grid& g, std::int64_t a,
                                                                std::int64_t b, const Cursor& cur, std::size_t cap,
                                                                double band) const {
         const double sr = static_cast<double>(g.stride_r), sc = static_cast<double>(g.stride_c);
-        const double pu = static_cast<double>(cur.i - reg.i0) / sr, pv = static_cast<double>(cur.j - reg.j0) / sc;
-        const bool to_origin = mode_ == AlignMode::global;
-        double du = to_origin ? static_cast<double>(cur.i) / sr : 1.0 / sr;
-        double dv = to_origin ? static_cast<double>(cur.j) / sc : 1.0 / sc;
-        const double norm = std::hypot(du, dv);
-        du /= norm;
-        dv /= norm;
+        // Row ta's line: a point (u, v) on it in tile units and its unit direction.
+        struct Line {
+            double u = 0, v = 0, du = 0, dv = 0;
+            bool known = false;
+        };
+        std::vector<Line> lines(static_cast<std::size_t>(a + 1));
+        auto line_of = [&](std::int64_t ta) -> const Line& {
+            Line& l = lines[static_cast<std::size_t>(ta)];
+            if (!l.known) {
+                const std::int64_t top = reg.i0 + ta * g.stride_r, bottom = std::min(top + g.stride_r, cur.i);
+                const double vt = (guess_col(top, cur) - static_cast<double>(reg.j0)) / sc;
+                l.u = static_cast<double>(bottom - reg.i0) / sr;
+                l.v = (guess_col(bottom, cur) - static_cast<double>(reg.j0)) / sc;
+                l.du = l.u - static_cast<double>(ta);  // > 0: the row's bottom (or the cursor) lies below its top
+                l.dv = l.v - vt;
+                const double norm = std::hypot(l.du, l.dv);
+                l.du /= norm;
+                l.dv /= norm;
+                l.known = true;
+            }
+            return l;
+        };
         auto line_distance = [&](std::int64_t ta, std::int64_t tb) {
+            const Line& l = line_of(ta);
             double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
             for (int cu = 0; cu < 2; ++cu)
                 for (int cv = 0; cv < 2; ++cv) {
-                    const double d = du * (static_cast<double>(tb + cv) - pv) - dv * (static_cast<double>(ta + cu) - pu);
+                    const double d = l.du * (static_cast<double>(tb + cv) - l.v) - l.dv * (static_cast<double>(ta + cu) - l.u);
                     lo = std::min(lo, d);
                     hi = std::max(hi, d);
                 }
@@ -398,7 +426,7 @@ public:
             for (std::int64_t x = 0; x <= dist; ++x) {
                 const std::int64_t ta = a - x, tb = b - (dist - x);
                 if (ta < 0 || tb < 0) continue;
-                const double d = line_distance(ta, tb);
+                const double d = dist == 0 ? 0.0 : line_distance(ta, tb);
                 if (dist == 0 || d <= band) step.push_back({d, {ta, tb}});
             }
             std::sort(step.begin(), step.end());
@@ -408,6 +436,76 @@ public:
             }
         }
         return out;
+    }
+
+    /// add_peaks of one grid over `reg`.
+    void add_peaks(const Region& reg, const Grid& g) {
+        const std::pair<Region, Grid> one[] = {{reg, g}};
+        add_peaks(one);
+    }
+
+    /// What the guess knows of a checkpoint row: the column of its highest
+    /// H among the grids computed so far (RegionBackend::row_peaks), and that H.
+    struct Peak {
+        std::int64_t j = 0;
+        std::int32_t h = 0;
+    };
+
+    /// Asks the backend for the peaks of the checkpoint rows of `grids`
+    /// (each a region and its grid) and keeps them: a row that several
+    /// grids' regions cross keeps the highest H (all are exact values of the
+    /// one matrix). Only when the backend computes ahead of the walk.
+    void add_peaks(std::span<const std::pair<Region, Grid>> grids) {
+        if (backend_.leaf_batch() <= 1 && backend_.tile_batch() <= 1) return;
+        std::vector<CellRow> rows;
+        std::vector<std::pair<std::int64_t, std::int64_t>> where;  // each row's i and the column of its cell 0
+        for (const auto& [reg, g] : grids) {
+            if (!g.rows_ckpt) continue;
+            const std::int64_t kr = ceil_div(reg.rows, g.stride_r);
+            for (std::int64_t a = 1; a < kr; ++a) {
+                rows.push_back({g.rows_ckpt + (a - 1) * (reg.cols + 1), reg.cols + 1});
+                where.push_back({reg.i0 + a * g.stride_r, reg.j0});
+            }
+        }
+        if (rows.empty()) return;
+        std::vector<RowPeak> found(rows.size());
+        if (!backend_.row_peaks(rows, found)) return;
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const Peak p{where[k].second + found[k].index, found[k].h};
+            const auto [it, fresh] = peaks_.try_emplace(where[k].first, p);
+            if (!fresh && p.h > it->second.h) it->second = p;
+        }
+    }
+
+    /// The column where the path from `cur` is guessed to cross row i
+    /// (i <= cur.i; the path is at cur.j on row cur.i): on the straight line
+    /// between the peaks (add_peaks) of the nearest rows with one above and
+    /// below i (the cursor standing for the row below when none lies between
+    /// i and it); above the highest such row, on the line from there towards
+    /// the matrix origin (global, where the path must end) or along the main
+    /// diagonal (local, semi-global). With no peaks this is the straight line
+    /// through the cursor. A peak right of the guess below it counts as the
+    /// guess below (a path never moves right); the result lies in [0, cur.j].
+    double guess_col(std::int64_t i, const Cursor& cur) const {
+        const double cj = static_cast<double>(cur.j);
+        if (i >= cur.i) return cj;
+        double below_i = static_cast<double>(cur.i), below_j = cj;
+        const auto next = peaks_.upper_bound(i);  // the first row with a peak below i
+        if (next != peaks_.end() && next->first < cur.i) {
+            below_i = static_cast<double>(next->first);
+            below_j = std::min(static_cast<double>(next->second.j), cj);
+        }
+        const double di = static_cast<double>(i);
+        double j = 0;
+        if (next == peaks_.begin()) {  // no peak on or above row i
+            j = mode_ == AlignMode::global ? below_j * di / below_i : below_j - (below_i - di);
+        } else {
+            const auto above = std::prev(next);
+            const double above_i = static_cast<double>(above->first);
+            const double above_j = std::min(static_cast<double>(above->second.j), below_j);
+            j = above_j + (below_j - above_j) * (di - above_i) / (below_i - above_i);
+        }
+        return std::clamp(j, 0.0, cj);
     }
 
     bool is_leaf(const Region& reg) const {
@@ -539,6 +637,7 @@ private:
     std::uint64_t total_;
     std::uint64_t done_ = 0;
     std::vector<std::uint32_t> rev_;
+    std::map<std::int64_t, Peak> peaks_;  // checkpoint row i -> its peak (add_peaks)
 };
 
 }  // namespace
@@ -578,6 +677,7 @@ AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::ui
     RegionResult res;
     const bool leaf = !need_path || tracer.is_leaf(whole);
     const Grid g = tracer.compute_grid(whole, !leaf, mode != AlignMode::global, res);
+    if (!leaf) tracer.add_peaks(whole, g);
 
     AlignmentResult out;
     out.has_cigar = !score_only;

@@ -121,6 +121,17 @@ public:
         }
     }
     const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t, std::int64_t) override { return batch_.at(k).data(); }
+    /// Host memory: a scan of each row, the first largest H.
+    bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const BoundaryCell* c = rows[k].cells;
+            RowPeak p{0, c[0].h};
+            for (std::int64_t t = 1; t < rows[k].count; ++t)
+                if (c[t].h > p.h) p = {t, c[t].h};
+            peaks[k] = p;
+        }
+        return true;
+    }
 
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override {

@@ -72,6 +72,13 @@ struct LongEngineOptions {
     /// and hands back its steps: leaf_walk_kernel.cuh). Results are the same
     /// bytes either way. For benchmarks and tests.
     bool walk_on_host = false;
+    /// Guess where the path crosses each checkpoint row from the row's
+    /// largest H (RegionBackend::row_peaks: one CUB arg-max over the rows of
+    /// each grid computed) when choosing the leaves and tiles computed ahead
+    /// of the walk; false: straight lines towards the origin or along the
+    /// diagonal, as before session 23. Results are the same bytes either
+    /// way. For benchmarks and tests.
+    bool row_peaks = true;
 };
 
 /// One pair for LongEngine::align_many: host codes, borrowed for the call.
