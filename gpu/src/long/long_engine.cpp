@@ -280,8 +280,7 @@ struct Worker final : RegionBackend {
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     cudaEvent_t ev_wait = nullptr;  // blocking-sync: a waiting worker thread sleeps instead of spinning
     DeviceBuffer seqs, arena, ring, progress, best, dirs, corner, descs_dev;
-    DeviceBuffer peaks_dev;                   // row_peaks: the rows' offsets, their peaks, CUB's storage
-    PinnedBuffer<std::int64_t> peaks_host;    // row_peaks: the offsets up, the peaks down
+    DeviceBuffer peaks_dev;  // row_peaks: the rows' offsets, their peaks, CUB's storage
     std::vector<std::pair<std::size_t, std::size_t>> leaf_offsets;  // the leaf batch: (offset, bytes) in dirs
     std::vector<std::size_t> leaf_pitch;                              // the leaf batch: device row pitch of each leaf (dirs_pitch)
     std::vector<std::size_t> leaf_width;                              // the leaf batch: columns of each leaf
@@ -326,7 +325,6 @@ struct Worker final : RegionBackend {
         walk_steps.release(mem);
         small.release(mem);
         descs_host.release(mem);
-        peaks_host.release(mem);
         if (ev_start) cudaEventDestroy(ev_start);
         if (ev_stop) cudaEventDestroy(ev_stop);
         if (ev_wait) cudaEventDestroy(ev_wait);
@@ -1026,27 +1024,28 @@ struct Worker final : RegionBackend {
     }
 
     /// The rows' peaks on the device (detail::launch_row_peaks: one arg-max
-    /// of CUB over every row, each a segment of the arena), the offsets up
-    /// and the peaks down through a pinned buffer. False, with no peaks, for
-    /// a row outside the arena or when the device has no room for the
-    /// offsets and CUB's storage (the guess is then a straight line).
+    /// of CUB over the rows, each a segment of the arena), in chunks of as
+    /// many rows as a staging buffer holds: the offsets go up and the peaks
+    /// come down through pinned staging memory (Staging: the worker's small
+    /// buffer for the few rows of a pair cut straight into leaves, so that
+    /// align_many's workers pin nothing after prepare()). False, with no
+    /// peaks, when LongEngineOptions::row_peaks is off, for a row outside the
+    /// arena, or when the device has no room for the offsets and CUB's
+    /// storage (the guess is then a straight line).
     bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
-        const std::size_t n = rows.size();
         if (!cx.options.row_peaks) return false;
+        const std::size_t n = rows.size();
         if (n == 0) return true;
         const auto t0 = std::chrono::steady_clock::now();
         const auto* base = static_cast<const BoundaryCell*>(arena.ptr);
         const auto cells = static_cast<std::int64_t>(arena.bytes / sizeof(BoundaryCell));
-        peaks_host.ensure(3 * n, false, "pinned buffer for row peaks", mem);
-        std::int64_t* up = peaks_host.host;
-        for (std::size_t k = 0; k < n; ++k) {
-            const std::int64_t begin = rows[k].cells - base;
-            if (begin < 0 || rows[k].count <= 0 || begin + rows[k].count > cells) return false;
-            up[k] = begin;
-            up[n + k] = begin + rows[k].count;
-        }
-        const std::size_t offsets = rounded(2 * n * sizeof(std::int64_t)), found = rounded(n * sizeof(int2));
-        const std::size_t temp = detail::row_peaks_temp_bytes(static_cast<std::int64_t>(n));
+        for (const CellRow& row : rows)
+            if (row.cells < base || row.count <= 0 || (row.cells - base) + row.count > cells) return false;
+        constexpr std::size_t per_row = 3 * sizeof(std::int64_t);  // begin and end up, {index, H} down
+        const std::size_t most = std::min(n, long_tuning::staging_bytes / per_row);
+        const std::size_t offsets = rounded(2 * most * sizeof(std::int64_t)), found = rounded(most * sizeof(int2));
+        const std::size_t temp = std::max(detail::row_peaks_temp_bytes(static_cast<std::int64_t>(most)),
+                                          detail::row_peaks_temp_bytes(static_cast<std::int64_t>(n % most)));
         try {
             peaks_dev.ensure(offsets + found + temp, "long engine row peaks", mem);
         } catch (const std::bad_alloc&) {
@@ -1054,16 +1053,26 @@ struct Worker final : RegionBackend {
         }
         note_peak();
         auto* dev = static_cast<std::uint8_t*>(peaks_dev.ptr);
-        const auto* begin_dev = reinterpret_cast<const std::int64_t*>(dev);
+        auto* begin_dev = reinterpret_cast<std::int64_t*>(dev);
         auto* out_dev = reinterpret_cast<int2*>(dev + offsets);
+        const Staging staged(*this, most * per_row);
+        auto* up = reinterpret_cast<std::int64_t*>(staged.p);
         const char* what = "row peaks";
-        GPUALIGN_CUDA(cudaMemcpyAsync(dev, up, 2 * n * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream), what);
-        detail::launch_row_peaks(reinterpret_cast<const int2*>(base), begin_dev, begin_dev + n,
-                                 static_cast<std::int64_t>(n), out_dev, dev + offsets + found, temp, stream);
-        auto* down = reinterpret_cast<int2*>(up + 2 * n);
-        GPUALIGN_CUDA(cudaMemcpyAsync(down, out_dev, n * sizeof(int2), cudaMemcpyDeviceToHost, stream), what);
-        wait(what);
-        for (std::size_t k = 0; k < n; ++k) peaks[k] = {down[k].x, down[k].y};
+        for (std::size_t first = 0; first < n; first += most) {
+            const std::size_t c = std::min(most, n - first);
+            for (std::size_t k = 0; k < c; ++k) {
+                up[k] = rows[first + k].cells - base;
+                up[c + k] = up[k] + rows[first + k].count;
+            }
+            GPUALIGN_CUDA(cudaMemcpyAsync(begin_dev, up, 2 * c * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream),
+                          what);
+            detail::launch_row_peaks(reinterpret_cast<const int2*>(base), begin_dev, begin_dev + c,
+                                     static_cast<std::int64_t>(c), out_dev, dev + offsets + found, temp, stream);
+            auto* down = reinterpret_cast<int2*>(up + 2 * c);
+            GPUALIGN_CUDA(cudaMemcpyAsync(down, out_dev, c * sizeof(int2), cudaMemcpyDeviceToHost, stream), what);
+            wait(what);
+            for (std::size_t k = 0; k < c; ++k) peaks[first + k] = {down[k].x, down[k].y};
+        }
         stats.walks_ms += ms_since(t0);
         return true;
     }
