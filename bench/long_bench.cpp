@@ -116,6 +116,7 @@ struct Options {
     bool no_peaks = false;
     std::uint64_t leaf_cells = 0;
     double leaf_band = 0;
+    double tile_band = -1;
     bool cpu = false;
     int cpu_threads = 0;
     double cpu_max_cells = 5e10;
@@ -163,6 +164,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --no-peaks           LongEngineOptions::row_peaks = false (straight-line guesses of the path)\n"
                  "  --leaf-cells N       LongEngineOptions::plan.leaf_cells (0 = the engine's default, 2^20)\n"
                  "  --leaf-band X        LongEngineOptions::plan.leaf_band (0 = the default)\n"
+                 "  --tile-band X        LongEngineOptions::plan.tile_band (the default 0.25)\n"
                  "  --cpu                also run align_pair_long (CPU backend)\n"
                  "  --cpu-threads N      its OpenMP threads (0 = all cores)\n"
                  "  --cpu-max-cells X    only for workloads of at most X cells (5e10)\n"
@@ -216,6 +218,7 @@ Options parse(int argc, char** argv) {
             else if (a == "--no-peaks") o.no_peaks = true;
             else if (a == "--leaf-cells") o.leaf_cells = static_cast<std::uint64_t>(std::stod(need(i)));
             else if (a == "--leaf-band") o.leaf_band = std::stod(need(i));
+            else if (a == "--tile-band") o.tile_band = std::stod(need(i));
             else if (a == "--cpu") o.cpu = true;
             else if (a == "--cpu-threads") o.cpu_threads = std::max(0, std::stoi(need(i)));
             else if (a == "--cpu-max-cells") o.cpu_max_cells = std::stod(need(i));
@@ -912,6 +915,7 @@ int main(int argc, char** argv) {
             opt.row_peaks = !o.no_peaks;
             if (o.leaf_cells) opt.plan.leaf_cells = o.leaf_cells;
             if (o.leaf_band > 0) opt.plan.leaf_band = o.leaf_band;
+            if (o.tile_band >= 0) opt.plan.tile_band = o.tile_band;
             const auto t0 = Clock::now();
             slot = std::make_unique<gpu::LongEngine>(scheme, mode, score_only, opt);
             const double build_s = seconds_since(t0);

@@ -238,6 +238,12 @@ struct CheckpointPlan {
     /// >= 0 (the engines throw std::invalid_argument otherwise). Only the
     /// work changes with it, never the result.
     double leaf_band = 1.5;
+    /// A speculative tile batch (RegionBackend::tile_batch) takes the tiles
+    /// within this many tile sides of the guessed path; >= 0 (the engines
+    /// throw std::invalid_argument otherwise). A path along a tile diagonal
+    /// crosses the tiles on it and, at each corner, one of the two beside
+    /// it. Only the work changes with it, never the result.
+    double tile_band = 0.25;
 };
 
 /// Progress reporting: called with the cells computed so far (all passes)

@@ -273,11 +273,6 @@ public:
         cur.done = w.done;
     }
 
-    /// Band of a speculative tile batch (ahead_of), in tiles: a path along a
-    /// tile diagonal crosses the tiles on it and, at each corner, one of the
-    /// two beside it, so about 1.5 tiles per step of a + b.
-    static constexpr double tile_band = 0.25;
-
     /// The tiles of `g` are larger than leaves and the backend computes many
     /// at once: when the path enters a tile not yet computed, compute it (whole,
     /// with its checkpoint grid) together with the tiles the path most likely
@@ -324,7 +319,7 @@ public:
         std::vector<Region> tiles;
         std::vector<RegionOutputs> outs;
         const int fan = std::max(2, plan_.fan_out);
-        for (const auto& [ta, tb] : ahead_of(reg, g, a, b, cur, backend_.tile_batch(), tile_band)) {
+        for (const auto& [ta, tb] : ahead_of(reg, g, a, b, cur, backend_.tile_batch(), plan_.tile_band)) {
             const Region t = tile_of(reg, g, ta, tb);
             if (is_leaf(t)) continue;
             Grid tg = plan_grid(t, fan);

@@ -332,6 +332,7 @@ AlignmentResult align_pair_long(std::span<const std::uint8_t> query, std::span<c
     CpuBackend backend(query, ref, s, mode, options);  // checks options.tile
     if (options.plan.fan_out < 2) throw std::invalid_argument("CheckpointPlan::fan_out must be >= 2");
     if (!(options.plan.leaf_band >= 0)) throw std::invalid_argument("CheckpointPlan::leaf_band must be >= 0");
+    if (!(options.plan.tile_band >= 0)) throw std::invalid_argument("CheckpointPlan::tile_band must be >= 0");
     return checkpoint_align(backend, query, ref, s, mode, score_only, options.plan, options.progress);
 }
 
