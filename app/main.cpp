@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
     }
     prefer_passive_openmp_waits(argv);
     prefer_eager_cuda_module_loading();
-    prefer_cuda_hardware_queues(cmd.config);
+    if (cmd.config.backend != gpualign::BackendChoice::cpu) prefer_cuda_hardware_queues(cmd.config);
     spdlog::set_level(cmd.verbosity == cli::Verbosity::quiet     ? spdlog::level::err
                       : cmd.verbosity == cli::Verbosity::verbose ? spdlog::level::debug
                                                                  : spdlog::level::info);

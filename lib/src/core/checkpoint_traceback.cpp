@@ -196,8 +196,8 @@ public:
     /// Adds to `batch` (up to `cap` leaves) the leaves of the tiles of
     /// `ahead` that the guessed path from `cur` (guess_col, ahead_of's)
     /// enters after leaving `tile`, tile after tile: in each, those ahead_of
-    /// takes from the point where the guess enters it. Stops at a tile not computed, one
-    /// not cut into leaves, or the edge of `ahead`'s region.
+    /// takes from the point where the guess enters it. Stops at a tile not
+    /// computed, one not cut into leaves, or the edge of `ahead`'s region.
     void leaves_along_line(const Region& tile, const Cursor& cur, const TilesAhead& ahead, std::size_t cap,
                            std::vector<Region>& batch) const {
         Region t = tile;
