@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -21,6 +22,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -519,5 +521,30 @@ const std::string& ParallelSequenceReader::path() const noexcept { return impl_-
 std::uint64_t ParallelSequenceReader::records_read() const noexcept { return impl_->handed_out; }
 bool ParallelSequenceReader::parallel() const noexcept { return impl_->parallel; }
 int ParallelSequenceReader::threads() const noexcept { return impl_->threads; }
+
+bool holds_one_fasta_record(const std::string& path, std::size_t max_bytes) noexcept {
+    try {
+        std::error_code ec;
+        if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return false;
+        const std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), &gzclose);
+        if (!file) return false;
+        std::string text;
+        std::array<char, 64 * 1024> piece{};
+        for (;;) {
+            const int got = gzread(file.get(), piece.data(), static_cast<unsigned>(piece.size()));
+            if (detail::gz_read_failure(file.get(), got)) return false;
+            if (got == 0) break;
+            text.append(piece.data(), static_cast<std::size_t>(got));
+            if (text.size() > max_bytes) return false;
+        }
+        const std::size_t first = leading_skip(text);
+        if (first == text.size() || text[first] != '>') return false;
+        for (std::size_t p = text.find('>', first + 1); p != std::string::npos; p = text.find('>', p + 1))
+            if (text[p - 1] == '\n' || text[p - 1] == '\r') return false;  // a second record
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
 
 }  // namespace gpualign

@@ -15,7 +15,6 @@
 #include <deque>
 #include <filesystem>
 #include <istream>
-#include <memory>
 #include <stdexcept>
 #include <streambuf>
 #include <system_error>
@@ -523,38 +522,5 @@ SequenceFormat SequenceReader::format() const noexcept { return impl_->format; }
 bool SequenceReader::compressed() const noexcept { return impl_->compressed; }
 const std::string& SequenceReader::path() const noexcept { return impl_->path; }
 std::uint64_t SequenceReader::records_read() const noexcept { return impl_->handed_out; }
-
-bool holds_one_fasta_record(const std::string& path, std::size_t max_bytes) noexcept {
-    try {
-        std::error_code ec;
-        if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return false;
-        const std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), &gzclose);
-        if (!file) return false;
-        std::array<char, 64 * 1024> piece{};
-        std::size_t seen = 0;           // bytes read so far
-        bool started = false;           // the first '>' seen
-        char before = '\n';             // the byte before piece[0]
-        for (;;) {
-            const int got = gzread(file.get(), piece.data(), static_cast<unsigned>(piece.size()));
-            if (got < 0) return false;
-            if (got == 0) return started && !detail::gz_read_failure(file.get(), got);
-            seen += static_cast<std::size_t>(got);
-            if (seen > max_bytes) return false;
-            std::string_view text(piece.data(), static_cast<std::size_t>(got));
-            if (seen == text.size() && text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte order mark
-            for (const char ch : text) {
-                if (!started) {
-                    if (ch == '>') started = true;
-                    else if (ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r') return false;
-                } else if (ch == '>' && (before == '\n' || before == '\r')) {
-                    return false;  // a second record
-                }
-                before = ch;
-            }
-        }
-    } catch (...) {
-        return false;
-    }
-}
 
 }  // namespace gpualign

@@ -16,7 +16,7 @@
 
 #include "gpualign/config.hpp"
 #include "gpualign/pipeline.hpp"
-#include "gpualign/sequence_io.hpp"
+#include "gpualign/parallel_reader.hpp"
 
 namespace gpualign {
 namespace {

@@ -96,22 +96,6 @@ std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view l
 /// letters at all => dna.
 Alphabet guess_alphabet(std::span<const std::string_view> sequences) noexcept;
 
-/// Whether `path` is a regular file, plain or gzip, whose content is exactly
-/// one FASTA record within its first `max_bytes` bytes (uncompressed): after
-/// a UTF-8 byte order mark and leading whitespace it starts with '>', and no
-/// later line (after LF or CR) starts with '>'. A look at the input before it
-/// is read, for choices made before the reader starts (the CLI's CUDA
-/// hardware queues, cuda_hardware_queues); the record is not checked, the
-/// reader reports what is wrong with it.
-///
-/// False, without reading, for "-" (stdin), pipes and anything but a
-/// regular file, so nothing a reader needs is consumed; false for FASTQ,
-/// files with several records, files longer than max_bytes uncompressed,
-/// and files that cannot be opened or decompressed. Reads in 64 KiB pieces
-/// (zlib's gz* API) and stops at the piece that passes max_bytes. Never
-/// throws.
-bool holds_one_fasta_record(const std::string& path, std::size_t max_bytes) noexcept;
-
 /// Streaming reader of one FASTA or FASTQ file, plain or gzip.
 ///
 /// Reads one record at a time: memory is bounded by the largest record (and,
