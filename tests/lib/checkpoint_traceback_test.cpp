@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,6 +110,7 @@ public:
     std::size_t leaf_walks = 0, walk_steps = 0, early_stops = 0;
     std::size_t cross_tile_batches = 0;  // leaf batches with leaves in more than one tile of the last tile batch
     std::size_t leaf_launches = 0, peak_rows = 0;
+    std::size_t tiles_recomputed = 0;  // tiles of compute_tiles batches that an earlier batch computed
     bool find_peaks = true;  // row_peaks answers (else the driver guesses straight lines)
 
     bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
@@ -220,6 +223,8 @@ public:
         ++tile_launches;
         tiles_.assign(tiles.begin(), tiles.end());
         tiles_batched += tiles.size();
+        for (const Region& t : tiles)
+            if (!tiles_seen_.insert({t.i0, t.j0, t.rows, t.cols}).second) ++tiles_recomputed;
         largest_batch = std::max(largest_batch, tiles.size());
         for (std::size_t k = 0; k < tiles.size(); ++k) {
             EXPECT_EQ(outs[k].dirs, nullptr);
@@ -284,6 +289,7 @@ private:
     std::mt19937_64 rng_;
     std::vector<Region> leaves_;
     std::vector<Region> tiles_;  // of the last compute_tiles batch
+    std::set<std::array<std::int64_t, 4>> tiles_seen_;  // every tile compute_tiles computed
     std::vector<std::vector<std::uint8_t>> leaf_bytes_;
     std::vector<std::uint8_t> steps_;
     std::vector<std::unique_ptr<BoundaryCell[]>> stack_;
@@ -419,6 +425,90 @@ TEST(CheckpointTraceback, RowPeaksGuideBatchesAlongThePath) {
         EXPECT_LT(launches[1], launches[0]) << to_string(mode) << ": leaf batches with peaks " << launches[1]
                                             << ", with straight lines " << launches[0];
     }
+}
+
+// A walk that leaves its leaf batch inside a long gap gets the leaves along
+// the gap in its next batches (a third of the gap's leaves so far each
+// time), not one leaf a batch: on pairs whose path has a gap of 1,500 (the
+// ref carries 1,500 letters the query lacks, D; then the roles swapped, I),
+// with straight-line guesses that run beside the gap, and on pairs with many
+// short gaps, every mode gives the reference's bytes, and the long gap's
+// pairs take at most 12 leaf batches where a batch a leaf would take 23
+// for the gap alone.
+TEST(CheckpointTraceback, LongGapsTakeTheirLeavesInFewBatches) {
+    std::mt19937_64 rng(20261128);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    Codes a(3000), insert(1500);
+    for (auto& c : a) c = static_cast<std::uint8_t>(rng() % 4);
+    for (auto& c : insert) c = static_cast<std::uint8_t>(rng() % 4);
+    Codes b(a.begin(), a.begin() + 2000);
+    b.insert(b.end(), insert.begin(), insert.end());
+    b.insert(b.end(), a.begin() + 2000, a.end());
+    for (auto& c : b)
+        if (rng() % 25 == 0) c = static_cast<std::uint8_t>(rng() % 4);
+    Codes noisy;  // many short gaps: a letter dropped or added every 40 or so
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::uint64_t x = rng() % 80;
+        if (x == 0) continue;
+        noisy.push_back(a[i]);
+        if (x == 1) noisy.push_back(static_cast<std::uint8_t>(rng() % 4));
+    }
+    CheckpointPlan plan;
+    plan.fan_out = 4;
+    plan.leaf_cells = 4096;  // leaves of 64 x 64
+    plan.min_tile = 1;
+    plan.direct_leaf_bytes = std::uint64_t{8} << 20;
+    plan.leaf_band = 0.25;
+    struct Case {
+        const Codes& q;
+        const Codes& r;
+        bool long_gap;
+    };
+    for (const Case& c : {Case{a, b, true}, Case{b, a, true}, Case{a, noisy, false}})
+        for (AlignMode mode : {AlignMode::global, AlignMode::local, AlignMode::semi_global}) {
+            const AlignmentResult want = align_pair_full_matrix(c.q, c.r, s, mode, false);
+            ScalarBackend backend(c.q, c.r, s, mode, 1, std::numeric_limits<std::size_t>::max(), 256, true, 11);
+            backend.find_peaks = false;
+            ASSERT_EQ(checkpoint_align(backend, c.q, c.r, s, mode, false, plan, {}), want)
+                << to_string(mode) << ", " << c.q.size() << " x " << c.r.size();
+            if (c.long_gap) EXPECT_LE(backend.leaf_launches, 12u) << to_string(mode) << ", " << c.q.size() << " x " << c.r.size();
+        }
+}
+
+// A tile batch that the path leaves keeps its tiles, and the next batch
+// computes only the tiles of its guess not yet computed: on the pairs with a
+// gap of 1,500 (straight-line guesses, which the gap leaves; batches of 6
+// tiles of a 4 x 4 grid, so that the path needs several), no tile is
+// computed twice, several batches ran, and each result is the reference's.
+// With a budget of 350 KiB, too small to keep every batch, some batches
+// start afresh (tiles are computed again) and the bytes are the same.
+TEST(CheckpointTraceback, TileBatchesKeepTheirTiles) {
+    std::mt19937_64 rng(20261129);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    Codes a(3000), insert(1500);
+    for (auto& c : a) c = static_cast<std::uint8_t>(rng() % 4);
+    for (auto& c : insert) c = static_cast<std::uint8_t>(rng() % 4);
+    Codes b(a.begin(), a.begin() + 1000);
+    b.insert(b.end(), insert.begin(), insert.end());
+    b.insert(b.end(), a.begin() + 1000, a.end());
+    CheckpointPlan plan;
+    plan.fan_out = 4;
+    plan.leaf_cells = 1024;
+    plan.min_tile = 1;
+    plan.direct_leaf_bytes = 0;  // fan-out levels: tiles above the leaves
+    for (const auto& [q, r] : {std::pair<const Codes&, const Codes&>{a, b}, std::pair<const Codes&, const Codes&>{b, a}})
+        for (AlignMode mode : {AlignMode::global, AlignMode::semi_global}) {
+            const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, false);
+            ScalarBackend roomy(q, r, s, mode, 6, std::numeric_limits<std::size_t>::max(), 64, true, 5);
+            roomy.find_peaks = false;
+            ASSERT_EQ(checkpoint_align(roomy, q, r, s, mode, false, plan, {}), want) << to_string(mode);
+            EXPECT_EQ(roomy.tiles_recomputed, 0u) << to_string(mode) << ", " << q.size() << " x " << r.size();
+            EXPECT_GE(roomy.tile_launches, 3u) << to_string(mode) << ", " << q.size() << " x " << r.size();
+            ScalarBackend tight(q, r, s, mode, 6, std::size_t{350} << 10, 64, true, 5);
+            tight.find_peaks = false;
+            ASSERT_EQ(checkpoint_align(tight, q, r, s, mode, false, plan, {}), want) << to_string(mode) << ", tight";
+            EXPECT_GT(tight.tiles_recomputed, 0u) << to_string(mode) << ", " << q.size() << " x " << r.size();
+        }
 }
 
 // The same driver path through the CPU backend (LongAlignOptions::tile_batch),

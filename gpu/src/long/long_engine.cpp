@@ -486,10 +486,12 @@ struct Worker final : RegionBackend {
         stats.copies_ms += ms_since(t0);
     }
     void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override {
+        settle_pass();
         upload_bytes(dst, src.data(), src.size_bytes(), "border upload");
     }
     void fill_border(BoundaryCell* dst, std::int64_t len, bool free, std::int32_t gap_open,
                      std::int32_t gap_extend) override {
+        settle_pass();
         detail::launch_border(reinterpret_cast<int2*>(dst), len + 1, free, gap_open, gap_extend, stream);
     }
     std::int64_t row_alignment() const override { return long_tuning::row_alignment; }
@@ -603,10 +605,48 @@ struct Worker final : RegionBackend {
         return static_cast<int>(std::clamp<std::size_t>(fit, std::min(2, stripes), static_cast<std::size_t>(stripes)));
     }
 
+    /// A launch of this worker's stream not yet waited for (run_launch with
+    /// `defer`): settle_pass waits for it and counts it.
+    struct PendingPass {
+        bool active = false;
+        std::string what;
+        std::uint64_t cells = 0;
+        std::chrono::steady_clock::time_point t0;
+    };
+    PendingPass pending_pass;
+
+    /// Waits for the deferred launch, if any, and adds its device time (its
+    /// events) to the statistics. Every method that launches or reads what
+    /// a launch wrote calls it first (the pinned descriptors are reused).
+    void settle_pass() {
+        if (!pending_pass.active) return;
+        pending_pass.active = false;
+        wait(pending_pass.what);
+        GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), pending_pass.what);
+        float event_ms = 0;
+        GPUALIGN_CUDA(cudaEventElapsedTime(&event_ms, ev_start, ev_stop), "region timing");
+        count_pass(event_ms, pending_pass.cells, pending_pass.t0);
+    }
+
+    /// Adds a launch of `cells` cells and `ms` of device time, run_launch'ed
+    /// at t0, to the statistics.
+    void count_pass(double ms, std::uint64_t cells, std::chrono::steady_clock::time_point t0) {
+        stats.total_ms += ms;
+        stats.total_cells += cells;
+        ++stats.passes;
+        if (first_pass) stats.forward_ms = ms;
+        first_pass = false;
+        stats.launches_ms += ms_since(t0);
+    }
+
     /// Launches `a` over descs (stripe_begin set), waits (reporting progress
     /// for large launches), and adds the device time to the statistics.
+    /// With `defer` (a solo worker's leaf batch, no progress) it returns once
+    /// the kernel is queued, and settle_pass waits: the driver replays the
+    /// last walk meanwhile, and the walk's kernel queues behind it.
     void run_launch(detail::RegionLaunch& a, std::vector<long_kernels::RegionDesc>& descs, std::uint64_t cells,
-                    const std::function<void(std::uint64_t)>& on_cells, std::size_t warps) {
+                    const std::function<void(std::uint64_t)>& on_cells, std::size_t warps, bool defer = false) {
+        settle_pass();
         const auto t0 = std::chrono::steady_clock::now();
         descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", mem);
         // The descriptors go through pinned memory of the worker's (copied
@@ -664,6 +704,10 @@ struct Worker final : RegionBackend {
         }
         const std::string what =
             "region kernel (" + std::to_string(descs.size()) + " region(s), " + std::to_string(cells) + " cells)";
+        if (defer && !polled && !report) {
+            pending_pass = {true, what, cells, t0};
+            return;
+        }
         double ms = 0;
         if (polled) {
             poll(done.host, what);
@@ -675,12 +719,7 @@ struct Worker final : RegionBackend {
             GPUALIGN_CUDA(cudaEventElapsedTime(&event_ms, ev_start, ev_stop), "region timing");
             ms = event_ms;
         }
-        stats.total_ms += ms;
-        stats.total_cells += cells;
-        ++stats.passes;
-        if (first_pass) stats.forward_ms = ms;
-        first_pass = false;
-        stats.launches_ms += ms_since(t0);
+        count_pass(ms, cells, t0);
     }
 
     static long_kernels::RegionDesc desc_of(const Region& reg) {
@@ -906,7 +945,7 @@ struct Worker final : RegionBackend {
         a.ring_slots = whole_row_slots(a.ring_cols, stripes);  // whole rows: no flow control
         a.flow_control = false;
         a.blocks = blocks;
-        run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block);
+        run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block, walks_leaves());
         leaf_count = static_cast<int>(descs.size());
     }
 
@@ -1009,11 +1048,12 @@ struct Worker final : RegionBackend {
         const char* what = "leaf walk kernel";
         const auto t0 = std::chrono::steady_clock::now();
         walk_out.host->finished = 0;
-        detail::launch_leaf_walk(p, stream);
+        detail::launch_leaf_walk(p, stream);  // behind the leaf batch, if compute_leaves deferred its wait
         if (solo)
             wait(what);
         else
             poll(&walk_out.host->finished, what);  // no command after the kernel (see poll)
+        settle_pass();  // done by now: counts the leaf batch
         stats.walks_ms += ms_since(t0);
         const long_kernels::WalkState out = *walk_out.host;  // written by the kernel, complete after the wait
         cur.i = out.i;
@@ -1034,6 +1074,7 @@ struct Worker final : RegionBackend {
     /// storage (the guess is then a straight line).
     bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
         if (!cx.options.row_peaks) return false;
+        settle_pass();
         const std::size_t n = rows.size();
         if (n == 0) return true;
         const auto t0 = std::chrono::steady_clock::now();
@@ -1151,6 +1192,7 @@ struct Worker final : RegionBackend {
     /// leaf's own width as the row pitch (the device rows are padded to
     /// long_kernels::dirs_pitch).
     const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t rows, std::int64_t cols) override {
+        settle_pass();
         const auto [offset, bytes] = leaf_offsets.at(k);
         const std::size_t pitch = leaf_pitch.at(k), width = leaf_width.at(k);
         std::uint8_t* host = dirs_buffer(bytes);
@@ -1243,8 +1285,14 @@ struct Worker final : RegionBackend {
         dr = base + m;
         note_peak();
         if (solo && walks_leaves() && !(cx.score_only && cx.mode == AlignMode::global)) reserve_walk_async(m + n);
-        AlignmentResult r =
-            checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, plan, progress_cb);
+        AlignmentResult r;
+        try {
+            r = checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, plan, progress_cb);
+            settle_pass();
+        } catch (...) {
+            pending_pass.active = false;  // the stream's error, if any, comes with the next wait
+            throw;
+        }
         take_walk_alloc();  // a pair whose path needed no walk
         stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         stats.pairs_ms = stats.wall_s * 1e3;

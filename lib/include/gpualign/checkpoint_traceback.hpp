@@ -168,7 +168,10 @@ public:
     virtual std::size_t leaf_batch() const { return 1; }
     /// Computes the direction bytes of whole `leaves` (each at most
     /// CheckpointPlan::leaf_cells cells), replacing the previous batch. Only
-    /// called when leaf_batch() > 1.
+    /// called when leaf_batch() > 1. It may return before the batch is done
+    /// (a GPU queues the kernel); leaf_dirs() and walk_leaves() then wait for
+    /// it. It must leave the last walk_leaves() steps alone: the driver
+    /// replays them into the CIGAR while the batch computes.
     virtual void compute_leaves(std::span<const Region> leaves) { (void)leaves; }
     /// Leaf k of the last compute_leaves batch: its direction bytes in host
     /// memory, row-major (the leaf's full width as the row pitch), valid until
@@ -188,7 +191,8 @@ public:
     /// batch or where the path ends; it may stop sooner inside a leaf (the
     /// driver then calls again). Moves `cur` and returns the steps (WalkStep
     /// values, at most cur.i + cur.j) in walk order, in backend-owned host
-    /// memory valid until the next call. Only called when walks_leaves().
+    /// memory valid until the next walk_leaves() call. Only called when
+    /// walks_leaves().
     /// @throws what the backend throws (device errors).
     virtual std::span<const std::uint8_t> walk_leaves(WalkCursor& cur) {
         (void)cur;

@@ -174,10 +174,12 @@ public:
             auto it = std::find(ready.begin(), ready.end(), std::make_pair(a, b));
             if (it == ready.end()) {
                 ready = ahead_of(reg, g, a, b, cur, cap, plan_.leaf_band);
+                add_gap_leaves(g, a, b, cur, cap, ready);
                 batch.clear();
                 for (const auto& [ta, tb] : ready) batch.push_back(tile_of(reg, g, ta, tb));
                 if (ahead && backend_.walks_leaves()) leaves_along_line(reg, cur, *ahead, cap, batch);
                 backend_.compute_leaves(batch);
+                replay_walk();  // while the batch computes (a GPU's launch returns at once)
                 for (const Region& t : batch)
                     done_ += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
                 if (progress_) progress_(done_, total_);
@@ -191,6 +193,55 @@ public:
             const Region leaf = tile_of(reg, g, a, b);
             walk_dirs(leaf, backend_.leaf_dirs(k, cur.i - leaf.i0, cur.j - leaf.j0), cur);
         }
+        replay_walk();
+    }
+
+    /// A walk that left its batch inside a gap (state E: a run of D steps
+    /// going left; F: I steps going up) is likely to stay in it: the line
+    /// the batch follows does not, and a long gap then costs a batch a leaf.
+    /// So the leaves along the gap, on from tile (a, b) (the cursor's), come
+    /// right after it in `ready`: 1 + 2 x (the gap's steps so far / the
+    /// leaves' side), at most cap / 4, so that a gap that goes on gets
+    /// three times as many leaves batch after batch. The line's last leaves
+    /// make room (`ready` keeps at most `cap`).
+    void add_gap_leaves(const Grid& g, std::int64_t a, std::int64_t b, const Cursor& cur, std::size_t cap,
+                        std::vector<std::pair<std::int64_t, std::int64_t>>& ready) const {
+        if (cur.state == State::h || ready.empty() || cap < 2) return;
+        const bool left = cur.state == State::e;
+        const std::int64_t side = left ? g.stride_c : g.stride_r;
+        const std::int64_t want = std::min<std::int64_t>(static_cast<std::int64_t>(std::max<std::size_t>(1, cap / 4)),
+                                                         1 + 2 * gap_run_ / side);
+        std::vector<std::pair<std::int64_t, std::int64_t>> out{ready.front()};
+        for (std::int64_t k = 1; k <= want; ++k) {
+            const std::int64_t ta = left ? a : a - k, tb = left ? b - k : b;
+            if (ta < 0 || tb < 0) break;
+            out.push_back({ta, tb});
+        }
+        for (std::size_t k = 1; k < ready.size() && out.size() < cap; ++k)
+            if (std::find(out.begin(), out.end(), ready[k]) == out.end()) out.push_back(ready[k]);
+        ready = std::move(out);
+    }
+
+    /// Notes one step of the walk in gap_run_ (note_steps).
+    void note_step(WalkStep step) {
+        const std::uint8_t one = static_cast<std::uint8_t>(step);
+        note_steps({&one, 1});
+    }
+
+    /// Notes the steps of a walk (walk order) in gap_run_: the steps of the
+    /// gap run the path is in after them (0 when it is in none).
+    void note_steps(std::span<const std::uint8_t> steps) {
+        if (steps.empty()) return;
+        const std::uint8_t last = steps.back();
+        if (last == static_cast<std::uint8_t>(WalkStep::diag)) {
+            gap_run_ = 0;
+            gap_step_ = last;
+            return;
+        }
+        std::size_t run = 0;
+        while (run < steps.size() && steps[steps.size() - 1 - run] == last) ++run;
+        gap_run_ = (run == steps.size() && gap_step_ == last ? gap_run_ : 0) + static_cast<std::int64_t>(run);
+        gap_step_ = last;
     }
 
     /// Adds to `batch` (up to `cap` leaves) the leaves of the tiles of
@@ -235,13 +286,36 @@ public:
         }
     }
 
-    /// Has the backend walk the leaf batch from `cur` and replays its steps:
-    /// the CIGAR (append_diag, as walk_dirs) and the cursor.
+    /// Has the backend walk the leaf batch from `cur` and moves the cursor to
+    /// where the walk stopped. The steps are replayed into the CIGAR later
+    /// (replay_walk), once the next leaf batch is launched: a GPU computes it
+    /// meanwhile. The steps stay valid until the next walk_leaves call.
     void walk_on_backend(Cursor& cur) {
+        replay_walk();  // the backend's steps buffer is about to be reused
         WalkCursor w{cur.i, cur.j, static_cast<std::uint8_t>(cur.state), cur.done};
         const std::span<const std::uint8_t> steps = backend_.walk_leaves(w);
-        std::int64_t i = cur.i, j = cur.j;
-        for (const std::uint8_t step : steps) {
+        const bool moved = !steps.empty() || w.done || w.state != static_cast<std::uint8_t>(cur.state);
+        if (w.state > 2 || !moved)
+            throw std::logic_error("leaf walk: the backend's walk from (" + std::to_string(cur.i) + ", " +
+                                   std::to_string(cur.j) + ") did not move or left state " + std::to_string(w.state));
+        note_steps(steps);
+        pending_ = {steps, cur.i, cur.j, w.i, w.j};
+        cur.i = w.i;
+        cur.j = w.j;
+        cur.state = static_cast<State>(w.state);
+        cur.done = w.done;
+    }
+
+    /// Replays the steps of the last backend walk (walk_on_backend), if not
+    /// yet replayed: the CIGAR (append_diag, as walk_dirs), checking that
+    /// they lead from where the walk began to where the backend said it
+    /// stopped.
+    void replay_walk() {
+        if (pending_.steps.empty()) return;
+        const Pending p = pending_;
+        pending_ = {};
+        std::int64_t i = p.i, j = p.j;
+        for (const std::uint8_t step : p.steps) {
             if (i <= 0 || j <= 0)  // every step leaves a cell of the matrix
                 throw std::logic_error("leaf walk: a step from (" + std::to_string(i) + ", " + std::to_string(j) + ")");
             switch (static_cast<WalkStep>(step)) {
@@ -262,15 +336,10 @@ public:
                 throw std::logic_error("leaf walk: step code " + std::to_string(step));
             }
         }
-        const bool moved = !steps.empty() || w.done || w.state != static_cast<std::uint8_t>(cur.state);
-        if (i != w.i || j != w.j || w.state > 2 || !moved)
-            throw std::logic_error("leaf walk: the backend's cursor (" + std::to_string(w.i) + ", " +
-                                   std::to_string(w.j) + ") disagrees with its steps (" + std::to_string(i) + ", " +
-                                   std::to_string(j) + ") or did not move");
-        cur.i = w.i;
-        cur.j = w.j;
-        cur.state = static_cast<State>(w.state);
-        cur.done = w.done;
+        if (i != p.end_i || j != p.end_j)
+            throw std::logic_error("leaf walk: the backend's cursor (" + std::to_string(p.end_i) + ", " +
+                                   std::to_string(p.end_j) + ") disagrees with its steps (" + std::to_string(i) + ", " +
+                                   std::to_string(j) + ")");
     }
 
     /// The tiles of `g` are larger than leaves and the backend computes many
@@ -278,13 +347,19 @@ public:
     /// with its checkpoint grid) together with the tiles the path most likely
     /// crosses next (ahead_of), as many as the backend takes and as the
     /// memory holds, then walk each tile's grid. A path that strays leaves the
-    /// batch and starts a new one there; which tiles are computed never
-    /// changes the result (every tile starts from exact boundaries), only the
-    /// work. A tile small enough to be a leaf, or a batch whose first grid
-    /// does not fit, goes through trace() (cut at the path, coarser grids).
+    /// batch and starts a new one there. The tiles of earlier batches stay
+    /// while memory holds them, and a new batch computes only the tiles of
+    /// its guess not among them: a path that strays from a guess for a
+    /// stretch (a long gap, a divergent window) usually rejoins it, and a
+    /// batch of a few tiles ends sooner than a full one. When the new tiles
+    /// do not fit beside the old, the old go and the batch starts afresh.
+    /// Which tiles are computed never changes the result (every tile starts
+    /// from exact boundaries), only the work. A tile small enough to be a
+    /// leaf, or a batch whose first grid does not fit, goes through trace()
+    /// (cut at the path, coarser grids).
     void walk_tiles_ahead(const Region& reg, const Grid& g, Cursor& cur) {
         std::vector<Ahead> ready;
-        BoundaryCell* batch_first = nullptr;  // the batch's first allocation, for release()
+        BoundaryCell* batch_first = nullptr;  // the first batch's first allocation, for release()
         while (!cur.done && cur.i > reg.i0 && cur.j > reg.j0) {
             const std::int64_t a = (cur.i - reg.i0 - 1) / g.stride_r, b = (cur.j - reg.j0 - 1) / g.stride_c;
             const Region tile = tile_of(reg, g, a, b);
@@ -294,14 +369,17 @@ public:
                     trace(tile, cur);
                     continue;
                 }
-                if (batch_first) backend_.release(batch_first);
-                batch_first = nullptr;
-                ready = compute_tiles_ahead(reg, g, a, b, cur, batch_first);
-                if (ready.empty()) {
+                if (compute_tiles_ahead(reg, g, a, b, cur, ready, batch_first) == 0 && batch_first) {
+                    backend_.release(batch_first);  // no room beside the earlier batches
+                    batch_first = nullptr;
+                    ready.clear();
+                    compute_tiles_ahead(reg, g, a, b, cur, ready, batch_first);
+                }
+                it = find_ahead(ready, a, b);  // the first tile of a batch that computed any
+                if (it == ready.end()) {
                     trace(tile, cur);
                     continue;
                 }
-                it = ready.begin();  // tile (a, b) is first
             }
             const TilesAhead here{reg, g, ready};
             walk_grid(tile, it->grid, cur, &here);
@@ -311,17 +389,18 @@ public:
 
     /// Allocates the checkpoint grids of tile (a, b) of `g` and of the tiles
     /// ahead_of it (up to RegionBackend::tile_batch(), until an allocation
-    /// fails) and computes them in one backend call. Returns them, (a, b)
-    /// first; empty when not even (a, b)'s grid fits.
-    std::vector<Ahead> compute_tiles_ahead(const Region& reg, const Grid& g, std::int64_t a, std::int64_t b,
-                                           const Cursor& cur, BoundaryCell*& batch_first) {
-        std::vector<Ahead> ready;
+    /// fails), except those `ready` holds already, computes them in one
+    /// backend call and appends them to `ready`, (a, b) first. Returns how
+    /// many it appended: 0 when not even (a, b)'s grid fits.
+    std::size_t compute_tiles_ahead(const Region& reg, const Grid& g, std::int64_t a, std::int64_t b,
+                                    const Cursor& cur, std::vector<Ahead>& ready, BoundaryCell*& batch_first) {
+        const std::size_t old = ready.size();
         std::vector<Region> tiles;
         std::vector<RegionOutputs> outs;
         const int fan = std::max(2, plan_.fan_out);
         for (const auto& [ta, tb] : ahead_of(reg, g, a, b, cur, backend_.tile_batch(), plan_.tile_band)) {
             const Region t = tile_of(reg, g, ta, tb);
-            if (is_leaf(t)) continue;
+            if (is_leaf(t) || find_ahead(ready, ta, tb) != ready.end()) continue;
             Grid tg = plan_grid(t, fan);
             const std::int64_t kr = ceil_div(t.rows, tg.stride_r), kc = ceil_div(t.cols, tg.stride_c);
             const std::size_t row_cells = static_cast<std::size_t>(kr - 1) * static_cast<std::size_t>(t.cols + 1);
@@ -358,15 +437,15 @@ public:
             tiles.push_back(t);
             outs.push_back(out);
         }
-        if (tiles.empty()) return ready;
+        if (tiles.empty()) return 0;
         backend_.compute_tiles(tiles, outs);
         for (const Region& t : tiles) done_ += static_cast<std::uint64_t>(t.rows) * static_cast<std::uint64_t>(t.cols);
         if (progress_) progress_(done_, total_);
         std::vector<std::pair<Region, Grid>> grids;
         grids.reserve(tiles.size());
-        for (std::size_t k = 0; k < tiles.size(); ++k) grids.push_back({tiles[k], ready[k].grid});
+        for (std::size_t k = 0; k < tiles.size(); ++k) grids.push_back({tiles[k], ready[old + k].grid});
         add_peaks(grids);
-        return ready;
+        return tiles.size();
     }
 
     /// The tiles of `g` the path from `cur` (in tile (a, b)) most likely
@@ -536,6 +615,7 @@ public:
                 }
                 if (src == from_diag) {
                     append_diag(cur.i, cur.j);
+                    note_step(WalkStep::diag);
                     --cur.i;
                     --cur.j;
                     if (mode_ == AlignMode::local && (cur.i == 0 || cur.j == 0)) {
@@ -547,10 +627,12 @@ public:
                 }
             } else if (cur.state == State::e) {
                 append(CigarOp::del);
+                note_step(WalkStep::del);
                 if (!(bits & e_extended)) cur.state = State::h;
                 --cur.j;
             } else {
                 append(CigarOp::ins);
+                note_step(WalkStep::ins);
                 if (!(bits & f_extended)) cur.state = State::h;
                 --cur.i;
             }
@@ -633,6 +715,15 @@ private:
     std::uint64_t done_ = 0;
     std::vector<std::uint32_t> rev_;
     std::map<std::int64_t, Peak> peaks_;  // checkpoint row i -> its peak (add_peaks)
+    /// A backend walk's steps not yet replayed (walk_on_backend): from (i, j)
+    /// to (end_i, end_j).
+    struct Pending {
+        std::span<const std::uint8_t> steps;
+        std::int64_t i = 0, j = 0, end_i = 0, end_j = 0;
+    };
+    Pending pending_;
+    std::int64_t gap_run_ = 0;            // steps of the gap run the walk is in (note_steps)
+    std::uint8_t gap_step_ = 0;           // the WalkStep of the walk's last step
 };
 
 }  // namespace
