@@ -475,6 +475,42 @@ TEST(CheckpointTraceback, LongGapsTakeTheirLeavesInFewBatches) {
         }
 }
 
+// Half of each leaf batch follows the path's own recent direction: after a
+// long gap (the ref carries 1,500 letters the query lacks between two
+// stretches of 3,000), the rows' peaks lie off the path for a stretch (a
+// prefix that skips the gap scores better there), and a batch along them
+// serves a leaf or two. On such pairs (both ways round, global and
+// semi-global) the driver with peaks takes at most 8 leaf batches (5 here;
+// 11-30 with batches along the peaks alone), and each result is the
+// reference's.
+TEST(CheckpointTraceback, LeafBatchesFollowThePathsDirection) {
+    std::mt19937_64 rng(20261130);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    for (int rep = 0; rep < 2; ++rep) {
+        Codes a(6000), insert(1500);
+        for (auto& c : a) c = static_cast<std::uint8_t>(rng() % 4);
+        for (auto& c : insert) c = static_cast<std::uint8_t>(rng() % 4);
+        Codes b(a.begin(), a.begin() + 3000);
+        b.insert(b.end(), insert.begin(), insert.end());
+        b.insert(b.end(), a.begin() + 3000, a.end());
+        for (auto& c : b)
+            if (rng() % 12 == 0) c = static_cast<std::uint8_t>(rng() % 4);
+        CheckpointPlan plan;
+        plan.fan_out = 4;
+        plan.leaf_cells = 4096;
+        plan.min_tile = 1;
+        plan.direct_leaf_bytes = std::uint64_t{64} << 20;
+        plan.leaf_band = 0.25;
+        for (const auto& [q, r] : {std::pair<const Codes&, const Codes&>{a, b}, std::pair<const Codes&, const Codes&>{b, a}})
+            for (AlignMode mode : {AlignMode::global, AlignMode::semi_global}) {
+                const AlignmentResult want = align_pair_full_matrix(q, r, s, mode, false);
+                ScalarBackend backend(q, r, s, mode, 1, std::numeric_limits<std::size_t>::max(), 128, true, 3);
+                ASSERT_EQ(checkpoint_align(backend, q, r, s, mode, false, plan, {}), want) << to_string(mode);
+                EXPECT_LE(backend.leaf_launches, 8u) << to_string(mode) << ", " << q.size() << " x " << r.size();
+            }
+    }
+}
+
 // A tile batch that the path leaves keeps its tiles, and the next batch
 // computes only the tiles of its guess not yet computed: on the pairs with a
 // gap of 1,500 (straight-line guesses, which the gap leaves; batches of 6

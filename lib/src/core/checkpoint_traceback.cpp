@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -174,6 +175,7 @@ public:
             auto it = std::find(ready.begin(), ready.end(), std::make_pair(a, b));
             if (it == ready.end()) {
                 ready = ahead_of(reg, g, a, b, cur, cap, plan_.leaf_band);
+                add_trail_leaves(reg, g, a, b, cur, cap, ready);
                 add_gap_leaves(g, a, b, cur, cap, ready);
                 batch.clear();
                 for (const auto& [ta, tb] : ready) batch.push_back(tile_of(reg, g, ta, tb));
@@ -187,13 +189,51 @@ public:
             }
             if (backend_.walks_leaves()) {
                 walk_on_backend(cur);
-                continue;
+            } else {
+                const std::size_t k = static_cast<std::size_t>(it - ready.begin());
+                const Region leaf = tile_of(reg, g, a, b);
+                walk_dirs(leaf, backend_.leaf_dirs(k, cur.i - leaf.i0, cur.j - leaf.j0), cur);
             }
-            const std::size_t k = static_cast<std::size_t>(it - ready.begin());
-            const Region leaf = tile_of(reg, g, a, b);
-            walk_dirs(leaf, backend_.leaf_dirs(k, cur.i - leaf.i0, cur.j - leaf.j0), cur);
+            note_trail(cur);
         }
         replay_walk();
+    }
+
+    /// The path's own direction lately: columns per row from the cursor back
+    /// to the nearest noted point (note_trail) at least trail_steps (i + j)
+    /// behind it, or to the oldest if that is at least trail_steps / 8;
+    /// -1 without such a point.
+    double trail_slope(const Cursor& cur) const {
+        for (auto p = trail_.rbegin(); p != trail_.rend(); ++p) {
+            const std::int64_t behind = (p->first - cur.i) + (p->second - cur.j);
+            const bool last = std::next(p) == trail_.rend();
+            if (behind >= trail_steps || (last && behind >= trail_steps / 8))
+                return static_cast<double>(p->second - cur.j) / static_cast<double>(std::max<std::int64_t>(1, p->first - cur.i));
+        }
+        return -1;
+    }
+
+    /// Notes where a walk through a leaf batch stopped (trail_slope).
+    void note_trail(const Cursor& cur) {
+        trail_.push_back({cur.i, cur.j});
+        if (trail_.size() > trail_points) trail_.pop_front();
+    }
+
+    /// Where the guess from the rows' peaks strays from the path (a
+    /// divergent window, where the best prefix score of a row lies off the
+    /// path), a batch along it serves a leaf or two. So half of each batch
+    /// follows the path's own recent direction (trail_slope) from the
+    /// cursor, nearest first, and the guess's leaves fill the rest of
+    /// `ready` (at most `cap`; tile (a, b) stays first). Where the two agree
+    /// the batch is the guess's.
+    void add_trail_leaves(const Region& reg, const Grid& g, std::int64_t a, std::int64_t b, const Cursor& cur,
+                          std::size_t cap, std::vector<std::pair<std::int64_t, std::int64_t>>& ready) const {
+        const double slope = trail_slope(cur);
+        if (slope < 0 || cap < 4) return;
+        std::vector<std::pair<std::int64_t, std::int64_t>> out = ahead_of(reg, g, a, b, cur, cap / 2, plan_.leaf_band, slope);
+        for (std::size_t k = 0; k < ready.size() && out.size() < cap; ++k)
+            if (std::find(out.begin(), out.end(), ready[k]) == out.end()) out.push_back(ready[k]);
+        ready = std::move(out);
     }
 
     /// A walk that left its batch inside a gap (state E: a run of D steps
@@ -455,10 +495,16 @@ public:
     /// the row (its bottom, or the cursor) to where it is guessed to leave it
     /// (its top). A tile is taken when it comes within `band` tiles of its
     /// row's line (in tile units, perpendicular to the line; 0: the tiles
-    /// the line crosses).
+    /// the line crosses). With `slope` >= 0 the guess is instead the line
+    /// from the cursor at that slope (trail_slope: columns per row).
     std::vector<std::pair<std::int64_t, std::int64_t>> ahead_of(const Region& reg, const Grid& g, std::int64_t a,
                                                                std::int64_t b, const Cursor& cur, std::size_t cap,
-                                                               double band) const {
+                                                               double band, double slope = -1) const {
+        auto guess = [&](std::int64_t i) {
+            if (slope < 0) return guess_col(i, cur);
+            const double cj = static_cast<double>(cur.j);
+            return i >= cur.i ? cj : std::clamp(cj - slope * static_cast<double>(cur.i - i), 0.0, cj);
+        };
         const double sr = static_cast<double>(g.stride_r), sc = static_cast<double>(g.stride_c);
         // Row ta's line: a point (u, v) on it in tile units and its unit direction.
         struct Line {
@@ -470,9 +516,9 @@ public:
             Line& l = lines[static_cast<std::size_t>(ta)];
             if (!l.known) {
                 const std::int64_t top = reg.i0 + ta * g.stride_r, bottom = std::min(top + g.stride_r, cur.i);
-                const double vt = (guess_col(top, cur) - static_cast<double>(reg.j0)) / sc;
+                const double vt = (guess(top) - static_cast<double>(reg.j0)) / sc;
                 l.u = static_cast<double>(bottom - reg.i0) / sr;
-                l.v = (guess_col(bottom, cur) - static_cast<double>(reg.j0)) / sc;
+                l.v = (guess(bottom) - static_cast<double>(reg.j0)) / sc;
                 l.du = l.u - static_cast<double>(ta);  // > 0: the row's bottom (or the cursor) lies below its top
                 l.dv = l.v - vt;
                 const double norm = std::hypot(l.du, l.dv);
@@ -722,6 +768,9 @@ private:
         std::int64_t i = 0, j = 0, end_i = 0, end_j = 0;
     };
     Pending pending_;
+    static constexpr std::int64_t trail_steps = 2048;  // (i + j) behind the cursor that trail_slope looks
+    static constexpr std::size_t trail_points = 64;    // walk ends note_trail keeps
+    std::deque<std::pair<std::int64_t, std::int64_t>> trail_;  // (i, j) where recent walks stopped
     std::int64_t gap_run_ = 0;            // steps of the gap run the walk is in (note_steps)
     std::uint8_t gap_step_ = 0;           // the WalkStep of the walk's last step
 };
