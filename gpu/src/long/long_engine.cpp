@@ -296,8 +296,20 @@ struct Worker final : RegionBackend {
     PinnedBuffer<std::uint8_t> small;                // copies of at most long_tuning::small_copy_bytes
     PinnedBuffer<long_kernels::RegionDesc> descs_host;  // a launch's descriptors, copied in-stream before it
     std::future<DeviceMemory> walk_alloc;  // walk_out and walk_steps being allocated (reserve_walk_async)
-    std::vector<std::size_t> stack;  // arena offsets in allocation order
+    // The arena's allocations, stack-ordered: offsets into [0, arena.bytes +
+    // arena_rest.bytes), the first part in `arena`, the rest in `arena_rest`.
+    struct ArenaEntry {
+        std::size_t below;  // arena_top before the allocation
+        std::size_t start;  // its offset
+    };
+    std::vector<ArenaEntry> stack;
     std::size_t arena_top = 0;
+    // A pair alone on the GPU whose level-1 tiles are batched: the arena's
+    // part beyond what the forward pass needs (the borders and the top-level
+    // grid), allocated while the forward pass runs (run_launch), not before
+    // it (on an H100, about 3.5 ms a GiB of the pool's growth).
+    DeviceBuffer arena_rest;
+    std::size_t arena_rest_want = 0;
     DeviceMemory mem;
     const std::uint8_t* dq = nullptr;
     const std::uint8_t* dr = nullptr;
@@ -381,7 +393,7 @@ struct Worker final : RegionBackend {
 
     /// Frees every device buffer (the next pair allocates again).
     void release_buffers() {
-        for (DeviceBuffer* b : {&seqs, &arena, &ring, &progress, &best, &dirs, &corner, &descs_dev, &peaks_dev})
+        for (DeviceBuffer* b : {&seqs, &arena, &arena_rest, &ring, &progress, &best, &dirs, &corner, &descs_dev, &peaks_dev})
             b->release(mem);
     }
 
@@ -428,22 +440,43 @@ struct Worker final : RegionBackend {
     void note_peak() { stats.peak_device_bytes = std::max(stats.peak_device_bytes, mem.bytes); }
 
     // ---- RegionBackend -------------------------------------------------------
+    /// Device address of arena offset `off` (either part).
+    BoundaryCell* arena_at(std::size_t off) const {
+        return reinterpret_cast<BoundaryCell*>(off < arena.bytes ? static_cast<char*>(arena.ptr) + off
+                                                                 : static_cast<char*>(arena_rest.ptr) + (off - arena.bytes));
+    }
+    /// Allocates the arena's rest (arena_rest_want bytes) if it is due: a
+    /// device without room leaves it empty, and the allocations that would
+    /// need it fail as the arena's end (coarser checkpoints, fewer tiles).
+    void grow_arena() {
+        if (arena_rest_want == 0) return;
+        const std::size_t want = arena_rest_want;
+        arena_rest_want = 0;
+        try {
+            arena_rest.ensure(want, "long engine checkpoint arena (rest)", mem);
+        } catch (const std::bad_alloc&) {
+        }
+        note_peak();
+    }
     BoundaryCell* allocate(std::size_t count) override {
         const std::size_t b = rounded(count * sizeof(BoundaryCell));
-        if (arena_top + b > arena.bytes) throw std::bad_alloc();
-        stack.push_back(arena_top);
-        BoundaryCell* p = reinterpret_cast<BoundaryCell*>(static_cast<char*>(arena.ptr) + arena_top);
-        arena_top += b;
+        std::size_t start = arena_top;
+        if (start < arena.bytes && start + b > arena.bytes) {  // on into the rest (never across the parts)
+            grow_arena();
+            start = arena.bytes;
+        }
+        if (start + b > arena.bytes + arena_rest.bytes) throw std::bad_alloc();
+        stack.push_back({arena_top, start});
+        arena_top = start + b;
         note_peak();
-        return p;
+        return arena_at(start);
     }
     void release(BoundaryCell* p) override {
-        const std::size_t off = static_cast<std::size_t>(reinterpret_cast<char*>(p) - static_cast<char*>(arena.ptr));
         while (!stack.empty()) {
-            const std::size_t top = stack.back();
+            const ArenaEntry e = stack.back();
             stack.pop_back();
-            arena_top = top;
-            if (top == off) return;
+            arena_top = e.below;
+            if (arena_at(e.start) == p) return;
         }
     }
     /// Pinned host memory for one copy of `bytes` (so that it is a true DMA
@@ -684,6 +717,7 @@ struct Worker final : RegionBackend {
         if (!polled) GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
         detail::launch_region(a, stream);
         if (!polled) GPUALIGN_CUDA(cudaEventRecord(ev_stop, stream), "region stop event");
+        grow_arena();  // (the forward pass's launch: the arena's rest while it runs)
         if (report) {
             // Poll every millisecond (a region ends within a millisecond of
             // its kernel, not at the next report) and report every 100 ms.
@@ -1078,10 +1112,33 @@ struct Worker final : RegionBackend {
         const std::size_t n = rows.size();
         if (n == 0) return true;
         const auto t0 = std::chrono::steady_clock::now();
-        const auto* base = static_cast<const BoundaryCell*>(arena.ptr);
-        const auto cells = static_cast<std::int64_t>(arena.bytes / sizeof(BoundaryCell));
-        for (const CellRow& row : rows)
-            if (row.cells < base || row.count <= 0 || (row.cells - base) + row.count > cells) return false;
+        // Each row lies in one part of the arena; one pass of CUB a part.
+        const DeviceBuffer* parts[2] = {&arena, &arena_rest};
+        std::vector<std::size_t> in_part[2];
+        for (std::size_t k = 0; k < n; ++k) {
+            bool found = false;
+            for (int q = 0; q < 2 && !found; ++q) {
+                const auto* base = static_cast<const BoundaryCell*>(parts[q]->ptr);
+                const auto cells = static_cast<std::int64_t>(parts[q]->bytes / sizeof(BoundaryCell));
+                if (base && rows[k].cells >= base && rows[k].count > 0 && (rows[k].cells - base) + rows[k].count <= cells) {
+                    in_part[q].push_back(k);
+                    found = true;
+                }
+            }
+            if (!found) return false;
+        }
+        for (int q = 0; q < 2; ++q)
+            if (!in_part[q].empty() &&
+                !row_peaks_in(static_cast<const BoundaryCell*>(parts[q]->ptr), rows, in_part[q], peaks))
+                return false;
+        stats.walks_ms += ms_since(t0);
+        return true;
+    }
+
+    /// row_peaks of rows[k] for k in `which`, all in the arena part at `base`.
+    bool row_peaks_in(const BoundaryCell* base, std::span<const CellRow> rows, const std::vector<std::size_t>& which,
+                      std::span<RowPeak> peaks) {
+        const std::size_t n = which.size();
         constexpr std::size_t per_row = 3 * sizeof(std::int64_t);  // begin and end up, {index, H} down
         const std::size_t most = std::min(n, long_tuning::staging_bytes / per_row);
         const std::size_t offsets = rounded(2 * most * sizeof(std::int64_t)), found = rounded(most * sizeof(int2));
@@ -1102,8 +1159,9 @@ struct Worker final : RegionBackend {
         for (std::size_t first = 0; first < n; first += most) {
             const std::size_t c = std::min(most, n - first);
             for (std::size_t k = 0; k < c; ++k) {
-                up[k] = rows[first + k].cells - base;
-                up[c + k] = up[k] + rows[first + k].count;
+                const CellRow& row = rows[which[first + k]];
+                up[k] = row.cells - base;
+                up[c + k] = up[k] + row.count;
             }
             GPUALIGN_CUDA(cudaMemcpyAsync(begin_dev, up, 2 * c * sizeof(std::int64_t), cudaMemcpyHostToDevice, stream),
                           what);
@@ -1112,9 +1170,8 @@ struct Worker final : RegionBackend {
             auto* down = reinterpret_cast<int2*>(up + 2 * c);
             GPUALIGN_CUDA(cudaMemcpyAsync(down, out_dev, c * sizeof(int2), cudaMemcpyDeviceToHost, stream), what);
             wait(what);
-            for (std::size_t k = 0; k < c; ++k) peaks[first + k] = {down[k].x, down[k].y};
+            for (std::size_t k = 0; k < c; ++k) peaks[which[first + k]] = {down[k].x, down[k].y};
         }
-        stats.walks_ms += ms_since(t0);
         return true;
     }
 
@@ -1258,6 +1315,23 @@ struct Worker final : RegionBackend {
         }
         if (ring.bytes > tile_ring_budget) ring.release(mem);  // sized for an earlier pair
         std::size_t arena_bytes = std::min(want, limit - rest - extra_ring);
+        // A pair alone whose level-1 tiles are batched: the arena's first part
+        // holds what the forward pass needs (the borders and the top-level
+        // grid, at most fan_out - 1 checkpoint rows and columns), the rest
+        // comes while the forward pass runs (grow_arena).
+        arena_rest.release(mem);
+        arena_rest_want = 0;
+        const std::size_t arena_total = arena_bytes;
+        if (solo && tile_batch_bytes(m, n) > 0) {
+            const std::size_t first = rounded((m + n + 2) * sizeof(BoundaryCell)) +
+                                      rounded(((static_cast<std::size_t>(plan.fan_out) - 1) * (m + n + 2) + 1) *
+                                              sizeof(BoundaryCell)) +
+                                      granule;
+            if (first < arena_bytes) {
+                arena_rest_want = arena_bytes - first;
+                arena_bytes = first;
+            }
+        }
         if (arena.bytes < arena_bytes || arena.bytes > 2 * arena_bytes) {
             arena.release(mem);
             // Memory taken since the cap was set (another process, the batch
@@ -1267,6 +1341,8 @@ struct Worker final : RegionBackend {
                     arena.ensure(arena_bytes, "long engine checkpoint arena", mem);
                     break;
                 } catch (const std::bad_alloc&) {
+                    arena_bytes += arena_rest_want;  // no room for the first part: no split
+                    arena_rest_want = 0;
                     if (arena_bytes / 2 < floor_b)
                         throw std::length_error("pair of lengths " + std::to_string(m) + " x " + std::to_string(n) +
                                                 ": the GPU has no " + std::to_string((floor_b >> 20) + 1) +
@@ -1275,6 +1351,8 @@ struct Worker final : RegionBackend {
                 }
             }
         }
+        if (arena_rest_want > 0)  // (an earlier pair's first part, reused, may be larger)
+            arena_rest_want = arena_total > arena.bytes ? arena_total - arena.bytes : 0;
         stack.clear();
         arena_top = 0;
         seqs.ensure(m + n + 2, "long engine sequences", mem);
