@@ -307,7 +307,8 @@ struct Worker final : RegionBackend {
     // A pair alone on the GPU whose level-1 tiles are batched: the arena's
     // part beyond what the forward pass needs (the borders and the top-level
     // grid), allocated while the forward pass runs (run_launch), not before
-    // it (on an H100, about 3.5 ms a GiB of the pool's growth).
+    // it: the 1 Mbp pair's arena took 14.8 ms before its forward pass on an
+    // H100, its first part 10.1 ms (docs/benchmarks.md, session 24).
     DeviceBuffer arena_rest;
     std::size_t arena_rest_want = 0;
     DeviceMemory mem;
@@ -1118,9 +1119,10 @@ struct Worker final : RegionBackend {
         for (std::size_t k = 0; k < n; ++k) {
             bool found = false;
             for (int q = 0; q < 2 && !found; ++q) {
-                const auto* base = static_cast<const BoundaryCell*>(parts[q]->ptr);
-                const auto cells = static_cast<std::int64_t>(parts[q]->bytes / sizeof(BoundaryCell));
-                if (base && rows[k].cells >= base && rows[k].count > 0 && (rows[k].cells - base) + rows[k].count <= cells) {
+                const auto lo = reinterpret_cast<std::uintptr_t>(parts[q]->ptr);
+                const auto at = reinterpret_cast<std::uintptr_t>(rows[k].cells);
+                const auto bytes = static_cast<std::uintptr_t>(rows[k].count) * sizeof(BoundaryCell);
+                if (lo != 0 && rows[k].count > 0 && at >= lo && at - lo + bytes <= parts[q]->bytes) {
                     in_part[q].push_back(k);
                     found = true;
                 }
