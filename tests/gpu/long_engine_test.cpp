@@ -454,6 +454,42 @@ TEST(LongEngine, MemoryCapGivesCoarserCheckpointsOrAClearError) {
     expect_same(got, align_pair_long(q, r, s, AlignMode::global, false), q, r, s, "capped");
 }
 
+// A pair alone whose top level is cut into tiles above the leaves (as a 1
+// Mbp pair's: here a small direct_leaf_bytes makes a 40 kb pair so) takes
+// the paths of the tiled traceback: the arena's rest allocated while the
+// forward pass runs, tile batches that keep their tiles when the path leaves
+// them, leaf batches along the peaks, the path's own direction and its gaps,
+// and walks replayed while the next batch computes. The pair has a 3 kb
+// insertion, a divergent stretch (35% mutated) and a close one; every mode
+// gives align_pair_long's bytes, with the default memory and under a tight
+// cap (coarser checkpoints, batches cut short or started afresh).
+TEST(LongEngine, TiledPairsMatchTheCpuPath) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 31);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    const Seq q = gen.random(40000);
+    Seq r(q.begin(), q.begin() + 15000);
+    const Seq insert = gen.random(3000);
+    r.insert(r.end(), insert.begin(), insert.end());
+    const Seq divergent = gen.mutate(Seq(q.begin() + 15000, q.begin() + 30000), 0.35);
+    r.insert(r.end(), divergent.begin(), divergent.end());
+    const Seq close = gen.mutate(Seq(q.begin() + 30000, q.end()), 0.05);
+    r.insert(r.end(), close.begin(), close.end());
+    for (AlignMode mode : {AlignMode::global, AlignMode::local, AlignMode::semi_global}) {
+        const AlignmentResult want = align_pair_long(q, r, s, mode, false);
+        for (const std::size_t cap : {std::size_t{0}, std::size_t{320} << 20}) {
+            gpu::LongEngineOptions opt;
+            opt.plan.direct_leaf_bytes = 1u << 20;  // tiles above the leaves
+            opt.gpu_memory_limit = cap;
+            gpu::LongEngine engine(s, mode, false, opt);
+            expect_same(engine.align(q, r), want, q, r, s,
+                        std::string(to_string(mode)) + (cap ? ", capped" : ", default memory"));
+            EXPECT_GT(engine.last_stats().passes, 3u) << to_string(mode);
+            if (cap) EXPECT_LE(engine.last_stats().peak_device_bytes, cap) << to_string(mode);
+        }
+    }
+}
+
 // LongEngine::prepare readies align_many's workers before their first pair:
 // the results are unchanged, and no pair grows a pinned host buffer in the
 // run (each worker's were sized for the largest pair). Pairs of 17-29 kb:
