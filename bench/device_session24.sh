@@ -3,6 +3,8 @@
 #   unpack - extracts .carry/bins.tar.xz (the binaries, xz-compressed to fit the carry limit)
 #   trace  - gpualign_trace (built with GPUALIGN_PASS_TRACE prints: passes, walks, the walk's
 #            cursor and gap run, tile batches) on the real1m pair, the log in OUT
+#   sanitize - compute-sanitizer TOOLS (default memcheck racecheck) on the long engine's sanitizer
+#            tests, its memory-cap test and the tiled pair (LongEngine.TiledPairs*)
 #   ...    - any part of bench/device_session23.sh (tests, ab, check, real, cli)
 # Usage on the device machine, from the repo root: bench/device_session24.sh OUT PART...
 set -uo pipefail
@@ -20,6 +22,17 @@ trace)
       -o $out/real1m_$mode.trace.tsv 2> $out/trace_real1m_$mode.log
     echo "trace real1m $mode rc=$? md5 $(md5sum < $out/real1m_$mode.trace.tsv | cut -c1-12); $(grep -c 'TRACE walk' $out/trace_real1m_$mode.log) walks, $(grep -c 'TRACE pass' $out/trace_real1m_$mode.log) passes"
     grep -E "long-pair engine of" $out/trace_real1m_$mode.log | sed 's/.*debug: /    /' | cut -c1-300
+  done
+  ;;
+sanitize)
+  export LD_LIBRARY_PATH=$PWD/.carry/lib GPUALIGN_SHARED_DATA=$PWD/.carry/data
+  S=/usr/local/cuda/bin/compute-sanitizer; command -v compute-sanitizer >/dev/null && S=compute-sanitizer
+  for tool in ${TOOLS:-memcheck racecheck}; do
+    t0=$(date +%s)
+    filter='LongEngineSanitizer.*:LongEngine.MemoryCap*:LongEngine.TiledPairs*'
+    [ $tool = racecheck ] && filter="$filter:-LongEngineSanitizer.AlignManyWorkers"
+    $S --tool $tool --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter="$filter" > "$out/sanitizer_$tool.log" 2>&1
+    echo "compute-sanitizer $tool: rc=$? ($(( $(date +%s) - t0 )) s) $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log" | tail -3 | tr '\n' ' ')"
   done
   ;;
 *)
