@@ -427,6 +427,29 @@ TEST(CheckpointTraceback, RowPeaksGuideBatchesAlongThePath) {
     }
 }
 
+/// A pair whose path has one long gap: `a`, `len` random letters, and `b`,
+/// a's first `at` letters, then `insert` random letters, then a's rest, each
+/// letter of b replaced by a random one with probability 1 / `noise_every`
+/// (0: none). a against b runs `insert` D steps in a row; b against a, I
+/// steps.
+struct GapPair {
+    Codes a, b;
+};
+GapPair gap_pair(std::mt19937_64& rng, std::size_t len, std::size_t at, std::size_t insert, unsigned noise_every) {
+    GapPair p;
+    p.a.resize(len);
+    Codes extra(insert);
+    for (auto& c : p.a) c = static_cast<std::uint8_t>(rng() % 4);
+    for (auto& c : extra) c = static_cast<std::uint8_t>(rng() % 4);
+    p.b.assign(p.a.begin(), p.a.begin() + static_cast<std::ptrdiff_t>(at));
+    p.b.insert(p.b.end(), extra.begin(), extra.end());
+    p.b.insert(p.b.end(), p.a.begin() + static_cast<std::ptrdiff_t>(at), p.a.end());
+    if (noise_every > 0)
+        for (auto& c : p.b)
+            if (rng() % noise_every == 0) c = static_cast<std::uint8_t>(rng() % 4);
+    return p;
+}
+
 // A walk that leaves its leaf batch inside a long gap gets the leaves along
 // the gap in its next batches (a third of the gap's leaves so far each
 // time), not one leaf a batch: on pairs whose path has a gap of 1,500 (the
@@ -438,14 +461,7 @@ TEST(CheckpointTraceback, RowPeaksGuideBatchesAlongThePath) {
 TEST(CheckpointTraceback, LongGapsTakeTheirLeavesInFewBatches) {
     std::mt19937_64 rng(20261128);
     const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
-    Codes a(3000), insert(1500);
-    for (auto& c : a) c = static_cast<std::uint8_t>(rng() % 4);
-    for (auto& c : insert) c = static_cast<std::uint8_t>(rng() % 4);
-    Codes b(a.begin(), a.begin() + 2000);
-    b.insert(b.end(), insert.begin(), insert.end());
-    b.insert(b.end(), a.begin() + 2000, a.end());
-    for (auto& c : b)
-        if (rng() % 25 == 0) c = static_cast<std::uint8_t>(rng() % 4);
+    const auto [a, b] = gap_pair(rng, 3000, 2000, 1500, 25);
     Codes noisy;  // many short gaps: a letter dropped or added every 40 or so
     for (std::size_t i = 0; i < a.size(); ++i) {
         const std::uint64_t x = rng() % 80;
@@ -487,14 +503,7 @@ TEST(CheckpointTraceback, LeafBatchesFollowThePathsDirection) {
     std::mt19937_64 rng(20261130);
     const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
     for (int rep = 0; rep < 2; ++rep) {
-        Codes a(6000), insert(1500);
-        for (auto& c : a) c = static_cast<std::uint8_t>(rng() % 4);
-        for (auto& c : insert) c = static_cast<std::uint8_t>(rng() % 4);
-        Codes b(a.begin(), a.begin() + 3000);
-        b.insert(b.end(), insert.begin(), insert.end());
-        b.insert(b.end(), a.begin() + 3000, a.end());
-        for (auto& c : b)
-            if (rng() % 12 == 0) c = static_cast<std::uint8_t>(rng() % 4);
+        const auto [a, b] = gap_pair(rng, 6000, 3000, 1500, 12);
         CheckpointPlan plan;
         plan.fan_out = 4;
         plan.leaf_cells = 4096;
@@ -521,12 +530,7 @@ TEST(CheckpointTraceback, LeafBatchesFollowThePathsDirection) {
 TEST(CheckpointTraceback, TileBatchesKeepTheirTiles) {
     std::mt19937_64 rng(20261129);
     const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
-    Codes a(3000), insert(1500);
-    for (auto& c : a) c = static_cast<std::uint8_t>(rng() % 4);
-    for (auto& c : insert) c = static_cast<std::uint8_t>(rng() % 4);
-    Codes b(a.begin(), a.begin() + 1000);
-    b.insert(b.end(), insert.begin(), insert.end());
-    b.insert(b.end(), a.begin() + 1000, a.end());
+    const auto [a, b] = gap_pair(rng, 3000, 1000, 1500, 0);
     CheckpointPlan plan;
     plan.fan_out = 4;
     plan.leaf_cells = 1024;
