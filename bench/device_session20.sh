@@ -22,8 +22,8 @@
 #   cli   - gpualign nw and sw on the mito pair, CPU backend against GPU,
 #           cmp of the outputs; the synthetic 1 Mbp pair at 5% (nw, CIGAR)
 #           through the CLI, RUNS runs, process wall and the -v line
-#   sanitize - compute-sanitizer memcheck and racecheck on the long engine's
-#           small-pair and memory-cap tests (racecheck less AlignManyWorkers)
+#   sanitize - compute-sanitizer memcheck and racecheck (TOOLS) on the long engine's
+#           small-pair and memory-cap tests (SANITIZE_FILTER; racecheck less AlignManyWorkers)
 # Usage on the device machine, from the repo root: bench/device_session20.sh OUT PART...
 set -uo pipefail
 out=${1:?OUT dir}; shift
@@ -89,9 +89,9 @@ cli)
   ;;
 sanitize)
   S=/usr/local/cuda/bin/compute-sanitizer; command -v compute-sanitizer >/dev/null && S=compute-sanitizer
-  for tool in memcheck racecheck; do
+  for tool in ${TOOLS:-memcheck racecheck}; do
     t0=$(date +%s)
-    filter='LongEngineSanitizer.*:LongEngine.MemoryCap*'
+    filter=${SANITIZE_FILTER:-'LongEngineSanitizer.*:LongEngine.MemoryCap*'}
     [ $tool = racecheck ] && filter="$filter:-LongEngineSanitizer.AlignManyWorkers"
     $S --tool $tool --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter="$filter" > "$out/sanitizer_$tool.log" 2>&1
     echo "compute-sanitizer $tool: rc=$? ($(( $(date +%s) - t0 )) s) $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log" | tail -3 | tr '\n' ' ')"

@@ -25,15 +25,7 @@ trace)
   done
   ;;
 sanitize)
-  export LD_LIBRARY_PATH=$PWD/.carry/lib GPUALIGN_SHARED_DATA=$PWD/.carry/data
-  S=/usr/local/cuda/bin/compute-sanitizer; command -v compute-sanitizer >/dev/null && S=compute-sanitizer
-  for tool in ${TOOLS:-memcheck racecheck}; do
-    t0=$(date +%s)
-    filter='LongEngineSanitizer.*:LongEngine.MemoryCap*:LongEngine.TiledPairs*'
-    [ $tool = racecheck ] && filter="$filter:-LongEngineSanitizer.AlignManyWorkers"
-    $S --tool $tool --error-exitcode 9 .carry/gpualign_gpu_tests --gtest_filter="$filter" > "$out/sanitizer_$tool.log" 2>&1
-    echo "compute-sanitizer $tool: rc=$? ($(( $(date +%s) - t0 )) s) $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/sanitizer_$tool.log" | tail -3 | tr '\n' ' ')"
-  done
+  SANITIZE_FILTER='LongEngineSanitizer.*:LongEngine.MemoryCap*:LongEngine.TiledPairs*' bench/device_session20.sh "$out" sanitize
   ;;
 *)
   bench/device_session23.sh "$out" "$part"

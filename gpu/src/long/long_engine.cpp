@@ -649,7 +649,8 @@ struct Worker final : RegionBackend {
     };
     PendingPass pending_pass;
 
-    /// Waits for the deferred launch, if any, and adds its device time (its
+    /// Waits for the launch run_launch left pending, if any (a deferred one,
+    /// or its own just before it returns), and adds its device time (its
     /// events) to the statistics. Every method that launches or reads what
     /// a launch wrote calls it first (the pinned descriptors are reused).
     void settle_pass() {
@@ -739,22 +740,13 @@ struct Worker final : RegionBackend {
         }
         const std::string what =
             "region kernel (" + std::to_string(descs.size()) + " region(s), " + std::to_string(cells) + " cells)";
-        if (defer && !polled && !report) {
-            pending_pass = {true, what, cells, t0};
-            return;
-        }
-        double ms = 0;
         if (polled) {
             poll(done.host, what);
-            ms = ms_since(t_launch);
-        } else {
-            wait(what);
-            GPUALIGN_CUDA(cudaEventSynchronize(ev_stop), what);
-            float event_ms = 0;
-            GPUALIGN_CUDA(cudaEventElapsedTime(&event_ms, ev_start, ev_stop), "region timing");
-            ms = event_ms;
+            count_pass(ms_since(t_launch), cells, t0);
+            return;
         }
-        count_pass(ms, cells, t0);
+        pending_pass = {true, what, cells, t0};
+        if (!defer || report) settle_pass();  // else the next call that needs it waits
     }
 
     static long_kernels::RegionDesc desc_of(const Region& reg) {

@@ -230,10 +230,16 @@ public:
                           std::size_t cap, std::vector<std::pair<std::int64_t, std::int64_t>>& ready) const {
         const double slope = trail_slope(cur);
         if (slope < 0 || cap < 4) return;
-        std::vector<std::pair<std::int64_t, std::int64_t>> out = ahead_of(reg, g, a, b, cur, cap / 2, plan_.leaf_band, slope);
-        for (std::size_t k = 0; k < ready.size() && out.size() < cap; ++k)
-            if (std::find(out.begin(), out.end(), ready[k]) == out.end()) out.push_back(ready[k]);
-        ready = std::move(out);
+        put_first(ahead_of(reg, g, a, b, cur, cap / 2, plan_.leaf_band, slope), cap, ready);
+    }
+
+    /// `ready` becomes `first` followed by the tiles of `ready` not in it, in
+    /// their order, at most `cap` in all.
+    static void put_first(std::vector<std::pair<std::int64_t, std::int64_t>> first, std::size_t cap,
+                          std::vector<std::pair<std::int64_t, std::int64_t>>& ready) {
+        for (std::size_t k = 0; k < ready.size() && first.size() < cap; ++k)
+            if (std::find(first.begin(), first.end(), ready[k]) == first.end()) first.push_back(ready[k]);
+        ready = std::move(first);
     }
 
     /// A walk that left its batch inside a gap (state E: a run of D steps
@@ -257,9 +263,7 @@ public:
             if (ta < 0 || tb < 0) break;
             out.push_back({ta, tb});
         }
-        for (std::size_t k = 1; k < ready.size() && out.size() < cap; ++k)
-            if (std::find(out.begin(), out.end(), ready[k]) == out.end()) out.push_back(ready[k]);
-        ready = std::move(out);
+        put_first(std::move(out), cap, ready);
     }
 
     /// Notes one step of the walk in gap_run_ (note_steps).
