@@ -109,7 +109,10 @@ struct LongEngineStats {
     /// in region launches (launch to wait's end) and in the walks through
     /// leaf batches (the walk kernel and its wait, or the downloads), in ms;
     /// for align_many summed over its workers (their sum over wall_s is the
-    /// mean number of workers busy). `allocs_ms`: the part spent allocating
+    /// mean number of workers busy). A pair alone queues its walk behind its
+    /// leaf batch without waiting for the batch first, so there the two
+    /// parts overlap: the walk's time includes the rest of the batch, and
+    /// the batch's launch time runs to the walk's end. `allocs_ms`: the part spent allocating
     /// and freeing device buffers (cudaMallocFromPoolAsync, cudaFreeAsync),
     /// `allocs` their count.
     double pairs_ms = 0, launches_ms = 0, walks_ms = 0, allocs_ms = 0;
