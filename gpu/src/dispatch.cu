@@ -3,7 +3,7 @@
 // kernels/.
 #include "dispatch.hpp"
 
-#include "cuda_check.hpp"
+#include "common/cuda_check.hpp"
 #include "kernels/cigar_gather_kernel.cuh"
 #include "kernels/cigar_scan_kernel.cuh"
 #include "kernels/dp_kernel.cuh"

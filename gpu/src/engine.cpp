@@ -24,7 +24,7 @@
 #include "gpualign/cpu_aligner.hpp"
 
 #include "batch_layout.hpp"
-#include "cuda_check.hpp"
+#include "common/cuda_check.hpp"
 #include "dispatch.hpp"
 #include "tuning.hpp"
 

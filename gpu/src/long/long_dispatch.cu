@@ -13,7 +13,7 @@
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "../cuda_check.hpp"
+#include "../common/cuda_check.hpp"
 #include "border_kernel.cuh"
 #include "leaf_walk_kernel.cuh"
 #include "long_tuning.hpp"

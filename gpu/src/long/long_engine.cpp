@@ -26,22 +26,27 @@
 #include <type_traits>
 #include <vector>
 
-#include "../cuda_check.hpp"
+#include "../common/cuda_check.hpp"
+#include "../common/device_memory.hpp"
+#include "../common/staging_pool.hpp"
 #include "long_dispatch.hpp"
 #include "long_tuning.hpp"
 
 namespace gpualign::gpu {
 namespace {
 
+using detail::alloc_granule;
+using detail::alloc_mapped;
+using detail::alloc_pinned;
+using detail::DeviceBuffer;
+using detail::DeviceMemory;
+using detail::free_pinned;
+using detail::ms_since;
+using detail::PinnedBuffer;
+using detail::rounded;
+using detail::StagingPool;
+
 static_assert(sizeof(BoundaryCell) == 8, "BoundaryCell is the device's int2");
-
-constexpr std::size_t granule = 256;
-std::size_t rounded(std::size_t b) { return (std::max<std::size_t>(b, 1) + granule - 1) / granule * granule; }
-
-/// Milliseconds of host wall time since `t0`.
-double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 /// DP cells of a pair: query_len * ref_len.
 std::uint64_t pair_cells(const LongPair& p) {
@@ -65,185 +70,6 @@ constexpr std::size_t ring_slot_bytes(std::size_t ring_cols) { return ring_cols 
 /// order of Context::max_blocks' first index; 32 has no direction-byte variant.
 constexpr int lane_rows[] = {4, 16, 32};
 constexpr int lane_rows_index(int R) { return R == 32 ? 2 : R == 16 ? 1 : 0; }
-
-/// Where a worker's device buffers come from: the engine's memory pool,
-/// stream-ordered on the worker's stream (cudaMallocFromPoolAsync,
-/// cudaFreeAsync), so that a buffer that grows waits for nothing but its own
-/// stream (cudaFree waits for the whole device, every other worker's kernels
-/// included); and the bytes held, with the host time and count of the
-/// allocations and frees.
-struct DeviceMemory {
-    cudaMemPool_t pool = nullptr;
-    cudaStream_t stream = nullptr;
-    std::size_t bytes = 0;
-    double ms = 0;
-    std::uint64_t count = 0;
-    double pinned_ms = 0;          // host time in cudaHostAlloc / cudaFreeHost
-    std::uint64_t pinned = 0;      // their count
-};
-
-/// Allocates `count` objects of T in pinned host memory (cudaHostAlloc with
-/// `flags`) and sets `host` to it; the caller frees it (free_pinned). The
-/// time and count go to `mem`. Throws CudaError naming `what`.
-template <typename T>
-void alloc_pinned(T*& host, std::size_t count, const std::string& what, DeviceMemory& mem,
-                  unsigned int flags = cudaHostAllocDefault) {
-    const auto t0 = std::chrono::steady_clock::now();
-    GPUALIGN_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(T) * count, flags), what);
-    mem.pinned_ms += ms_since(t0);
-    ++mem.pinned;
-}
-
-/// Allocates `count` objects of T in mapped pinned host memory
-/// (cudaHostAllocMapped) and sets `host` and `dev` to its host and device
-/// views; the caller frees `host` (free_pinned). Throws CudaError
-/// naming `what`.
-template <typename T>
-void alloc_mapped(T*& host, T*& dev, std::size_t count, const std::string& what, DeviceMemory& mem) {
-    alloc_pinned(host, count, what, mem, cudaHostAllocMapped);
-    GPUALIGN_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), host, 0), what + " (device view)");
-}
-
-/// Frees pinned host memory (cudaFreeHost) if `p` is set, and sets it to
-/// nullptr; the time goes to `mem`.
-template <typename T>
-void free_pinned(T*& p, DeviceMemory& mem) {
-    if (!p) return;
-    const auto t0 = std::chrono::steady_clock::now();
-    (void)cudaFreeHost(p);
-    p = nullptr;
-    mem.pinned_ms += ms_since(t0);
-    ++mem.pinned;
-}
-
-/// A worker's pinned host buffer of `count` objects of T, with its device
-/// view when mapped: either its own allocation (`own`, freed here) or a
-/// part of its engine's pinned slab (LongEngine::Impl::ready), which the
-/// engine frees after its workers.
-template <typename T>
-struct PinnedBuffer {
-    T* host = nullptr;
-    T* dev = nullptr;  // device view (mapped), else nullptr
-    std::size_t count = 0;
-    bool own = false;
-
-    void release(DeviceMemory& mem) {
-        if (own) free_pinned(host, mem);
-        host = nullptr;
-        dev = nullptr;
-        count = 0;
-        own = false;
-    }
-    /// At least `n` objects (the contents are not kept), mapped when
-    /// `mapped`. Throws CudaError naming `what`.
-    void ensure(std::size_t n, bool mapped, const std::string& what, DeviceMemory& mem) {
-        if (host && n <= count) return;
-        release(mem);
-        if (mapped)
-            alloc_mapped(host, dev, n, what, mem);
-        else
-            alloc_pinned(host, n, what, mem);
-        count = n;
-        own = true;
-    }
-    /// Points at `n` objects of a slab (host `h`, device view `d`).
-    void adopt(T* h, T* d, std::size_t n, DeviceMemory& mem) {
-        release(mem);
-        host = h;
-        dev = d;
-        count = n;
-    }
-};
-
-/// The staging buffers an engine's workers share (long_tuning::staging_bytes
-/// each, pinned, at most long_tuning::staging_buffers): a worker takes one
-/// for a copy larger than its small buffer and gives it back after the
-/// copy's wait. Thread-safe.
-class StagingPool {
-public:
-    StagingPool() = default;
-    StagingPool(const StagingPool&) = delete;
-    StagingPool& operator=(const StagingPool&) = delete;
-    ~StagingPool() {
-        for (std::uint8_t* b : blocks_) (void)cudaFreeHost(b);
-    }
-
-    /// Allocates buffers, in one pinned block, until `n` (at most the pool's
-    /// cap) exist. Time and count go to `mem`. Throws CudaError.
-    void reserve(std::size_t n, DeviceMemory& mem) {
-        std::lock_guard lock(mu_);
-        n = std::min(n, long_tuning::staging_buffers);
-        if (made_ >= n) return;
-        add_block(n - made_, mem);
-    }
-    /// A free buffer: allocated when none is free and fewer than the cap
-    /// exist, else the first one given back. Throws CudaError.
-    std::uint8_t* take(DeviceMemory& mem) {
-        std::unique_lock lock(mu_);
-        if (free_.empty() && made_ < long_tuning::staging_buffers) add_block(1, mem);
-        cv_.wait(lock, [&] { return !free_.empty(); });
-        std::uint8_t* b = free_.back();
-        free_.pop_back();
-        return b;
-    }
-    void give(std::uint8_t* b) {
-        {
-            std::lock_guard lock(mu_);
-            free_.push_back(b);
-        }
-        cv_.notify_one();
-    }
-
-private:
-    void add_block(std::size_t k, DeviceMemory& mem) {  // mu_ held
-        std::uint8_t* b = nullptr;
-        alloc_pinned(b, k * long_tuning::staging_bytes, "pinned staging buffers", mem);
-        blocks_.push_back(b);
-        for (std::size_t i = 0; i < k; ++i) free_.push_back(b + i * long_tuning::staging_bytes);
-        made_ += k;
-    }
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::vector<std::uint8_t*> blocks_, free_;
-    std::size_t made_ = 0;
-};
-
-/// A device allocation that grows (never shrinks) and reports its size.
-struct DeviceBuffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-    /// At least `need` bytes (the contents are not kept); throws
-    /// std::bad_alloc when the device has no room, CudaError otherwise.
-    void ensure(std::size_t need, const char* what, DeviceMemory& mem) {
-        if (need <= bytes) return;
-        release(mem);
-        const auto t0 = std::chrono::steady_clock::now();
-        const std::size_t b = rounded(need);
-        void* p = nullptr;
-        const cudaError_t e = cudaMallocFromPoolAsync(&p, b, mem.pool, mem.stream);
-        mem.ms += ms_since(t0);
-        ++mem.count;
-        if (e == cudaErrorMemoryAllocation) {
-            (void)cudaGetLastError();
-            throw std::bad_alloc();
-        }
-        GPUALIGN_CUDA(e, what);
-        ptr = p;
-        bytes = b;
-        mem.bytes += b;
-    }
-    void release(DeviceMemory& mem) {
-        if (ptr) {
-            const auto t0 = std::chrono::steady_clock::now();
-            (void)cudaFreeAsync(ptr, mem.stream);
-            mem.ms += ms_since(t0);
-            ++mem.count;
-            mem.bytes -= bytes;
-        }
-        ptr = nullptr;
-        bytes = 0;
-    }
-};
 
 /// What every worker of one engine shares (read-only while workers run).
 struct Context {
@@ -1235,7 +1061,7 @@ struct Worker final : RegionBackend {
         const double tr = static_cast<double>(m) / plan.fan_out, tc = static_cast<double>(n) / plan.fan_out;
         const double d = direct(tr, tc);
         const double per = d <= static_cast<double>(plan.direct_leaf_bytes) ? d : 8.0 * plan.fan_out * (tr + tc);
-        return static_cast<std::size_t>(per * 1.05 + granule) * tile_batch_;
+        return static_cast<std::size_t>(per * 1.05 + alloc_granule) * tile_batch_;
     }
 
     /// Downloads only the part of leaf k up-left of the walk's entry (rows x
@@ -1320,7 +1146,7 @@ struct Worker final : RegionBackend {
             const std::size_t first = rounded((m + n + 2) * sizeof(BoundaryCell)) +
                                       rounded(((static_cast<std::size_t>(plan.fan_out) - 1) * (m + n + 2) + 1) *
                                               sizeof(BoundaryCell)) +
-                                      granule;
+                                      alloc_granule;
             if (first < arena_bytes) {
                 arena_rest_want = arena_bytes - first;
                 arena_bytes = first;
@@ -1380,7 +1206,7 @@ struct Worker final : RegionBackend {
 
 struct LongEngine::Impl {
     Context cx;
-    StagingPool staging;                           // before the workers: they give buffers back to it
+    StagingPool staging{long_tuning::staging_bytes, long_tuning::staging_buffers};  // before the workers: they give buffers back to it
     std::vector<std::uint8_t*> slabs;              // pinned: the workers' buffers laid out by ready()
     std::vector<std::unique_ptr<Worker>> workers;  // workers[0] also serves align()
     LongEngineStats stats;

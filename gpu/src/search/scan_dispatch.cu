@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../cuda_check.hpp"
+#include "../common/cuda_check.hpp"
 #include "scan_kernel.cuh"
 #include "scan_warp_kernel.cuh"
 

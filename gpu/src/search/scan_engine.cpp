@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../cuda_check.hpp"
+#include "../common/cuda_check.hpp"
 #include "scan_dispatch.hpp"
 #include "scan_select.hpp"
 

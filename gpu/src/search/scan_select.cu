@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../cuda_check.hpp"
+#include "../common/cuda_check.hpp"
 #include "select_kernel.cuh"
 
 namespace gpualign::gpu::detail {
