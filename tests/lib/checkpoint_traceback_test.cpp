@@ -88,7 +88,7 @@ TEST(CheckpointTraceback, SpeculativeLeafBatchesMatchTheReference) {
     EXPECT_EQ(compared, 2400);
 }
 
-// A RegionBackend written from its contract alone (checkpoint_traceback.hpp)
+// A RegionBackend and RegionSpeculation written from their contract alone (checkpoint_traceback.hpp)
 // with the cell loop of docs/scoring.md, host memory under a byte budget, and
 // counters of what the driver asked for. Recurrence (Gotoh 1982), O = go + ge:
 //   Ecell(i,j) = max(Ecell(i,j-1) - ge, H(i,j-1) - O)   opening wins ties
@@ -99,7 +99,7 @@ TEST(CheckpointTraceback, SpeculativeLeafBatchesMatchTheReference) {
 // With `leaf_batch` > 1 it computes leaf batches, and with `walks` it also
 // walks them itself (walk_leaves, as the GPU does), stopping early at random
 // inside a leaf, which the contract allows.
-class ScalarBackend final : public RegionBackend {
+class ScalarBackend final : public RegionBackend, public RegionSpeculation {
 public:
     ScalarBackend(const Codes& q, const Codes& r, const ScoringScheme& s, AlignMode mode, std::size_t tile_batch,
                   std::size_t budget, std::size_t leaf_batch = 1, bool walks = false, std::uint64_t seed = 1)
@@ -112,6 +112,8 @@ public:
     std::size_t leaf_launches = 0, peak_rows = 0;
     std::size_t tiles_recomputed = 0;  // tiles of compute_tiles batches that an earlier batch computed
     bool find_peaks = true;  // row_peaks answers (else the driver guesses straight lines)
+
+    RegionSpeculation* speculation() override { return this; }
 
     bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
         if (!find_peaks) return false;

@@ -18,10 +18,9 @@
 // whose bottom-right corner is the cell into shared memory (the leaf's rows
 // are 16-byte aligned, long_kernels::dirs_pitch: five 16-byte loads a row,
 // ten a lane; the walk warp shares its SM's issue slots with other pairs'
-// region kernels, and 32-bit loads, 34 a lane, took 5.2 against 3.5 ms of
-// walk per bulk pair, 605-620 against 649-652 GCUPS, H100, session 16; the
-// loads are all issued before the first store to shared memory: the 1 Mbp
-// pair's 1.01 M steps 35.8 -> 27.8 ms, session 22).
+// region kernels, and 32-bit loads, 34 a lane, were slower; the loads are
+// all issued before the first store to shared memory, which shortens a long
+// path's walk by about a quarter; docs/long.md).
 // The warp walks inside the window by runs: lane t reads the cell t steps
 // ahead on the current run (the diagonal in state H, the row in E, the
 // column in F), and a ballot finds where the run stops (the first cell whose
@@ -32,8 +31,7 @@
 // next window is loaded at the new cell. A window costs one round of L2 loads
 // (the leaves were written by the previous launch on the stream). (One lane
 // taking one step at a time, about 70 cycles a step, was slower than the host
-// walk over downloaded leaves: bulk 5-50 kb pairs with CIGAR 457 against 528
-// GCUPS on an H100, session 16.)
+// walk over downloaded leaves on bulk 5-50 kb pairs with CIGAR; docs/long.md.)
 #pragma once
 
 #include <cstdint>

@@ -72,7 +72,7 @@ using ModeVariants = std::array<std::array<const void*, 2>, 2>;
 
 template <int R, AlignMode Mode>
 ModeVariants mode_variants() {
-    if constexpr (R == 32) {  // 32 rows a lane only without direction bytes (Worker::rows_per_lane, long_engine.cpp)
+    if constexpr (R == 32) {  // 32 rows a lane only without direction bytes (long_geometry::rows_per_lane)
         return {{{variant<R, Mode, false, false>(), variant<R, Mode, false, true>()}, {nullptr, nullptr}}};
     } else {
         return {{{variant<R, Mode, false, false>(), variant<R, Mode, false, true>()},

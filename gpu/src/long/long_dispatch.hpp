@@ -1,5 +1,5 @@
 // gpualign — host-side launch wrapper of the long-pair region kernel, between
-// LongEngine (long_engine.cpp, g++) and the kernel (region_kernel.cuh).
+// LongEngine's workers (long_worker.cpp, g++) and the kernel (region_kernel.cuh).
 // Declared with CUDA runtime types only.
 #pragma once
 

@@ -29,7 +29,7 @@
 // __vimax3_s32(Ecell - ge, T(i,j-1), 0). H = max(d, Ecell, Fcell, 0) is
 // unchanged by the floor, and by induction the floored chain is max(Ecell, 0)
 // at every cell; so e_t >= -O already holds the zero floor and d_t is a plain
-// add (5% faster local forward on an H100, docs/benchmarks.md session 13).
+// add (a faster local forward, docs/long.md).
 // The floored Ecell also reaches the checkpoint columns: the traceback's
 // regions start from it, and only ever visit state E where Ecell > 0, where
 // it is exact (a cell's E-state is entered when H == Ecell > 0 and extends
@@ -48,8 +48,7 @@
 // lies in the lane's 32 columns of that chunk. The stripe's entry gives the
 // best H and row exactly and the column as that window; the host finds the
 // column by recomputing the window's rows and columns from the checkpoints
-// around it (long_engine.cpp, locate_best). 1 Mbp local forward on an H100:
-// docs/benchmarks.md, session 20.
+// around it (long_worker.cpp, locate_best; docs/long.md).
 //
 // 32 rows a lane (R = 32, launches without direction bytes, two columns a
 // step): 64 cells for one step's frame and half the lanes (the skew of the
@@ -110,7 +109,7 @@
 // has consumed in progress[stripe], and a producer waits before overwriting
 // slots its consumer has not read; such launches are cooperative (all warps
 // co-resident) and the host sizes rings so that these waits cannot close a
-// cycle (long_engine.cpp). Any wait of 20 s traps (a CUDA error for the host,
+// cycle (launch_geometry.cpp, region_geometry). Any wait of 20 s traps (a CUDA error for the host,
 // never a hang).
 //
 // Outputs: checkpoint rows (stripe bottoms), checkpoint columns (each lane
@@ -417,10 +416,9 @@ __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R
         constexpr int chunk_steps = 32 / C, half_chunk = 16 / C;
         const int steps = (cols + C - 1) / C + tc - 1;
         // Two steps an iteration: the compiler then carries the rotated row
-        // values from step to step with fewer moves (1 Mbp forward on an H100:
-        // global 1,348-1,402 -> 1,371-1,423 GCUPS, local 1,294-1,306 ->
-        // 1,359-1,372, the same calls; docs/benchmarks.md, session 20). At R
-        // = 32 one: two steps' values would spill at the register cap.
+        // values from step to step with fewer moves (a faster forward pass,
+        // docs/long.md). At R = 32 one: two steps' values would spill at the
+        // register cap.
 #pragma unroll(R == 32 ? 1 : 2)
         for (int k = 0; k < steps; ++k) {
             if constexpr (Windowed) {

@@ -74,7 +74,7 @@ struct RegionParams {
     /// Mapped pinned host memory, zeroed before launch, or null: the last
     /// warp to finish sets it to 1 once every warp's writes are visible, so
     /// the host sees the launch end without a command in the stream after the
-    /// kernel (align_many's workers: long_engine.cpp). The warps count
+    /// kernel (align_many's workers: StreamWaiter::poll). The warps count
     /// themselves in progress[stripes + 1].
     unsigned int* launch_done;
 };

@@ -128,11 +128,15 @@ struct WalkCursor {
 /// Changes of state without a move (H to E or F) are not steps.
 enum class WalkStep : std::uint8_t { diag = 0, del = 1, ins = 2 };
 
+class RegionSpeculation;
+
 /// A backend that computes Regions: the CPU (OpenMP tile wavefront) or a GPU.
 /// A backend serves one AlignMode, given at its construction, and computes
 /// the recurrences of that mode (the zero floor in local mode only; the
 /// borders come with each Region). Buffers it hands out are stack-ordered:
-/// release() frees the most recent allocations first.
+/// release() frees the most recent allocations first. This is all the exact
+/// recursion needs; a backend that also computes ahead of the walk (a GPU)
+/// returns its RegionSpeculation from speculation().
 class RegionBackend {
 public:
     virtual ~RegionBackend() = default;
@@ -162,6 +166,22 @@ public:
     /// (RegionOutputs::dirs), owned by the backend and valid until the next
     /// call (a GPU backend hands out pinned memory, so the copy is direct).
     virtual std::uint8_t* dirs_buffer(std::size_t bytes) = 0;
+    /// The backend's hooks for computing ahead of the walk, owned by the
+    /// backend and valid while it lives; nullptr (the default): one region at
+    /// a time, exactly as a RegionSpeculation whose batches are both 1.
+    /// checkpoint_align asks once per call.
+    virtual RegionSpeculation* speculation() { return nullptr; }
+};
+
+/// The optional half of a backend (RegionBackend::speculation): computing
+/// the leaves and tiles the path most likely crosses before the walk gets
+/// there, and walking leaf batches where they lie. The driver chooses which
+/// (checkpoint_guess); which leaves and tiles are computed never changes a
+/// result, only the work. Every region it is handed has exact boundaries in
+/// the memory of the RegionBackend that returned it.
+class RegionSpeculation {
+public:
+    virtual ~RegionSpeculation() = default;
     /// Leaves the backend can compute at once ahead of the walk (speculation:
     /// the tiles up-left of the current one), 1 = one at a time. A GPU keeps
     /// a few warps busy per leaf, so a batch costs about one leaf's latency.
@@ -206,10 +226,9 @@ public:
     virtual std::size_t tile_batch() const { return 1; }
     /// Computes `tiles[k]` writing the checkpoint rows and columns of
     /// `outs[k]` (no direction bytes, no best cell) for every k, as one pass
-    /// where the backend can. The default computes them one at a time.
-    virtual void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) {
-        for (std::size_t k = 0; k < tiles.size(); ++k) compute(tiles[k], outs[k], {});
-    }
+    /// where the backend can (a backend without such a pass computes them one
+    /// at a time with RegionBackend::compute). Only called when tile_batch() > 1.
+    virtual void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) = 0;
     /// Writes the peak of each of `rows` (checkpoint rows in this backend's
     /// memory) to `peaks` (host memory, rows.size() entries): the largest H
     /// and the index of its first cell. The driver guesses from them where
@@ -238,11 +257,11 @@ struct CheckpointPlan {
     std::int64_t min_tile = 64;            ///< smallest tile side a fan-out level cuts
     std::uint64_t direct_leaf_bytes = std::uint64_t{256} << 20;  ///< checkpoint bytes a direct cut into leaves may take
     /// A speculative leaf batch takes the leaves within this many leaf sides
-    /// of the line the path is guessed to follow (RegionBackend::leaf_batch);
+    /// of the line the path is guessed to follow (RegionSpeculation::leaf_batch);
     /// >= 0 (the engines throw std::invalid_argument otherwise). Only the
     /// work changes with it, never the result.
     double leaf_band = 1.5;
-    /// A speculative tile batch (RegionBackend::tile_batch) takes the tiles
+    /// A speculative tile batch (RegionSpeculation::tile_batch) takes the tiles
     /// within this many tile sides of the guessed path; >= 0 (the engines
     /// throw std::invalid_argument otherwise). A path along a tile diagonal
     /// crosses the tiles on it and, at each corner, one of the two beside
@@ -274,7 +293,8 @@ using ProgressCallback = std::function<void(std::uint64_t cells_done, std::uint6
 ///                            the begin cell) but no CIGAR is returned.
 /// @return coordinates 0-based half-open, as align_pair_full_matrix.
 /// @throws what the backend throws (out of memory, device errors);
-///         std::logic_error if a backend's walk_leaves() contradicts itself
+///         std::logic_error if a backend's RegionSpeculation::walk_leaves()
+///         contradicts itself
 ///         (its cursor disagrees with its steps, or it did not move).
 AlignmentResult checkpoint_align(RegionBackend& backend, std::span<const std::uint8_t> query,
                                  std::span<const std::uint8_t> ref, const ScoringScheme& s, AlignMode mode,

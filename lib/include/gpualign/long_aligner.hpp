@@ -36,11 +36,11 @@ struct LongAlignOptions {
     /// Called from the calling thread as cells are computed (may be empty).
     ProgressCallback progress;
     /// Leaves computed ahead of the traceback's walk, as the GPU does (see
-    /// RegionBackend::leaf_batch); 1 = one at a time. More only costs CPU
+    /// RegionSpeculation::leaf_batch); 1 = one at a time. More only costs CPU
     /// time; tests use it to run the GPU's speculative path on the CPU.
     std::size_t leaf_batch = 1;
     /// Tiles above the leaves computed ahead of the walk, as the GPU does
-    /// (RegionBackend::tile_batch); 1 = one at a time, cut at the path. More
+    /// (RegionSpeculation::tile_batch); 1 = one at a time, cut at the path. More
     /// only costs CPU time; tests use it to run the GPU's path on the CPU.
     std::size_t tile_batch = 1;
     /// The tile kernel (`--cpu-kernel`): simd computes each tile by

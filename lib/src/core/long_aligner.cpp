@@ -74,13 +74,56 @@ struct Best {
     }
 };
 
+/// The CPU's RegionSpeculation, for LongAlignOptions::leaf_batch or
+/// tile_batch > 1 (the driver's speculative paths, tested on the CPU): a
+/// batch is computed one region after another through `backend`; the walk
+/// stays on the host (leaf_dirs).
+class CpuSpeculation final : public RegionSpeculation {
+public:
+    CpuSpeculation(RegionBackend& backend, std::size_t leaf_batch, std::size_t tile_batch)
+        : backend_(backend), leaf_batch_(leaf_batch), tile_batch_(tile_batch) {}
+
+    std::size_t leaf_batch() const override { return leaf_batch_; }
+    std::size_t tile_batch() const override { return tile_batch_; }
+    void compute_leaves(std::span<const Region> leaves) override {
+        batch_.resize(leaves.size());
+        for (std::size_t k = 0; k < leaves.size(); ++k) {
+            batch_[k].resize(static_cast<std::size_t>(leaves[k].rows) * static_cast<std::size_t>(leaves[k].cols));
+            RegionOutputs out;
+            out.dirs = batch_[k].data();
+            backend_.compute(leaves[k], out, {});
+        }
+    }
+    const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t, std::int64_t) override { return batch_.at(k).data(); }
+    void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override {
+        for (std::size_t k = 0; k < tiles.size(); ++k) backend_.compute(tiles[k], outs[k], {});
+    }
+    /// Host memory: a scan of each row, the first largest H.
+    bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
+        for (std::size_t k = 0; k < rows.size(); ++k) {
+            const BoundaryCell* c = rows[k].cells;
+            RowPeak p{0, c[0].h};
+            for (std::int64_t t = 1; t < rows[k].count; ++t)
+                if (c[t].h > p.h) p = {t, c[t].h};
+            peaks[k] = p;
+        }
+        return true;
+    }
+
+private:
+    RegionBackend& backend_;
+    std::size_t leaf_batch_;
+    std::size_t tile_batch_;
+    std::vector<std::vector<std::uint8_t>> batch_;  // the last compute_leaves batch's direction bytes
+};
+
 class CpuBackend final : public RegionBackend {
 public:
     CpuBackend(std::span<const std::uint8_t> q, std::span<const std::uint8_t> r, const ScoringScheme& s,
                AlignMode mode, const LongAlignOptions& o)
         : q_(q), r_(r), s_(s), mode_(mode), tile_(o.tile),
           threads_(o.threads > 0 ? o.threads : omp_get_num_procs()), budget_(o.memory_limit),
-          leaf_batch_(std::max<std::size_t>(1, o.leaf_batch)), tile_batch_(std::max<std::size_t>(1, o.tile_batch)),
+          spec_(*this, std::max<std::size_t>(1, o.leaf_batch), std::max<std::size_t>(1, o.tile_batch)),
           simd_(o.kernel == CpuKernel::simd && cpu::long_tile_simd_available()),
           tile_scheme_(cpu::make_long_tile_scheme(s, mode)) {
         if (o.tile < 1) throw std::invalid_argument("LongAlignOptions::tile must be >= 1");
@@ -109,28 +152,9 @@ public:
         if (dirs_.size() < bytes) dirs_.resize(bytes);
         return dirs_.data();
     }
-    std::size_t leaf_batch() const override { return leaf_batch_; }
-    std::size_t tile_batch() const override { return tile_batch_; }
-    void compute_leaves(std::span<const Region> leaves) override {
-        batch_.resize(leaves.size());
-        for (std::size_t k = 0; k < leaves.size(); ++k) {
-            batch_[k].resize(static_cast<std::size_t>(leaves[k].rows) * static_cast<std::size_t>(leaves[k].cols));
-            RegionOutputs out;
-            out.dirs = batch_[k].data();
-            compute(leaves[k], out, {});
-        }
-    }
-    const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t, std::int64_t) override { return batch_.at(k).data(); }
-    /// Host memory: a scan of each row, the first largest H.
-    bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override {
-        for (std::size_t k = 0; k < rows.size(); ++k) {
-            const BoundaryCell* c = rows[k].cells;
-            RowPeak p{0, c[0].h};
-            for (std::int64_t t = 1; t < rows[k].count; ++t)
-                if (c[t].h > p.h) p = {t, c[t].h};
-            peaks[k] = p;
-        }
-        return true;
+    /// Batches only when the options ask for them (else one region at a time).
+    RegionSpeculation* speculation() override {
+        return spec_.leaf_batch() > 1 || spec_.tile_batch() > 1 ? &spec_ : nullptr;
     }
 
     RegionResult compute(const Region& reg, const RegionOutputs& out,
@@ -317,9 +341,7 @@ private:
     std::size_t used_ = 0;
     std::vector<Allocation> stack_;
     std::vector<std::uint8_t> dirs_;
-    std::size_t leaf_batch_;
-    std::size_t tile_batch_;
-    std::vector<std::vector<std::uint8_t>> batch_;
+    CpuSpeculation spec_;
     bool simd_;
     cpu::LongTileScheme tile_scheme_;
 };

@@ -67,16 +67,15 @@ struct LongEngineOptions {
     /// benchmarks and tests.
     int tile_batch = 0;
     /// Walk the traceback path through leaf batches on the host, downloading
-    /// the direction bytes of each leaf it enters (the method before session
-    /// 16), instead of on the device (one warp walks the batch where it lies
+    /// the direction bytes of each leaf it enters, instead of on the device (one warp walks the batch where it lies
     /// and hands back its steps: leaf_walk_kernel.cuh). Results are the same
     /// bytes either way. For benchmarks and tests.
     bool walk_on_host = false;
     /// Guess where the path crosses each checkpoint row from the row's
-    /// largest H (RegionBackend::row_peaks: one CUB arg-max over the rows of
-    /// each grid computed) when choosing the leaves and tiles computed ahead
-    /// of the walk; false: straight lines towards the origin or along the
-    /// diagonal, as before session 23. Results are the same bytes either
+    /// largest H (RegionSpeculation::row_peaks: one CUB arg-max over the rows
+    /// of each grid computed) when choosing the leaves and tiles computed
+    /// ahead of the walk; false: straight lines towards the origin or along
+    /// the diagonal. Results are the same bytes either
     /// way. For benchmarks and tests.
     bool row_peaks = true;
 };
@@ -135,6 +134,32 @@ struct LongEngineStats {
     /// shows as their excess over the other pairs' mean).
     double first_pairs_ms = 0, first_kernels_ms = 0;
     int workers = 1;                     ///< pairs aligned at once (align_many)
+
+    /// Adds the fields of `o` that are sums over pairs: forward_cells,
+    /// total_cells, passes, allocs, pinned and the times forward_ms,
+    /// total_ms, locate_ms, pairs_ms, launches_ms, walks_ms, allocs_ms,
+    /// pinned_ms and copies_ms. Leaves the others alone, as they are no such
+    /// sum: wall_s (one call's wall time), peak_device_bytes (a maximum:
+    /// align_many sums each worker's largest), setup_ms and tail_ms (one
+    /// call's), first_pairs_ms and first_kernels_ms (one pair per worker)
+    /// and workers.
+    LongEngineStats& operator+=(const LongEngineStats& o) noexcept {
+        forward_cells += o.forward_cells;
+        total_cells += o.total_cells;
+        forward_ms += o.forward_ms;
+        total_ms += o.total_ms;
+        locate_ms += o.locate_ms;
+        passes += o.passes;
+        pairs_ms += o.pairs_ms;
+        launches_ms += o.launches_ms;
+        walks_ms += o.walks_ms;
+        allocs_ms += o.allocs_ms;
+        allocs += o.allocs;
+        pinned_ms += o.pinned_ms;
+        pinned += o.pinned;
+        copies_ms += o.copies_ms;
+        return *this;
+    }
 };
 
 /// The long-pair aligner on one GPU: an owning host object holding a device

@@ -1,0 +1,198 @@
+// gpualign — a worker of the long engine: one pair at a time on its own
+// stream, a RegionBackend of the checkpoint traceback whose regions are
+// launches of the region kernel (host code only). Its pieces: the launch
+// geometry (launch_geometry.hpp), the per-pair plan (pair_plan.hpp), the
+// checkpoint arena (checkpoint_arena.hpp), the stream waits
+// (stream_wait.hpp) and the staged copies (staged_copy.hpp).
+//
+// long_worker.cpp holds the RegionBackend half (regions, the forward pass,
+// a pair's setup); worker_batches.cpp the RegionSpeculation half (leaf and
+// tile batches, the walk on the device, the rows' peaks).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <iterator>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../common/device_memory.hpp"
+#include "../common/staging_pool.hpp"
+#include "checkpoint_arena.hpp"
+#include "gpualign/checkpoint_traceback.hpp"
+#include "gpualign/gpu/long_engine.hpp"
+#include "launch_geometry.hpp"
+#include "long_dispatch.hpp"
+#include "long_tuning.hpp"
+#include "stream_wait.hpp"
+#include "staged_copy.hpp"
+
+namespace gpualign::gpu::long_detail {
+
+/// What every worker of one engine shares (read-only while workers run).
+struct Context {
+    ScoringScheme scheme;
+    AlignMode mode;
+    bool score_only;
+    LongEngineOptions options;
+    int device = 0;
+    std::size_t limit = 0;                  // the engine's memory cap (bytes)
+    void* matrix = nullptr;                 // device: the substitution matrix
+    cudaMemPool_t pool = nullptr;           // the workers' device buffers (DeviceMemory)
+    detail::StagingPool* staging = nullptr; // the workers' shared staging buffers (owned by the engine)
+    std::size_t matrix_bytes = 0;
+    // [lane_rows_index(R)][mode][dirs], of the variants with this engine's `packed`
+    int max_blocks[std::size(long_geometry::lane_rows)][detail::region_modes][2] = {};
+    int max_warps = 0;              // warps of the largest grid of any variant
+    int sms = 0;                    // the device's SMs (long_tuning::rows_per_lane)
+    bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
+};
+
+/// One pair at a time: a RegionBackend (and its RegionSpeculation) with its
+/// own stream, arena and rings. `solo`: the only worker running (align()),
+/// so launches may be cooperative and use flow-controlled rings narrower
+/// than a region; otherwise rings hold whole rows and every launch is an
+/// ordinary one beside other workers'. Every method that touches the device
+/// throws CudaError naming the CUDA error.
+struct Worker final : RegionBackend, RegionSpeculation {
+    const Context& cx;
+    bool solo = true;
+    std::size_t limit = 0;        // this worker's share of the cap
+    std::size_t ring_budget = long_tuning::ring_budget;
+    CheckpointPlan plan;          // the options' plan, with smaller leaves beside other pairs (configure)
+    std::size_t leaf_batch_ = 1;
+    std::size_t tile_batch_ = 1;
+    std::size_t tile_ring_budget = 0;  // ring bytes of a tile-batch launch (>= ring_budget), set per pair
+    cudaStream_t stream = nullptr;
+    cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+    StreamWaiter waiter;
+    detail::DeviceMemory mem;
+    LongEngineStats stats;
+    CheckpointArena arena{mem, stats.peak_device_bytes};
+    detail::DeviceBuffer seqs, ring, progress, best, dirs, corner, descs_dev;
+    detail::DeviceBuffer peaks_dev;  // row_peaks: the rows' offsets, their peaks, CUB's storage
+    std::vector<std::pair<std::size_t, std::size_t>> leaf_offsets;  // the leaf batch: (offset, bytes) in dirs
+    std::vector<std::size_t> leaf_pitch;                              // the leaf batch: device row pitch of each leaf (dirs_pitch)
+    std::vector<std::size_t> leaf_width;                              // the leaf batch: columns of each leaf
+    unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp (solo progress)
+    unsigned long long* cells_dev = nullptr;
+    std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
+    std::size_t leaf_host_bytes = 0;
+    int leaf_count = 0;                        // leaves of the last compute_leaves batch (descriptors in descs_dev)
+    // Pinned host buffers, own or in the engine's slab (LongEngine::Impl::ready):
+    detail::PinnedBuffer<unsigned int> done;                 // mapped: RegionParams::launch_done of the last launch
+    detail::PinnedBuffer<long_kernels::WalkState> walk_out;  // mapped: where the last leaf walk stopped
+    detail::PinnedBuffer<std::uint8_t> walk_steps;           // mapped: the last leaf walk's step codes
+    detail::PinnedBuffer<std::uint8_t> small;                // copies of at most long_tuning::small_copy_bytes
+    detail::PinnedBuffer<long_kernels::RegionDesc> descs_host;  // a launch's descriptors, copied in-stream before it
+    StagedCopies copies{mem, waiter, small, cx.staging, stats.copies_ms};
+    std::future<detail::DeviceMemory> walk_alloc;  // walk_out and walk_steps being allocated (reserve_walk_async)
+    const std::uint8_t* dq = nullptr;
+    const std::uint8_t* dr = nullptr;
+    bool first_pass = true;
+
+    /// A launch of this worker's stream not yet waited for (run_launch with
+    /// `defer`): settle_pass waits for it and counts it.
+    struct PendingPass {
+        bool active = false;
+        std::string what;
+        std::uint64_t cells = 0;
+        std::chrono::steady_clock::time_point t0;
+    };
+    PendingPass pending_pass;
+
+    /// What compute_region reports: RegionResult, and for the windowed local
+    /// forward (region_kernel.cuh) the first column the best cell may be in
+    /// (best_j is then the last; 0 = best_j is exact) and, at 32 rows a lane
+    /// (the lane key), the last row it may be in (best_i is then the first;
+    /// 0 = best_i is exact).
+    struct WindowedResult : RegionResult {
+        std::int64_t best_w = 0;
+        std::int64_t best_i_last = 0;
+    };
+
+    explicit Worker(const Context& c);
+    ~Worker() override;
+
+    // ---- setup (long_worker.cpp) ---------------------------------------------
+    /// Sets this worker's share of the cap and its mode; frees buffers sized
+    /// for another share.
+    void configure(bool is_solo, std::size_t share);
+    /// Frees every device buffer (the next pair allocates again).
+    void release_buffers();
+    /// Bytes outside the arena that a pair of m + n bases may need
+    /// (long_plan::others_bytes with this worker's setup).
+    std::size_t others(std::size_t bases) const;
+    void note_peak() { stats.peak_device_bytes = std::max(stats.peak_device_bytes, mem.bytes); }
+    /// Aligns one pair within this worker's share (LongEngine::align); the
+    /// statistics of the pair in `stats`.
+    AlignmentResult align(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
+                          const ProgressCallback& progress_cb);
+
+    // ---- RegionBackend (long_worker.cpp) -------------------------------------
+    BoundaryCell* allocate(std::size_t count) override { return arena.allocate(count); }
+    void release(BoundaryCell* p) override { arena.release(p); }
+    void upload(BoundaryCell* dst, std::span<const BoundaryCell> src) override;
+    void fill_border(BoundaryCell* dst, std::int64_t len, bool free, std::int32_t gap_open,
+                     std::int32_t gap_extend) override;
+    std::int64_t row_alignment() const override { return long_tuning::row_alignment; }
+    RegionSpeculation* speculation() override { return this; }
+    std::uint8_t* dirs_buffer(std::size_t bytes) override;
+    RegionResult compute(const Region& reg, const RegionOutputs& out,
+                         const std::function<void(std::uint64_t)>& on_cells) override;
+
+    // ---- launches (long_worker.cpp) ------------------------------------------
+    /// Most co-resident blocks of this engine's kernel variant (mode, packed)
+    /// with R rows per lane, with or without direction bytes.
+    int max_blocks_for(int R, bool want_dirs) const;
+    /// Rows per lane of a launch over regions of `rows` rows (long_geometry::rows_per_lane).
+    int rows_per_lane(std::int64_t rows, bool want_dirs = false) const;
+    /// The launch fields every region launch shares.
+    detail::RegionLaunch base_launch(bool want_dirs, int R) const;
+    /// The mapped pinned word that align_many's launches signal their end in.
+    unsigned int* done_word();
+    void settle_pass();
+    void count_pass(double ms, std::uint64_t cells, std::chrono::steady_clock::time_point t0);
+    void run_launch(detail::RegionLaunch& a, std::vector<long_kernels::RegionDesc>& descs, std::uint64_t cells,
+                    const std::function<void(std::uint64_t)>& on_cells, std::size_t warps, bool defer = false);
+    void report_progress(std::size_t warps, const std::function<void(std::uint64_t)>& on_cells);
+    static long_kernels::RegionDesc desc_of(const Region& reg);
+    /// @throws std::length_error for a region beyond the kernel's 32-bit indices.
+    static void check_size(const Region& reg);
+    void locate_best(const Region& reg, const RegionOutputs& out, WindowedResult& res);
+    WindowedResult compute_region(const Region& reg, const RegionOutputs& out,
+                                  const std::function<void(std::uint64_t)>& on_cells, int R);
+    void read_best(const Region& reg, int stripes, int R, WindowedResult& res);
+
+    // ---- RegionSpeculation (worker_batches.cpp) ------------------------------
+    std::size_t leaf_batch() const override { return leaf_batch_; }
+    void compute_leaves(std::span<const Region> leaves) override;
+    bool walks_leaves() const override { return !cx.options.walk_on_host; }
+    std::span<const std::uint8_t> walk_leaves(WalkCursor& cur) override;
+    const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t rows, std::int64_t cols) override;
+    std::size_t tile_batch() const override { return tile_batch_; }
+    void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override;
+    bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override;
+    bool row_peaks_in(const BoundaryCell* base, std::span<const CellRow> rows, const std::vector<std::size_t>& which,
+                      std::span<RowPeak> peaks);
+
+    // ---- the walk's and the launches' pinned buffers (worker_batches.cpp) ----
+    std::size_t walk_bytes(std::size_t steps) const;
+    void ensure_walk_buffers(std::size_t steps, detail::DeviceMemory& m);
+    void take_walk_alloc();
+    void reserve_walk(std::size_t steps);
+    void reserve_walk_async(std::size_t steps);
+    /// Descriptors of this worker's largest launch (a leaf or tile batch).
+    std::size_t max_descs() const { return std::max<std::size_t>({leaf_batch_, tile_batch_, 1}); }
+    bool host_ready(std::size_t steps) const;
+    std::size_t lay_out(std::size_t steps, std::uint8_t* h, std::uint8_t* d);
+};
+
+}  // namespace gpualign::gpu::long_detail
