@@ -297,7 +297,7 @@ TEST(LongEngine, LeafWalkOnDeviceMatchesWalkOnHostAndReference) {
     }
 }
 
-// The traceback's guess from the checkpoint rows' peaks (RegionBackend::
+// The traceback's guess from the checkpoint rows' peaks (RegionSpeculation::
 // row_peaks: CUB's segmented arg-max on the device) against straight lines
 // (LongEngineOptions::row_peaks = false), on a pair whose path drifts off
 // them (the ref drops every fourth letter of the query's first 60 kb, so the

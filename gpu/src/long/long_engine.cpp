@@ -46,6 +46,38 @@ std::uint64_t pair_cells(const LongPair& p) {
     return static_cast<std::uint64_t>(p.query.size()) * static_cast<std::uint64_t>(p.ref.size());
 }
 
+/// One align_many call: its pairs (borrowed), results and errors by pair
+/// index, the statistics summed over its pairs and the progress it reports
+/// (cells of the pairs done, of all_cells). Its workers' threads share it.
+struct ManyRun {
+    std::span<const LongPair> pairs;
+    const ProgressCallback& progress;
+    std::vector<AlignmentResult> results;
+    std::vector<std::exception_ptr> failed;
+    std::uint64_t all_cells = 0;
+    std::atomic<std::uint64_t> cells_done{0};
+    std::mutex mu;  // guards sum
+    LongEngineStats sum;
+
+    ManyRun(std::span<const LongPair> p, const ProgressCallback& prog)
+        : pairs(p), progress(prog), results(p.size()), failed(p.size()) {
+        for (const LongPair& q : pairs) all_cells += pair_cells(q);
+    }
+
+    /// Aligns pair k on `w`, keeping its result or its exception, and adds
+    /// its statistics (`peak`: the worker's largest peak_device_bytes so far).
+    void align(Worker& w, std::size_t k, const ProgressCallback& each, std::size_t& peak) {
+        try {
+            results[k] = w.align(pairs[k].query, pairs[k].ref, each);
+        } catch (...) {
+            failed[k] = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        sum += w.stats;  // the sums; peaks are each worker's largest, summed over workers
+        peak = std::max(peak, w.stats.peak_device_bytes);
+    }
+};
+
 }  // namespace
 
 struct LongEngine::Impl {
@@ -190,6 +222,81 @@ struct LongEngine::Impl {
         for (std::size_t k = 0; k < lacking.size(); ++k) (void)lacking[k]->lay_out(steps, h + k * part, d + k * part);
     }
 
+    /// align_many's shared pairs (plan.shared, largest first) on
+    /// plan.workers worker threads, each taking the next pair when done
+    /// with one; reports progress every 100 ms while they run. Sets
+    /// run.sum's setup_ms, tail_ms, first_pairs_ms and first_kernels_ms,
+    /// and adds the workers' peaks to its peak_device_bytes. `t0`: the call's start.
+    void run_shared(ManyRun& run, const ManyPlan& plan, std::chrono::steady_clock::time_point t0) {
+        const std::vector<std::size_t>& order = plan.shared;
+        std::atomic<std::size_t> next{0};
+        std::atomic<std::int64_t> last_taken_ns{0};  // when the last pair was taken (steady clock)
+        std::atomic<int> running{0};
+        std::vector<std::size_t> peaks(static_cast<std::size_t>(plan.workers), 0);
+        auto work = [&](int wi) {
+            Worker& w = *workers[static_cast<std::size_t>(wi)];
+            bool first = true;
+            while (true) {
+                const std::size_t t = next.fetch_add(1);
+                if (t >= order.size()) break;
+                if (t + 1 == order.size())
+                    last_taken_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+                const std::size_t k = order[t];
+                run.align(w, k, {}, peaks[static_cast<std::size_t>(wi)]);
+                if (first) {
+                    std::lock_guard<std::mutex> lock(run.mu);
+                    run.sum.first_pairs_ms += w.stats.pairs_ms;
+                    run.sum.first_kernels_ms += w.stats.total_ms;
+                    first = false;
+                }
+                run.cells_done += pair_cells(run.pairs[k]);
+            }
+            --running;
+        };
+        {
+            // jthreads join on destruction, also when a later one fails to start.
+            std::vector<std::jthread> threads;
+            threads.reserve(static_cast<std::size_t>(plan.workers));
+            for (int wi = 0; wi < plan.workers; ++wi) {
+                ++running;
+                try {
+                    threads.emplace_back(work, wi);
+                } catch (...) {
+                    --running;
+                    if (threads.empty()) throw;
+                    break;  // the started workers take every pair
+                }
+            }
+            run.sum.setup_ms = ms_since(t0);
+            while (run.progress && running.load() > 0) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                run.progress(run.cells_done.load(), run.all_cells);
+            }
+        }
+        if (last_taken_ns.load() != 0)
+            run.sum.tail_ms = ms_since(std::chrono::steady_clock::time_point(
+                std::chrono::steady_clock::duration(last_taken_ns.load())));
+        for (const std::size_t p : peaks) run.sum.peak_device_bytes += p;
+    }
+
+    /// align_many's pairs too wide for the workers' rings (plan.solo), one
+    /// at a time over the whole GPU as align() runs them; run.sum's
+    /// peak_device_bytes becomes at least their largest.
+    void run_solo(ManyRun& run, const ManyPlan& plan) {
+        use_workers(1);
+        Worker& w = *workers[0];
+        std::size_t peak = 0;
+        for (const std::size_t k : plan.solo) {
+            const std::uint64_t base = run.cells_done.load();
+            ProgressCallback each;
+            if (run.progress)
+                each = [&](std::uint64_t done, std::uint64_t) { run.progress(base + done, run.all_cells); };
+            run.align(w, k, each, peak);
+            run.cells_done += pair_cells(run.pairs[k]);
+        }
+        run.sum.peak_device_bytes = std::max(run.sum.peak_device_bytes, peak);
+    }
+
     /// Workers 1..k-1 exist and every worker is configured for k at once
     /// (k = 1: workers[0] alone, solo); the others' buffers are freed.
     void use_workers(int k) {
@@ -240,114 +347,23 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
                                                     std::vector<std::exception_ptr>* errors) {
     Impl& im = *impl_;
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<AlignmentResult> results(pairs.size());
-    std::vector<std::exception_ptr> failed(pairs.size());
-
-    std::uint64_t all_cells = 0;
-    for (const LongPair& p : pairs) all_cells += pair_cells(p);
-    auto cells_of = [&](std::size_t k) { return pair_cells(pairs[k]); };
+    ManyRun run(pairs, im.cx.options.progress);
     GPUALIGN_CUDA(cudaSetDevice(im.cx.device), "long engine, device " + std::to_string(im.cx.device));
     const Impl::ManyPlan plan = im.plan_many(pairs);
     im.ready(pairs, plan);
-    const int k_workers = plan.workers;
-    const std::vector<std::size_t>& shared_order = plan.shared;
-    const std::vector<std::size_t>& solo_order = plan.solo;
-
-    std::mutex mu;
-    LongEngineStats sum;
-    auto add = [&](const LongEngineStats& st, std::size_t& peak) {
-        std::lock_guard<std::mutex> lock(mu);
-        sum += st;  // the sums; the peak is each worker's largest, summed over workers below
-        peak = std::max(peak, st.peak_device_bytes);
-    };
-    std::atomic<std::uint64_t> cells_done{0};
-    const ProgressCallback& progress = im.cx.options.progress;
-
-    if (!shared_order.empty()) {
-        std::atomic<std::size_t> next{0};
-        std::atomic<std::int64_t> last_taken_ns{0};  // when the last pair was taken (steady clock)
-        std::atomic<int> running{0};
-        std::vector<std::size_t> peaks(static_cast<std::size_t>(k_workers), 0);
-        auto run = [&](int wi) {
-            Worker& w = *im.workers[static_cast<std::size_t>(wi)];
-            bool first = true;
-            while (true) {
-                const std::size_t t = next.fetch_add(1);
-                if (t >= shared_order.size()) break;
-                if (t + 1 == shared_order.size())
-                    last_taken_ns = std::chrono::steady_clock::now().time_since_epoch().count();
-                const std::size_t k = shared_order[t];
-                try {
-                    results[k] = w.align(pairs[k].query, pairs[k].ref, {});
-                } catch (...) {
-                    failed[k] = std::current_exception();
-                }
-                add(w.stats, peaks[static_cast<std::size_t>(wi)]);
-                if (first) {
-                    std::lock_guard<std::mutex> lock(mu);
-                    sum.first_pairs_ms += w.stats.pairs_ms;
-                    sum.first_kernels_ms += w.stats.total_ms;
-                    first = false;
-                }
-                cells_done += cells_of(k);
-            }
-            --running;
-        };
-        {
-            // jthreads join on destruction, also when a later one fails to start.
-            std::vector<std::jthread> threads;
-            threads.reserve(static_cast<std::size_t>(k_workers));
-            for (int wi = 0; wi < k_workers; ++wi) {
-                ++running;
-                try {
-                    threads.emplace_back(run, wi);
-                } catch (...) {
-                    --running;
-                    if (threads.empty()) throw;
-                    break;  // the started workers take every pair
-                }
-            }
-            sum.setup_ms = ms_since(t0);
-            while (progress && running.load() > 0) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-                progress(cells_done.load(), all_cells);
-            }
-        }
-        if (last_taken_ns.load() != 0)
-            sum.tail_ms = ms_since(std::chrono::steady_clock::time_point(
-                std::chrono::steady_clock::duration(last_taken_ns.load())));
-        for (const std::size_t p : peaks) sum.peak_device_bytes += p;
-    }
-
-    if (!solo_order.empty()) {
-        im.use_workers(1);
-        Worker& w = *im.workers[0];
-        std::size_t peak = 0;
-        for (const std::size_t k : solo_order) {
-            const std::uint64_t base = cells_done.load();
-            ProgressCallback each;
-            if (progress) each = [&](std::uint64_t done, std::uint64_t) { progress(base + done, all_cells); };
-            try {
-                results[k] = w.align(pairs[k].query, pairs[k].ref, each);
-            } catch (...) {
-                failed[k] = std::current_exception();
-            }
-            add(w.stats, peak);
-            cells_done += cells_of(k);
-        }
-        sum.peak_device_bytes = std::max(sum.peak_device_bytes, peak);
-    }
-    if (progress) progress(cells_done.load(), all_cells);
-    sum.workers = k_workers;
-    sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    im.stats = sum;
+    if (!plan.shared.empty()) im.run_shared(run, plan, t0);
+    if (!plan.solo.empty()) im.run_solo(run, plan);
+    if (run.progress) run.progress(run.cells_done.load(), run.all_cells);
+    run.sum.workers = plan.workers;
+    run.sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    im.stats = run.sum;
     if (errors) {
-        *errors = std::move(failed);
+        *errors = std::move(run.failed);
     } else {
-        for (const std::exception_ptr& e : failed)
+        for (const std::exception_ptr& e : run.failed)
             if (e) std::rethrow_exception(e);
     }
-    return results;
+    return std::move(run.results);
 }
 
 void LongEngine::prepare(std::span<const LongPair> pairs) {

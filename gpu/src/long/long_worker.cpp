@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 
 #include "../common/cuda_check.hpp"
 #include "pair_plan.hpp"
@@ -28,13 +29,12 @@ Worker::Worker(const Context& c) : cx(c) {
 }
 
 Worker::~Worker() {
-    if (walk_alloc.valid()) walk_alloc.wait();  // it writes walk_steps and walk_out
+    batches.wait_walk_alloc();  // it writes the walk's buffers
     release_buffers();
     free_pinned(cells_host, mem);
     free_pinned(leaf_host, mem);
     done.release(mem);
-    walk_out.release(mem);
-    walk_steps.release(mem);
+    batches.release_host(mem);
     small.release(mem);
     descs_host.release(mem);
     if (ev_start) cudaEventDestroy(ev_start);
@@ -45,7 +45,8 @@ Worker::~Worker() {
 void Worker::release_buffers() {
     seqs.release(mem);
     arena.release_buffers();
-    for (detail::DeviceBuffer* b : {&ring, &progress, &best, &dirs, &corner, &descs_dev, &peaks_dev}) b->release(mem);
+    for (detail::DeviceBuffer* b : {&ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(mem);
+    batches.release_buffers(mem);
 }
 
 void Worker::configure(bool is_solo, std::size_t share) {
@@ -58,6 +59,25 @@ void Worker::configure(bool is_solo, std::size_t share) {
     plan = setup.plan;
     leaf_batch_ = setup.leaf_batch;
     tile_batch_ = setup.tile_batch;
+}
+
+bool Worker::host_ready(std::size_t steps) const {
+    return done.host && small.host && descs_host.count >= max_descs() &&
+           (!batches.walks_leaves() || batches.walk_ready(steps));
+}
+
+std::size_t Worker::lay_out(std::size_t steps, std::uint8_t* h, std::uint8_t* d) {
+    std::size_t off = 0;
+    auto place = [&](auto& buffer, std::size_t count) {
+        using T = std::remove_reference_t<decltype(*buffer.host)>;
+        if (h) buffer.adopt(reinterpret_cast<T*>(h + off), reinterpret_cast<T*>(d + off), count, mem);
+        off += (count * sizeof(T) + 255) / 256 * 256;
+    };
+    place(done, 1);
+    place(small, long_tuning::small_copy_bytes);
+    place(descs_host, max_descs());
+    if (batches.walks_leaves()) batches.lay_out_walk(place, steps);
+    return off;
 }
 
 std::size_t Worker::others(std::size_t bases) const {
@@ -395,7 +415,8 @@ AlignmentResult Worker::align(std::span<const std::uint8_t> query, std::span<con
     dq = base;
     dr = base + m;
     note_peak();
-    if (solo && walks_leaves() && !(cx.score_only && cx.mode == AlignMode::global)) reserve_walk_async(m + n);
+    if (solo && batches.walks_leaves() && !(cx.score_only && cx.mode == AlignMode::global))
+        batches.reserve_walk_async(m + n);
     AlignmentResult r;
     try {
         r = checkpoint_align(*this, query, ref, cx.scheme, cx.mode, cx.score_only, plan, progress_cb);
@@ -404,7 +425,7 @@ AlignmentResult Worker::align(std::span<const std::uint8_t> query, std::span<con
         pending_pass.active = false;  // the stream's error, if any, comes with the next wait
         throw;
     }
-    take_walk_alloc();  // a pair whose path needed no walk
+    batches.take_walk_alloc();  // a pair whose path needed no walk
     stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats.pairs_ms = stats.wall_s * 1e3;
     stats.allocs_ms = mem.ms - mem0.ms;

@@ -5,9 +5,10 @@
 // checkpoint arena (checkpoint_arena.hpp), the stream waits
 // (stream_wait.hpp) and the staged copies (staged_copy.hpp).
 //
-// long_worker.cpp holds the RegionBackend half (regions, the forward pass,
-// a pair's setup); worker_batches.cpp the RegionSpeculation half (leaf and
-// tile batches, the walk on the device, the rows' peaks).
+// long_worker.cpp holds the RegionBackend (regions, the forward pass, the
+// launches, a pair's setup); its RegionSpeculation is a WorkerBatches
+// (worker_batches.hpp: leaf and tile batches, the walk on the device, the
+// rows' peaks).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -33,6 +34,7 @@
 #include "long_tuning.hpp"
 #include "stream_wait.hpp"
 #include "staged_copy.hpp"
+#include "worker_batches.hpp"
 
 namespace gpualign::gpu::long_detail {
 
@@ -55,13 +57,13 @@ struct Context {
     bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
 };
 
-/// One pair at a time: a RegionBackend (and its RegionSpeculation) with its
-/// own stream, arena and rings. `solo`: the only worker running (align()),
+/// One pair at a time: a RegionBackend with its own stream, arena and rings,
+/// and its RegionSpeculation (`batches`). `solo`: the only worker running (align()),
 /// so launches may be cooperative and use flow-controlled rings narrower
 /// than a region; otherwise rings hold whole rows and every launch is an
 /// ordinary one beside other workers'. Every method that touches the device
 /// throws CudaError naming the CUDA error.
-struct Worker final : RegionBackend, RegionSpeculation {
+struct Worker final : RegionBackend {
     const Context& cx;
     bool solo = true;
     std::size_t limit = 0;        // this worker's share of the cap
@@ -77,23 +79,16 @@ struct Worker final : RegionBackend, RegionSpeculation {
     LongEngineStats stats;
     CheckpointArena arena{mem, stats.peak_device_bytes};
     detail::DeviceBuffer seqs, ring, progress, best, dirs, corner, descs_dev;
-    detail::DeviceBuffer peaks_dev;  // row_peaks: the rows' offsets, their peaks, CUB's storage
-    std::vector<std::pair<std::size_t, std::size_t>> leaf_offsets;  // the leaf batch: (offset, bytes) in dirs
-    std::vector<std::size_t> leaf_pitch;                              // the leaf batch: device row pitch of each leaf (dirs_pitch)
-    std::vector<std::size_t> leaf_width;                              // the leaf batch: columns of each leaf
     unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp (solo progress)
     unsigned long long* cells_dev = nullptr;
     std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
     std::size_t leaf_host_bytes = 0;
-    int leaf_count = 0;                        // leaves of the last compute_leaves batch (descriptors in descs_dev)
     // Pinned host buffers, own or in the engine's slab (LongEngine::Impl::ready):
     detail::PinnedBuffer<unsigned int> done;                 // mapped: RegionParams::launch_done of the last launch
-    detail::PinnedBuffer<long_kernels::WalkState> walk_out;  // mapped: where the last leaf walk stopped
-    detail::PinnedBuffer<std::uint8_t> walk_steps;           // mapped: the last leaf walk's step codes
     detail::PinnedBuffer<std::uint8_t> small;                // copies of at most long_tuning::small_copy_bytes
     detail::PinnedBuffer<long_kernels::RegionDesc> descs_host;  // a launch's descriptors, copied in-stream before it
     StagedCopies copies{mem, waiter, small, cx.staging, stats.copies_ms};
-    std::future<detail::DeviceMemory> walk_alloc;  // walk_out and walk_steps being allocated (reserve_walk_async)
+    WorkerBatches batches{*this};
     const std::uint8_t* dq = nullptr;
     const std::uint8_t* dr = nullptr;
     bool first_pass = true;
@@ -143,7 +138,7 @@ struct Worker final : RegionBackend, RegionSpeculation {
     void fill_border(BoundaryCell* dst, std::int64_t len, bool free, std::int32_t gap_open,
                      std::int32_t gap_extend) override;
     std::int64_t row_alignment() const override { return long_tuning::row_alignment; }
-    RegionSpeculation* speculation() override { return this; }
+    RegionSpeculation* speculation() override { return &batches; }
     std::uint8_t* dirs_buffer(std::size_t bytes) override;
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override;
@@ -171,27 +166,16 @@ struct Worker final : RegionBackend, RegionSpeculation {
                                   const std::function<void(std::uint64_t)>& on_cells, int R);
     void read_best(const Region& reg, int stripes, int R, WindowedResult& res);
 
-    // ---- RegionSpeculation (worker_batches.cpp) ------------------------------
-    std::size_t leaf_batch() const override { return leaf_batch_; }
-    void compute_leaves(std::span<const Region> leaves) override;
-    bool walks_leaves() const override { return !cx.options.walk_on_host; }
-    std::span<const std::uint8_t> walk_leaves(WalkCursor& cur) override;
-    const std::uint8_t* leaf_dirs(std::size_t k, std::int64_t rows, std::int64_t cols) override;
-    std::size_t tile_batch() const override { return tile_batch_; }
-    void compute_tiles(std::span<const Region> tiles, std::span<const RegionOutputs> outs) override;
-    bool row_peaks(std::span<const CellRow> rows, std::span<RowPeak> peaks) override;
-    bool row_peaks_in(const BoundaryCell* base, std::span<const CellRow> rows, const std::vector<std::size_t>& which,
-                      std::span<RowPeak> peaks);
-
-    // ---- the walk's and the launches' pinned buffers (worker_batches.cpp) ----
-    std::size_t walk_bytes(std::size_t steps) const;
-    void ensure_walk_buffers(std::size_t steps, detail::DeviceMemory& m);
-    void take_walk_alloc();
-    void reserve_walk(std::size_t steps);
-    void reserve_walk_async(std::size_t steps);
+    // ---- the pinned host buffers (long_worker.cpp) ---------------------------
     /// Descriptors of this worker's largest launch (a leaf or tile batch).
     std::size_t max_descs() const { return std::max<std::size_t>({leaf_batch_, tile_batch_, 1}); }
+    /// Whether this worker's pinned host buffers serve pairs of up to
+    /// `steps` = m + n bases without growing.
     bool host_ready(std::size_t steps) const;
+    /// Lays this worker's pinned host buffers (launch-end flag, small
+    /// copies, descriptors, the walk's cursor and steps; sized for pairs of
+    /// up to `steps` = m + n bases) out in a slab part at host `h`, device
+    /// view `d`, and returns the part's bytes; with `h` null only the bytes.
     std::size_t lay_out(std::size_t steps, std::uint8_t* h, std::uint8_t* d);
 };
 
