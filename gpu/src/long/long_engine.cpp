@@ -73,8 +73,8 @@ struct ManyRun {
             failed[k] = std::current_exception();
         }
         std::lock_guard<std::mutex> lock(mu);
-        sum += w.stats;  // the sums; peaks are each worker's largest, summed over workers
-        peak = std::max(peak, w.stats.peak_device_bytes);
+        sum += w.stats();  // the sums; peaks are each worker's largest, summed over workers
+        peak = std::max(peak, w.stats().peak_device_bytes);
     }
 };
 
@@ -175,7 +175,7 @@ struct LongEngine::Impl {
             for (const std::size_t p : order) {
                 const std::size_t ring_bytes =
                     long_geometry::ring_slot_bytes(long_geometry::whole_row_ring_cols(pairs[p].ref.size()));
-                if (ring_bytes * long_tuning::min_worker_slots <= w.ring_budget) {
+                if (ring_bytes * long_tuning::min_worker_slots <= w.ring_budget()) {
                     plan.shared.push_back(p);
                     const std::size_t bases = pairs[p].query.size() + pairs[p].ref.size();
                     need = std::max(need, w.others(bases) + long_plan::floor_bytes(bases));
@@ -183,7 +183,7 @@ struct LongEngine::Impl {
                     plan.solo.push_back(p);
                 }
             }
-            if (need <= w.limit) break;
+            if (need <= w.share()) break;
         }
         if (k <= 1 || plan.shared.size() <= 1) {
             plan.shared.clear();
@@ -206,7 +206,7 @@ struct LongEngine::Impl {
         std::size_t steps = 0;
         for (const std::size_t p : plan.shared) steps = std::max(steps, pairs[p].query.size() + pairs[p].ref.size());
         Worker& first = *workers[0];
-        staging.reserve(static_cast<std::size_t>(plan.workers), first.mem);
+        staging.reserve(static_cast<std::size_t>(plan.workers), first.memory());
         std::vector<Worker*> lacking;
         std::size_t part = 0;
         for (int w = 0; w < plan.workers; ++w) {
@@ -217,7 +217,7 @@ struct LongEngine::Impl {
         }
         if (lacking.empty()) return;
         std::uint8_t *h = nullptr, *d = nullptr;
-        alloc_mapped(h, d, part * lacking.size(), "pinned buffers of the long engine's workers", first.mem);
+        alloc_mapped(h, d, part * lacking.size(), "pinned buffers of the long engine's workers", first.memory());
         slabs.push_back(h);
         for (std::size_t k = 0; k < lacking.size(); ++k) (void)lacking[k]->lay_out(steps, h + k * part, d + k * part);
     }
@@ -245,8 +245,8 @@ struct LongEngine::Impl {
                 run.align(w, k, {}, peaks[static_cast<std::size_t>(wi)]);
                 if (first) {
                     std::lock_guard<std::mutex> lock(run.mu);
-                    run.sum.first_pairs_ms += w.stats.pairs_ms;
-                    run.sum.first_kernels_ms += w.stats.total_ms;
+                    run.sum.first_pairs_ms += w.stats().pairs_ms;
+                    run.sum.first_kernels_ms += w.stats().total_ms;
                     first = false;
                 }
                 run.cells_done += pair_cells(run.pairs[k]);
@@ -335,10 +335,10 @@ AlignmentResult LongEngine::align(std::span<const std::uint8_t> query, std::span
     Worker& w = *im.workers[0];
     try {
         AlignmentResult r = w.align(query, ref, im.cx.options.progress);
-        im.stats = w.stats;
+        im.stats = w.stats();
         return r;
     } catch (...) {
-        im.stats = w.stats;
+        im.stats = w.stats();
         throw;
     }
 }

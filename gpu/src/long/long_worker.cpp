@@ -21,8 +21,8 @@ using detail::ms_since;
 Worker::Worker(const Context& c) : cx(c) {
     GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
     GPUALIGN_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "long engine stream");
-    mem.pool = cx.pool;
-    mem.stream = stream;
+    mem_.pool = cx.pool;
+    mem_.stream = stream;
     GPUALIGN_CUDA(cudaEventCreate(&ev_start), "long engine event");
     GPUALIGN_CUDA(cudaEventCreate(&ev_stop), "long engine event");
     waiter.attach(stream);
@@ -31,31 +31,31 @@ Worker::Worker(const Context& c) : cx(c) {
 Worker::~Worker() {
     batches.wait_walk_alloc();  // it writes the walk's buffers
     release_buffers();
-    free_pinned(cells_host, mem);
-    free_pinned(leaf_host, mem);
-    done.release(mem);
-    batches.release_host(mem);
-    small.release(mem);
-    descs_host.release(mem);
+    free_pinned(cells_host, mem_);
+    free_pinned(leaf_host, mem_);
+    done.release(mem_);
+    batches.release_host(mem_);
+    small.release(mem_);
+    descs_host.release(mem_);
     if (ev_start) cudaEventDestroy(ev_start);
     if (ev_stop) cudaEventDestroy(ev_stop);
     if (stream) cudaStreamDestroy(stream);
 }
 
 void Worker::release_buffers() {
-    seqs.release(mem);
+    seqs.release(mem_);
     arena.release_buffers();
-    for (detail::DeviceBuffer* b : {&ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(mem);
-    batches.release_buffers(mem);
+    for (detail::DeviceBuffer* b : {&ring, &progress, &best, &dirs, &corner, &descs_dev}) b->release(mem_);
+    batches.release_buffers(mem_);
 }
 
 void Worker::configure(bool is_solo, std::size_t share) {
-    if (share != limit || is_solo != solo) release_buffers();
+    if (share != limit_ || is_solo != solo) release_buffers();
     solo = is_solo;
     waiter.set_alone(is_solo);
-    limit = share;
+    limit_ = share;
     const long_plan::WorkerSetup setup = long_plan::worker_setup(cx.options, is_solo, share);
-    ring_budget = setup.ring_budget;
+    ring_budget_ = setup.ring_budget;
     plan = setup.plan;
     leaf_batch_ = setup.leaf_batch;
     tile_batch_ = setup.tile_batch;
@@ -70,7 +70,7 @@ std::size_t Worker::lay_out(std::size_t steps, std::uint8_t* h, std::uint8_t* d)
     std::size_t off = 0;
     auto place = [&](auto& buffer, std::size_t count) {
         using T = std::remove_reference_t<decltype(*buffer.host)>;
-        if (h) buffer.adopt(reinterpret_cast<T*>(h + off), reinterpret_cast<T*>(d + off), count, mem);
+        if (h) buffer.adopt(reinterpret_cast<T*>(h + off), reinterpret_cast<T*>(d + off), count, mem_);
         off += (count * sizeof(T) + 255) / 256 * 256;
     };
     place(done, 1);
@@ -81,7 +81,7 @@ std::size_t Worker::lay_out(std::size_t steps, std::uint8_t* h, std::uint8_t* d)
 }
 
 std::size_t Worker::others(std::size_t bases) const {
-    return long_plan::others_bytes(bases, ring_budget, leaf_batch_, plan.leaf_cells);
+    return long_plan::others_bytes(bases, ring_budget_, leaf_batch_, plan.leaf_cells);
 }
 
 void Worker::upload(BoundaryCell* dst, std::span<const BoundaryCell> src) {
@@ -97,9 +97,9 @@ void Worker::fill_border(BoundaryCell* dst, std::int64_t len, bool free, std::in
 
 std::uint8_t* Worker::dirs_buffer(std::size_t bytes) {
     if (bytes > leaf_host_bytes) {
-        free_pinned(leaf_host, mem);
+        free_pinned(leaf_host, mem_);
         leaf_host_bytes = 0;
-        detail::alloc_pinned(leaf_host, bytes, "pinned buffer for a leaf's direction bytes", mem);
+        detail::alloc_pinned(leaf_host, bytes, "pinned buffer for a leaf's direction bytes", mem_);
         leaf_host_bytes = bytes;
     }
     return leaf_host;
@@ -131,7 +131,7 @@ detail::RegionLaunch Worker::base_launch(bool want_dirs, int R) const {
 }
 
 unsigned int* Worker::done_word() {
-    done.ensure(1, true, "pinned launch-end flag", mem);
+    done.ensure(1, true, "pinned launch-end flag", mem_);
     return done.host;
 }
 
@@ -152,12 +152,12 @@ void Worker::settle_pass() {
 /// Adds a launch of `cells` cells and `ms` of device time, run_launch'ed
 /// at t0, to the statistics.
 void Worker::count_pass(double ms, std::uint64_t cells, std::chrono::steady_clock::time_point t0) {
-    stats.total_ms += ms;
-    stats.total_cells += cells;
-    ++stats.passes;
-    if (first_pass) stats.forward_ms = ms;
+    stats_.total_ms += ms;
+    stats_.total_cells += cells;
+    ++stats_.passes;
+    if (first_pass) stats_.forward_ms = ms;
     first_pass = false;
-    stats.launches_ms += ms_since(t0);
+    stats_.launches_ms += ms_since(t0);
 }
 
 /// Launches `a` over descs (stripe_begin set), waits (reporting progress
@@ -169,23 +169,23 @@ void Worker::run_launch(detail::RegionLaunch& a, std::vector<long_kernels::Regio
                         const std::function<void(std::uint64_t)>& on_cells, std::size_t warps, bool defer) {
     settle_pass();
     const auto t0 = std::chrono::steady_clock::now();
-    descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", mem);
+    descs_dev.ensure(sizeof(long_kernels::RegionDesc) * descs.size(), "region descriptors", mem_);
     // The descriptors go through pinned memory of the worker's (copied
     // in-stream before the kernel; nothing else uses it until the wait below).
-    descs_host.ensure(descs.size(), false, "pinned region descriptors", mem);
+    descs_host.ensure(descs.size(), false, "pinned region descriptors", mem_);
     std::memcpy(descs_host.host, descs.data(), sizeof(long_kernels::RegionDesc) * descs.size());
     a.regions_host = descs_host.host;
     a.regions_dev = static_cast<long_kernels::RegionDesc*>(descs_dev.ptr);
     a.count = static_cast<int>(descs.size());
-    ring.ensure(detail::region_ring_bytes(a), "long engine rings", mem);
+    ring.ensure(detail::region_ring_bytes(a), "long engine rings", mem_);
     a.ring = ring.ptr;
-    progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 2), "long engine progress flags", mem);
+    progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 2), "long engine progress flags", mem_);
     a.progress = static_cast<int*>(progress.ptr);
     const bool report = solo && on_cells && cells >= long_tuning::progress_min_cells;
     if (report) {
         if (!cells_host) {  // one counter per warp of the largest grid (a later launch may have more warps)
             alloc_mapped(cells_host, cells_dev, static_cast<std::size_t>(cx.max_warps),
-                         "long engine progress counters", mem);
+                         "long engine progress counters", mem_);
         }
         std::fill(cells_host, cells_host + warps, 0ull);
     }
@@ -261,10 +261,10 @@ RegionResult Worker::compute(const Region& reg, const RegionOutputs& out,
     const bool forward = first_pass;
     WindowedResult res = compute_region(reg, out, on_cells, rows_per_lane(reg.rows, out.dirs != nullptr));
     if (res.best_w > 0) {
-        const double ms_before = stats.total_ms;
+        const double ms_before = stats_.total_ms;
         locate_best(reg, out, res);
-        stats.locate_ms += stats.total_ms - ms_before;
-        if (forward) stats.forward_ms += stats.total_ms - ms_before;
+        stats_.locate_ms += stats_.total_ms - ms_before;
+        if (forward) stats_.forward_ms += stats_.total_ms - ms_before;
     }
     return res;
 }
@@ -322,14 +322,14 @@ Worker::WindowedResult Worker::compute_region(const Region& reg, const RegionOut
     const int warps_per_block = detail::region_block_threads() / 32;
     const long_geometry::RegionGeometry geo =
         long_geometry::region_geometry(rows, cols, R, max_blocks_for(R, want_dirs), warps_per_block,
-                                       cx.options.max_blocks, ring_budget, solo);
+                                       cx.options.max_blocks, ring_budget_, solo);
     const int stripes = geo.stripes;
     if (!solo && geo.slots < std::min(2, stripes))
         throw std::logic_error("long engine worker: rows of " + std::to_string(cols) + " columns do not fit its rings");
-    if (cx.mode != AlignMode::global) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", mem);
-    corner.ensure(sizeof(int), "long engine corner", mem);
+    if (cx.mode != AlignMode::global) best.ensure(16 * static_cast<std::size_t>(stripes), "long engine stripe bests", mem_);
+    corner.ensure(sizeof(int), "long engine corner", mem_);
     const std::size_t pitch = static_cast<std::size_t>(long_kernels::dirs_pitch(cols));
-    if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * pitch, "long engine direction bytes", mem);
+    if (want_dirs) dirs.ensure(static_cast<std::size_t>(rows) * pitch, "long engine direction bytes", mem_);
 
     std::vector<long_kernels::RegionDesc> descs{desc_of(reg)};
     long_kernels::RegionDesc& d = descs[0];
@@ -393,10 +393,10 @@ void Worker::read_best(const Region& reg, int stripes, int R, WindowedResult& re
 AlignmentResult Worker::align(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
                               const ProgressCallback& progress_cb) {
     const auto t0 = std::chrono::steady_clock::now();
-    stats = {};
-    const detail::DeviceMemory mem0 = mem;
+    stats_ = {};
+    const detail::DeviceMemory mem0 = mem_;
     first_pass = true;
-    stats.forward_cells = static_cast<std::uint64_t>(query.size()) * ref.size();
+    stats_.forward_cells = static_cast<std::uint64_t>(query.size()) * ref.size();
     if (!fits_int32(cx.scheme, query.size(), ref.size()))
         throw std::length_error("pair of lengths " + std::to_string(query.size()) + " x " +
                                 std::to_string(ref.size()) + " could overflow 32-bit scores");
@@ -404,11 +404,11 @@ AlignmentResult Worker::align(std::span<const std::uint8_t> query, std::span<con
     const std::size_t m = query.size(), n = ref.size();
     if (solo) long_plan::plan_solo_pair(cx.options, m, n, plan, tile_batch_);
     const long_plan::PairBytes bytes =
-        long_plan::pair_bytes(cx.options, plan, tile_batch_, leaf_batch_, ring_budget, solo, limit, m, n);
+        long_plan::pair_bytes(cx.options, plan, tile_batch_, leaf_batch_, ring_budget_, solo, limit_, m, n);
     tile_ring_budget = bytes.tile_ring_budget;
-    if (ring.bytes > tile_ring_budget) ring.release(mem);  // sized for an earlier pair
+    if (ring.bytes > tile_ring_budget) ring.release(mem_);  // sized for an earlier pair
     arena.fit(bytes.arena, bytes.arena_first, bytes.floor, m, n);
-    seqs.ensure(m + n + 2, "long engine sequences", mem);
+    seqs.ensure(m + n + 2, "long engine sequences", mem_);
     auto* base = static_cast<std::uint8_t*>(seqs.ptr);
     copies.upload(base, query.data(), m, "query upload");
     copies.upload(base + m, ref.data(), n, "ref upload");
@@ -426,12 +426,12 @@ AlignmentResult Worker::align(std::span<const std::uint8_t> query, std::span<con
         throw;
     }
     batches.take_walk_alloc();  // a pair whose path needed no walk
-    stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    stats.pairs_ms = stats.wall_s * 1e3;
-    stats.allocs_ms = mem.ms - mem0.ms;
-    stats.allocs = mem.count - mem0.count;
-    stats.pinned_ms = mem.pinned_ms - mem0.pinned_ms;
-    stats.pinned = mem.pinned - mem0.pinned;
+    stats_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    stats_.pairs_ms = stats_.wall_s * 1e3;
+    stats_.allocs_ms = mem_.ms - mem0.ms;
+    stats_.allocs = mem_.count - mem0.count;
+    stats_.pinned_ms = mem_.pinned_ms - mem0.pinned_ms;
+    stats_.pinned = mem_.pinned - mem0.pinned;
     return r;
 }
 

@@ -58,78 +58,51 @@ struct Context {
 };
 
 /// One pair at a time: a RegionBackend with its own stream, arena and rings,
-/// and its RegionSpeculation (`batches`). `solo`: the only worker running (align()),
-/// so launches may be cooperative and use flow-controlled rings narrower
-/// than a region; otherwise rings hold whole rows and every launch is an
-/// ordinary one beside other workers'. Every method that touches the device
-/// throws CudaError naming the CUDA error.
-struct Worker final : RegionBackend {
-    const Context& cx;
-    bool solo = true;
-    std::size_t limit = 0;        // this worker's share of the cap
-    std::size_t ring_budget = long_tuning::ring_budget;
-    CheckpointPlan plan;          // the options' plan, with smaller leaves beside other pairs (configure)
-    std::size_t leaf_batch_ = 1;
-    std::size_t tile_batch_ = 1;
-    std::size_t tile_ring_budget = 0;  // ring bytes of a tile-batch launch (>= ring_budget), set per pair
-    cudaStream_t stream = nullptr;
-    cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
-    StreamWaiter waiter;
-    detail::DeviceMemory mem;
-    LongEngineStats stats;
-    CheckpointArena arena{mem, stats.peak_device_bytes};
-    detail::DeviceBuffer seqs, ring, progress, best, dirs, corner, descs_dev;
-    unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp (solo progress)
-    unsigned long long* cells_dev = nullptr;
-    std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
-    std::size_t leaf_host_bytes = 0;
-    // Pinned host buffers, own or in the engine's slab (LongEngine::Impl::ready):
-    detail::PinnedBuffer<unsigned int> done;                 // mapped: RegionParams::launch_done of the last launch
-    detail::PinnedBuffer<std::uint8_t> small;                // copies of at most long_tuning::small_copy_bytes
-    detail::PinnedBuffer<long_kernels::RegionDesc> descs_host;  // a launch's descriptors, copied in-stream before it
-    StagedCopies copies{mem, waiter, small, cx.staging, stats.copies_ms};
-    WorkerBatches batches{*this};
-    const std::uint8_t* dq = nullptr;
-    const std::uint8_t* dr = nullptr;
-    bool first_pass = true;
-
-    /// A launch of this worker's stream not yet waited for (run_launch with
-    /// `defer`): settle_pass waits for it and counts it.
-    struct PendingPass {
-        bool active = false;
-        std::string what;
-        std::uint64_t cells = 0;
-        std::chrono::steady_clock::time_point t0;
-    };
-    PendingPass pending_pass;
-
-    /// What compute_region reports: RegionResult, and for the windowed local
-    /// forward (region_kernel.cuh) the first column the best cell may be in
-    /// (best_j is then the last; 0 = best_j is exact) and, at 32 rows a lane
-    /// (the lane key), the last row it may be in (best_i is then the first;
-    /// 0 = best_i is exact).
-    struct WindowedResult : RegionResult {
-        std::int64_t best_w = 0;
-        std::int64_t best_i_last = 0;
-    };
-
+/// and its RegionSpeculation (a WorkerBatches, which shares its state).
+/// `solo`: the only worker running (align()), so launches may be cooperative
+/// and use flow-controlled rings narrower than a region; otherwise rings
+/// hold whole rows and every launch is an ordinary one beside other
+/// workers'. Every method that touches the device throws CudaError naming
+/// the CUDA error.
+class Worker final : public RegionBackend {
+public:
+    /// A worker on cx.device with a stream of its own. `c` outlives it.
     explicit Worker(const Context& c);
     ~Worker() override;
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
 
     // ---- setup (long_worker.cpp) ---------------------------------------------
-    /// Sets this worker's share of the cap and its mode; frees buffers sized
-    /// for another share.
+    /// Sets this worker's share of the cap (bytes) and whether it runs alone
+    /// (long_plan::worker_setup); frees buffers sized for another share.
     void configure(bool is_solo, std::size_t share);
     /// Frees every device buffer (the next pair allocates again).
     void release_buffers();
     /// Bytes outside the arena that a pair of m + n bases may need
     /// (long_plan::others_bytes with this worker's setup).
     std::size_t others(std::size_t bases) const;
-    void note_peak() { stats.peak_device_bytes = std::max(stats.peak_device_bytes, mem.bytes); }
     /// Aligns one pair within this worker's share (LongEngine::align); the
-    /// statistics of the pair in `stats`.
+    /// statistics of the pair in stats().
+    /// @throws what LongEngine::align throws.
     AlignmentResult align(std::span<const std::uint8_t> query, std::span<const std::uint8_t> ref,
                           const ProgressCallback& progress_cb);
+    /// What the last align() did.
+    const LongEngineStats& stats() const { return stats_; }
+    /// This worker's share of the cap (bytes) and one launch's ring bytes (configure).
+    std::size_t share() const { return limit_; }
+    std::size_t ring_budget() const { return ring_budget_; }
+    /// Where this worker's device and pinned buffers come from, and their counters.
+    detail::DeviceMemory& memory() { return mem_; }
+
+    // ---- the pinned host buffers (long_worker.cpp) ---------------------------
+    /// Whether this worker's pinned host buffers serve pairs of up to
+    /// `steps` = m + n bases without growing.
+    bool host_ready(std::size_t steps) const;
+    /// Lays this worker's pinned host buffers (launch-end flag, small
+    /// copies, descriptors, the walk's cursor and steps; sized for pairs of
+    /// up to `steps` = m + n bases) out in a slab part at host `h`, device
+    /// view `d`, and returns the part's bytes; with `h` null only the bytes.
+    std::size_t lay_out(std::size_t steps, std::uint8_t* h, std::uint8_t* d);
 
     // ---- RegionBackend (long_worker.cpp) -------------------------------------
     BoundaryCell* allocate(std::size_t count) override { return arena.allocate(count); }
@@ -142,6 +115,28 @@ struct Worker final : RegionBackend {
     std::uint8_t* dirs_buffer(std::size_t bytes) override;
     RegionResult compute(const Region& reg, const RegionOutputs& out,
                          const std::function<void(std::uint64_t)>& on_cells) override;
+
+private:
+    friend class WorkerBatches;  // the speculative half: the same launches and buffers
+
+    /// A launch of this worker's stream not yet waited for (run_launch with
+    /// `defer`): settle_pass waits for it and counts it.
+    struct PendingPass {
+        bool active = false;
+        std::string what;
+        std::uint64_t cells = 0;
+        std::chrono::steady_clock::time_point t0;
+    };
+
+    /// What compute_region reports: RegionResult, and for the windowed local
+    /// forward (region_kernel.cuh) the first column the best cell may be in
+    /// (best_j is then the last; 0 = best_j is exact) and, at 32 rows a lane
+    /// (the lane key), the last row it may be in (best_i is then the first;
+    /// 0 = best_i is exact).
+    struct WindowedResult : RegionResult {
+        std::int64_t best_w = 0;
+        std::int64_t best_i_last = 0;
+    };
 
     // ---- launches (long_worker.cpp) ------------------------------------------
     /// Most co-resident blocks of this engine's kernel variant (mode, packed)
@@ -165,18 +160,43 @@ struct Worker final : RegionBackend {
     WindowedResult compute_region(const Region& reg, const RegionOutputs& out,
                                   const std::function<void(std::uint64_t)>& on_cells, int R);
     void read_best(const Region& reg, int stripes, int R, WindowedResult& res);
-
-    // ---- the pinned host buffers (long_worker.cpp) ---------------------------
     /// Descriptors of this worker's largest launch (a leaf or tile batch).
     std::size_t max_descs() const { return std::max<std::size_t>({leaf_batch_, tile_batch_, 1}); }
-    /// Whether this worker's pinned host buffers serve pairs of up to
-    /// `steps` = m + n bases without growing.
-    bool host_ready(std::size_t steps) const;
-    /// Lays this worker's pinned host buffers (launch-end flag, small
-    /// copies, descriptors, the walk's cursor and steps; sized for pairs of
-    /// up to `steps` = m + n bases) out in a slab part at host `h`, device
-    /// view `d`, and returns the part's bytes; with `h` null only the bytes.
-    std::size_t lay_out(std::size_t steps, std::uint8_t* h, std::uint8_t* d);
+    void note_peak() { stats_.peak_device_bytes = std::max(stats_.peak_device_bytes, mem_.bytes); }
+
+    // ---- setup: the share, the plan, the batches ------------------------------
+    const Context& cx;
+    bool solo = true;
+    std::size_t limit_ = 0;  // this worker's share of the cap
+    std::size_t ring_budget_ = long_tuning::ring_budget;
+    CheckpointPlan plan;     // the options' plan, with smaller leaves beside other pairs (configure)
+    std::size_t leaf_batch_ = 1;
+    std::size_t tile_batch_ = 1;
+    std::size_t tile_ring_budget = 0;  // ring bytes of a tile-batch launch (>= ring_budget_), set per pair
+    // ---- the stream and its pieces ---------------------------------------------
+    cudaStream_t stream = nullptr;
+    cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
+    StreamWaiter waiter;
+    detail::DeviceMemory mem_;
+    LongEngineStats stats_;
+    CheckpointArena arena{mem_, stats_.peak_device_bytes};
+    // ---- device buffers of the launches ---------------------------------------
+    detail::DeviceBuffer seqs, ring, progress, best, dirs, corner, descs_dev;
+    unsigned long long* cells_host = nullptr;  // mapped pinned, one counter per warp (solo progress)
+    unsigned long long* cells_dev = nullptr;
+    std::uint8_t* leaf_host = nullptr;         // pinned: a leaf's direction bytes
+    std::size_t leaf_host_bytes = 0;
+    // Pinned host buffers, own or in the engine's slab (LongEngine::Impl::ready):
+    detail::PinnedBuffer<unsigned int> done;                 // mapped: RegionParams::launch_done of the last launch
+    detail::PinnedBuffer<std::uint8_t> small;                // copies of at most long_tuning::small_copy_bytes
+    detail::PinnedBuffer<long_kernels::RegionDesc> descs_host;  // a launch's descriptors, copied in-stream before it
+    StagedCopies copies{mem_, waiter, small, cx.staging, stats_.copies_ms};
+    WorkerBatches batches{*this};
+    // ---- the pair in flight ------------------------------------------------------
+    const std::uint8_t* dq = nullptr;  // device: the query's codes (in seqs)
+    const std::uint8_t* dr = nullptr;  // device: the ref's codes (in seqs)
+    bool first_pass = true;            // the next launch is the pair's forward pass
+    PendingPass pending_pass;
 };
 
 }  // namespace gpualign::gpu::long_detail

@@ -45,8 +45,8 @@ void WorkerBatches::compute_leaves(std::span<const Region> leaves) {
         cells += static_cast<std::uint64_t>(d.rows) * static_cast<std::uint64_t>(d.cols);
         descs.push_back(d);
     }
-    w_.dirs.ensure(dir_bytes, "long engine direction bytes (leaf batch)", w_.mem);
-    w_.corner.ensure(sizeof(int), "long engine corner", w_.mem);
+    w_.dirs.ensure(dir_bytes, "long engine direction bytes (leaf batch)", w_.mem_);
+    w_.corner.ensure(sizeof(int), "long engine corner", w_.mem_);
     for (std::size_t k = 0; k < descs.size(); ++k) {
         descs[k].dirs = static_cast<std::uint8_t*>(w_.dirs.ptr) + leaf_offsets[k].first;
         descs[k].corner = static_cast<int*>(w_.corner.ptr);
@@ -57,7 +57,7 @@ void WorkerBatches::compute_leaves(std::span<const Region> leaves) {
     detail::RegionLaunch a = w_.base_launch(true, R);
     a.stripes = stripes;
     a.ring_cols = static_cast<int>(long_geometry::whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
-    a.ring_slots = long_geometry::whole_row_slots(w_.ring_budget, a.ring_cols, stripes);  // whole rows: no flow control
+    a.ring_slots = long_geometry::whole_row_slots(w_.ring_budget_, a.ring_cols, stripes);  // whole rows: no flow control
     a.flow_control = false;
     a.blocks = blocks;
     w_.run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block, walks_leaves());
@@ -81,15 +81,15 @@ void WorkerBatches::ensure_walk_buffers(std::size_t steps, detail::DeviceMemory&
 void WorkerBatches::take_walk_alloc() {
     if (!walk_alloc.valid()) return;
     const detail::DeviceMemory side = walk_alloc.get();
-    w_.mem.pinned_ms += side.pinned_ms;
-    w_.mem.pinned += side.pinned;
+    w_.mem_.pinned_ms += side.pinned_ms;
+    w_.mem_.pinned += side.pinned;
 }
 
 /// The walk's buffers for `steps` steps left, allocated here unless
 /// reserve_walk_async did while the forward pass ran.
 void WorkerBatches::reserve_walk(std::size_t steps) {
     take_walk_alloc();
-    ensure_walk_buffers(steps, w_.mem);
+    ensure_walk_buffers(steps, w_.mem_);
 }
 
 /// Starts allocating the walk's buffers for a pair of `steps` = m + n
@@ -130,7 +130,7 @@ std::span<const std::uint8_t> WorkerBatches::walk_leaves(WalkCursor& cur) {
     else
         w_.waiter.poll(&walk_out.host->finished, what);  // no command after the kernel (StreamWaiter::poll)
     w_.settle_pass();  // done by now: counts the leaf batch
-    w_.stats.walks_ms += ms_since(t0);
+    w_.stats_.walks_ms += ms_since(t0);
     const long_kernels::WalkState out = *walk_out.host;  // written by the kernel, complete after the wait
     cur.i = out.i;
     cur.j = out.j;
@@ -174,7 +174,7 @@ bool WorkerBatches::row_peaks(std::span<const CellRow> rows, std::span<RowPeak> 
         if (!in_part[q].empty() &&
             !row_peaks_in(static_cast<const BoundaryCell*>(parts[q]->ptr), rows, in_part[q], peaks))
             return false;
-    w_.stats.walks_ms += ms_since(t0);
+    w_.stats_.walks_ms += ms_since(t0);
     return true;
 }
 
@@ -188,7 +188,7 @@ bool WorkerBatches::row_peaks_in(const BoundaryCell* base, std::span<const CellR
     const std::size_t temp = std::max(detail::row_peaks_temp_bytes(static_cast<std::int64_t>(most)),
                                       detail::row_peaks_temp_bytes(static_cast<std::int64_t>(n % most)));
     try {
-        peaks_dev.ensure(offsets + found + temp, "long engine row peaks", w_.mem);
+        peaks_dev.ensure(offsets + found + temp, "long engine row peaks", w_.mem_);
     } catch (const std::bad_alloc&) {
         return false;
     }
@@ -232,7 +232,7 @@ void WorkerBatches::compute_tiles(std::span<const Region> tiles, std::span<const
     descs.reserve(tiles.size());
     int stripes = 0, max_cols = 0;
     std::uint64_t cells = 0;
-    w_.corner.ensure(sizeof(int), "long engine corner", w_.mem);
+    w_.corner.ensure(sizeof(int), "long engine corner", w_.mem_);
     for (std::size_t k = 0; k < tiles.size(); ++k) {
         const Region& reg = tiles[k];
         w_.check_size(reg);
@@ -258,7 +258,7 @@ void WorkerBatches::compute_tiles(std::span<const Region> tiles, std::span<const
     a.ring_cols = static_cast<int>(long_geometry::whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
     // A slot per resident warp where the tile ring budget allows (a stripe
     // whose slot is still being read waits).
-    a.ring_slots = long_geometry::tile_batch_slots(std::max(w_.tile_ring_budget, w_.ring_budget), a.ring_cols, warps, stripes);
+    a.ring_slots = long_geometry::tile_batch_slots(std::max(w_.tile_ring_budget, w_.ring_budget_), a.ring_cols, warps, stripes);
     a.flow_control = false;
     a.blocks = blocks;
     w_.run_launch(a, descs, cells, {}, warps);
@@ -281,7 +281,7 @@ const std::uint8_t* WorkerBatches::leaf_dirs(std::size_t k, std::int64_t rows, s
                                     cudaMemcpyDeviceToHost, w_.stream),
                   what);
     w_.waiter.wait(what);
-    w_.stats.walks_ms += ms_since(t0);
+    w_.stats_.walks_ms += ms_since(t0);
     return host;
 }
 

@@ -17,7 +17,7 @@
 
 namespace gpualign::gpu::long_detail {
 
-struct Worker;
+class Worker;
 
 /// The speculative half of a Worker (Worker::speculation()): it computes
 /// what the driver's PathGuess chooses, with the worker's buffers, arena and
