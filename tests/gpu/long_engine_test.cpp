@@ -627,7 +627,7 @@ TEST(LongEngineSanitizer, AlignManyWorkers) {
 // The local forward at two columns a step keeps only each row's best value
 // and finds the best cell's column in a window of 32 columns, then in a
 // sub-region recomputed from the checkpoints around it (region_kernel.cuh,
-// long_engine.cpp locate_best). Pairs whose best H is reached many times -
+// long_worker.cpp locate_best). Pairs whose best H is reached many times -
 // a motif repeated along the ref (ties within a row: the smallest column
 // wins) and twice in the query (ties across rows and stripes: the smallest
 // row wins), spacers of every length so the windows straddle checkpoint

@@ -395,7 +395,7 @@ TEST(CheckpointTraceback, LeafWalksOnTheBackendMatchTheReference) {
 }
 
 // The guess behind the batches follows the checkpoint rows' peaks
-// (RegionBackend::row_peaks): on a pair whose path leaves the straight lines
+// (RegionSpeculation::row_peaks): on a pair whose path leaves the straight lines
 // of the guess without them (the ref drops every tenth letter of the query's
 // first half, so the path runs at a slope of 0.9 there and of 1 after it),
 // the guided driver computes fewer leaf batches than the one guessing
