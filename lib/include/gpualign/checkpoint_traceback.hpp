@@ -175,10 +175,13 @@ public:
 
 /// The optional half of a backend (RegionBackend::speculation): computing
 /// the leaves and tiles the path most likely crosses before the walk gets
-/// there, and walking leaf batches where they lie. The driver chooses which
-/// (checkpoint_guess); which leaves and tiles are computed never changes a
-/// result, only the work. Every region it is handed has exact boundaries in
-/// the memory of the RegionBackend that returned it.
+/// there, and walking leaf batches where they lie. checkpoint_align chooses
+/// which (its guesses of the path: lib/src/core/checkpoint_guess.hpp); which
+/// leaves and tiles are computed never changes a result, only the work.
+/// Every region it is handed has exact boundaries in the memory of the
+/// RegionBackend that returned it; buffers are the RegionBackend's (its
+/// allocate()), and every hook runs on the thread that called
+/// checkpoint_align.
 class RegionSpeculation {
 public:
     virtual ~RegionSpeculation() = default;
