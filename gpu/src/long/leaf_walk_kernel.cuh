@@ -45,6 +45,9 @@ namespace gpualign::gpu::long_kernels {
 /// walk_cached_leaves; any further ones are read from their descriptors).
 constexpr int walk_cached_leaves = 512;
 
+// One function, as the walk is one loop of the schedule above: the cursor,
+// the window and the staged steps stay in the warp's registers and shared
+// memory from the first step to the last.
 __global__ void __launch_bounds__(32) leaf_walk_kernel(WalkParams p) {
     __shared__ uint4 window[walk_window * walk_window_chunks];
     __shared__ std::uint8_t staged[walk_window_steps + 1];  // a window's steps (each leaves a row or column behind)

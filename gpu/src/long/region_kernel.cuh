@@ -174,6 +174,11 @@ __device__ __forceinline__ std::int32_t packed_score(unsigned lo, unsigned hi, u
     return r;
 }
 
+// One long function, as the recurrence above is one wavefront loop: a lane's
+// rows, its ring cursors and its best-cell key live in registers for the
+// whole loop, and the loop's parts (the column feed, the ring hand-off, the
+// best-cell checks) are lambdas inside it that share them without passing
+// them through memory.
 template <int R, AlignMode Mode, bool Dirs, bool Packed, int C = 1>
 __global__ void __launch_bounds__(region_block, long_tuning::region_min_blocks(R)) region_kernel(const RegionParams p) {
     static_assert(C == 1 || C == 2, "one or two columns a step");
