@@ -55,7 +55,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "params.cuh"
+#include "../batch_params.cuh"
 
 namespace gpualign::gpu::kernels {
 

@@ -1,5 +1,5 @@
 // gpualign — the memory layout of one device batch, shared by the host
-// dispatch (engine.cpp, g++) and the kernels (kernels/*.cuh, nvcc).
+// dispatch (batch_engine.cpp, g++) and the kernels (kernels/*.cuh, nvcc).
 // Plain C++ with fixed-width types only: no CUDA types, no SeqAn3.
 #pragma once
 

@@ -1,4 +1,4 @@
-// gpualign — host-side launch wrappers between the Engine (engine.cpp) and
+// gpualign — host-side launch wrappers between the Engine (batch_engine.cpp) and
 // the kernels (kernels/*.cuh). Declared with CUDA runtime types only.
 #pragma once
 
@@ -12,7 +12,7 @@
 namespace gpualign::gpu::detail {
 
 /// Device pointers and scalars of one batch launch (all device memory; see
-/// kernels/params.cuh for the meaning of each field).
+/// batch_params.cuh for the meaning of each field).
 struct LaunchArgs {
     const std::uint8_t* seqs;
     const PairTask* tasks;

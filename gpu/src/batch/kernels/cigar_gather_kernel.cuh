@@ -10,12 +10,12 @@
 // so each warp writes 128 contiguous bytes per step. A pair whose runs would
 // end past `host_cigar_capacity` is skipped: the host sees the batch's total
 // exceed the capacity and copies the whole traceback buffer instead
-// (engine.cpp). Host twin: the loop above.
+// (batch_engine.cpp). Host twin: the loop above.
 #pragma once
 
 #include <cstdint>
 
-#include "params.cuh"
+#include "../batch_params.cuh"
 
 namespace gpualign::gpu::kernels {
 

@@ -1,16 +1,16 @@
 // gpualign — launch wrappers: picks the kernel variant for (mode, traceback)
 // from the tuning table and launches it. Host code; the device code lives in
 // kernels/.
-#include "dispatch.hpp"
+#include "batch_dispatch.hpp"
 
-#include "common/cuda_check.hpp"
+#include "../common/cuda_check.hpp"
+#include "batch_params.cuh"
+#include "batch_tuning.hpp"
 #include "kernels/cigar_gather_kernel.cuh"
 #include "kernels/cigar_scan_kernel.cuh"
 #include "kernels/dp_kernel.cuh"
 #include "kernels/fault_kernel.cuh"
-#include "kernels/params.cuh"
 #include "kernels/traceback_kernel.cuh"
-#include "tuning.hpp"
 
 namespace gpualign::gpu::detail {
 namespace {

@@ -1,10 +1,10 @@
 // gpualign — launch parameters and small device helpers shared by the kernels.
-// Device code only (included by dispatch.cu).
+// Device code only (included by batch_dispatch.cu).
 #pragma once
 
 #include <cstdint>
 
-#include "../batch_layout.hpp"
+#include "batch_layout.hpp"
 #include "gpualign/scoring.hpp"
 
 namespace gpualign::gpu::kernels {

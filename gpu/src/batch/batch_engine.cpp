@@ -1,7 +1,7 @@
 // gpualign — gpualign::gpu::Engine: the owning host object of the CUDA
 // backend (buffers allocated once, streams in rotation), the batching and the
 // conversion of structure-of-arrays device results to AlignmentResult.
-// Host code (g++); kernels are launched through dispatch.hpp.
+// Host code (g++); kernels are launched through batch_dispatch.hpp.
 #include "gpualign/gpu/engine.hpp"
 
 #include <cuda_runtime_api.h>
@@ -23,10 +23,10 @@
 
 #include "gpualign/cpu_aligner.hpp"
 
+#include "../common/cuda_check.hpp"
+#include "batch_dispatch.hpp"
 #include "batch_layout.hpp"
-#include "common/cuda_check.hpp"
-#include "dispatch.hpp"
-#include "tuning.hpp"
+#include "batch_tuning.hpp"
 
 namespace gpualign::gpu {
 

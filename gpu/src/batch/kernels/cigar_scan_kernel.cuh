@@ -8,14 +8,14 @@
 // out_cigar_runs -> out_cigar_start). One block of scan_block threads: each
 // thread sums a contiguous chunk, the block scans the chunk sums (CUB
 // BlockScan), then each thread writes its chunk's prefixes. Host twin:
-// std::exclusive_scan (engine.cpp checks the total against the buffer).
+// std::exclusive_scan (batch_engine.cpp checks the total against the buffer).
 #pragma once
 
 #include <cstdint>
 
 #include <cub/block/block_scan.cuh>
 
-#include "params.cuh"
+#include "../batch_params.cuh"
 
 namespace gpualign::gpu::kernels {
 
