@@ -15,28 +15,25 @@
 #include <string>
 
 #include "../common/cuda_check.hpp"
+#include "../common/device_allocation.hpp"
 #include "scan_dispatch.hpp"
 #include "scan_select.hpp"
 
 namespace gpualign::gpu {
 namespace {
 
-/// A device allocation freed on destruction.
-struct DeviceMemory {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-    void allocate(std::size_t b, const char* what) {
-        release();
-        GPUALIGN_CUDA(cudaMalloc(&ptr, std::max<std::size_t>(b, 16)), what);
-        bytes = b;
-    }
-    void release() {
-        if (ptr) cudaFree(ptr);
-        ptr = nullptr;
-        bytes = 0;
-    }
-    ~DeviceMemory() { release(); }
-};
+using detail::DeviceAllocation;
+
+/// Replaces `m` with `bytes` bytes of device memory (16 at least; the
+/// contents are not kept). Throws CudaError naming `what`.
+void allocate(DeviceAllocation& m, std::size_t bytes, const char* what) {
+    m.assign(std::max<std::size_t>(bytes, 16), what);
+}
+
+/// allocate() when `m` holds fewer than `bytes` bytes.
+void ensure(DeviceAllocation& m, std::size_t bytes, const char* what) {
+    if (m.bytes() < bytes) allocate(m, bytes, what);
+}
 
 /// One launch: sequences [begin, end) of the length-sorted order.
 struct Launch {
@@ -63,9 +60,9 @@ struct ScanEngine::Impl {
     cudaStream_t stream = nullptr;
     cudaStream_t warp_stream = nullptr;     // the warp kernel's launches, beside the thread kernel's
     cudaEvent_t ev0 = nullptr, ev1 = nullptr, warp_done = nullptr;
-    DeviceMemory db, offsets, lengths, slots, boundary, profile, profile_offset, query_len, scores;
-    DeviceMemory warp_boundary, warp_profile, warp_profile_offset;
-    DeviceMemory pair_profile, pair_profile_offset, pair_len;  // the 16-bit kernel's, per query pair
+    DeviceAllocation db, offsets, lengths, slots, boundary, profile, profile_offset, query_len, scores;
+    DeviceAllocation warp_boundary, warp_profile, warp_profile_offset;
+    DeviceAllocation pair_profile, pair_profile_offset, pair_len;  // the 16-bit kernel's, per query pair
     int warp_begin = 0;                     // sorted sequences [warp_begin, records) go to the warp kernel
     long long warp_span = 0;                // their letters, 16-padded (boundary entries per query)
     std::vector<long long> sorted_offsets;  // by length order (host copies, for re-scoring)
@@ -73,9 +70,9 @@ struct ScanEngine::Impl {
     std::vector<int> position;              // DB record -> its place in length order
     bool s16 = false;                       // local scans in 16-bit lanes (scan_kernel_s16x2)
     int overflow_at = 0;                    // 32767 - max s
-    DeviceMemory rescore;                   // offsets, lengths, slots of the pairs scored again in 32 bits
-    DeviceMemory wrapped;                   // per query row: scores the 16-bit kernel reported as wrapped
-    DeviceMemory select;                    // hit selection: sort keys and values, CUB's storage, query rows
+    DeviceAllocation rescore;                   // offsets, lengths, slots of the pairs scored again in 32 bits
+    DeviceAllocation wrapped;                   // per query row: scores the 16-bit kernel reported as wrapped
+    DeviceAllocation select;                    // hit selection: sort keys and values, CUB's storage, query rows
     std::uint64_t rescored = 0;
     std::vector<Launch> launches;
     std::size_t records = 0;
@@ -153,16 +150,16 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
         const auto& rec = db[static_cast<std::size_t>(order[k])];
         std::copy(rec.begin(), rec.end(), packed.begin() + offs[k]);
     }
-    im.db.allocate(total, "scan engine DB");
-    im.offsets.allocate(offs.size() * sizeof(long long), "scan engine offsets");
-    im.lengths.allocate(lens.size() * sizeof(int), "scan engine lengths");
-    im.slots.allocate(order.size() * sizeof(int), "scan engine slots");
-    GPUALIGN_CUDA(cudaMemcpy(im.db.ptr, packed.data(), total, cudaMemcpyHostToDevice), "DB upload");
-    GPUALIGN_CUDA(cudaMemcpy(im.offsets.ptr, offs.data(), offs.size() * sizeof(long long), cudaMemcpyHostToDevice),
+    allocate(im.db, total, "scan engine DB");
+    allocate(im.offsets, offs.size() * sizeof(long long), "scan engine offsets");
+    allocate(im.lengths, lens.size() * sizeof(int), "scan engine lengths");
+    allocate(im.slots, order.size() * sizeof(int), "scan engine slots");
+    GPUALIGN_CUDA(cudaMemcpy(im.db.data(), packed.data(), total, cudaMemcpyHostToDevice), "DB upload");
+    GPUALIGN_CUDA(cudaMemcpy(im.offsets.data(), offs.data(), offs.size() * sizeof(long long), cudaMemcpyHostToDevice),
                   "DB offsets upload");
-    GPUALIGN_CUDA(cudaMemcpy(im.lengths.ptr, lens.data(), lens.size() * sizeof(int), cudaMemcpyHostToDevice),
+    GPUALIGN_CUDA(cudaMemcpy(im.lengths.data(), lens.data(), lens.size() * sizeof(int), cudaMemcpyHostToDevice),
                   "DB lengths upload");
-    GPUALIGN_CUDA(cudaMemcpy(im.slots.ptr, order.data(), order.size() * sizeof(int), cudaMemcpyHostToDevice),
+    GPUALIGN_CUDA(cudaMemcpy(im.slots.data(), order.data(), order.size() * sizeof(int), cudaMemcpyHostToDevice),
                   "DB slots upload");
     im.sorted_offsets = offs;
     im.sorted_lengths = lens;
@@ -219,7 +216,7 @@ std::vector<std::int32_t> ScanEngine::scores(std::span<const std::span<const std
     std::vector<std::int32_t> in_order(queries.size() * im.records);
     if (in_order.empty()) return in_order;
     std::vector<std::int32_t> result(in_order.size());
-    GPUALIGN_CUDA(cudaMemcpyAsync(result.data(), im.scores.ptr, result.size() * sizeof(int), cudaMemcpyDeviceToHost,
+    GPUALIGN_CUDA(cudaMemcpyAsync(result.data(), im.scores.data(), result.size() * sizeof(int), cudaMemcpyDeviceToHost,
                                   im.stream),
                   "scores download");
     GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scores download");
@@ -246,15 +243,14 @@ std::vector<std::vector<ScanHit>> ScanEngine::top_hits(std::span<const std::span
     // Query q's scores are in row rows[q] (scan() runs them longest first).
     std::vector<int> rows(queries.size());
     for (std::size_t y = 0; y < qorder.size(); ++y) rows[qorder[y]] = static_cast<int>(y);
-    if (im.select.bytes < work + rows.size() * sizeof(int))
-        im.select.allocate(work + rows.size() * sizeof(int), "scan engine hit selection");
-    int* d_rows = reinterpret_cast<int*>(static_cast<unsigned char*>(im.select.ptr) + work);
+    ensure(im.select, work + rows.size() * sizeof(int), "scan engine hit selection");
+    int* d_rows = reinterpret_cast<int*>(im.select.data<unsigned char>() + work);
     GPUALIGN_CUDA(cudaMemcpyAsync(d_rows, rows.data(), rows.size() * sizeof(int), cudaMemcpyHostToDevice, im.stream),
                   "hit selection rows upload");
     std::vector<std::int32_t> best_scores(n * k);
     std::vector<std::uint32_t> best_values(n * k);
-    detail::select_best(static_cast<const int*>(im.scores.ptr), d_rows, both_strands ? d_rows + n : nullptr, n,
-                        im.records, k, im.select.ptr, best_scores.data(), best_values.data(), im.stream);
+    detail::select_best(im.scores.data<const int>(), d_rows, both_strands ? d_rows + n : nullptr, n,
+                        im.records, k, im.select.data(), best_scores.data(), best_values.data(), im.stream);
     for (std::size_t q = 0; q < n; ++q) {
         hits[q].resize(k);
         for (std::size_t t = 0; t < k; ++t)
@@ -351,9 +347,6 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
                 for (int r = 0; r < rows; ++r)
                     out[(static_cast<std::size_t>(k) * letters + c) * rows + r] = half(a, k, c, r) | half(b, k, c, r) << 16;
     }
-    auto ensure = [](DeviceMemory& m, std::size_t bytes, const char* what) {
-        if (m.bytes < bytes) m.allocate(bytes, what);
-    };
     ensure(im.profile, prof.size() * sizeof(short), "scan engine query profiles");
     ensure(im.profile_offset, nq * sizeof(long long), "scan engine profile offsets");
     ensure(im.query_len, nq * sizeof(int), "scan engine query lengths");
@@ -381,13 +374,13 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
         ensure(im.pair_profile, pprof.size() * sizeof(unsigned), "scan engine pair profiles");
         ensure(im.pair_profile_offset, pairs * sizeof(long long), "scan engine pair profile offsets");
         ensure(im.pair_len, pairs * sizeof(int), "scan engine pair lengths");
-        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_profile.ptr, pprof.data(), pprof.size() * sizeof(unsigned),
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_profile.data(), pprof.data(), pprof.size() * sizeof(unsigned),
                                       cudaMemcpyHostToDevice, im.stream),
                       "pair profile upload");
-        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_profile_offset.ptr, pprof_off.data(), pairs * sizeof(long long),
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_profile_offset.data(), pprof_off.data(), pairs * sizeof(long long),
                                       cudaMemcpyHostToDevice, im.stream),
                       "pair profile offsets upload");
-        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_len.ptr, plen.data(), pairs * sizeof(int), cudaMemcpyHostToDevice, im.stream),
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.pair_len.data(), plen.data(), pairs * sizeof(int), cudaMemcpyHostToDevice, im.stream),
                       "pair lengths upload");
     }
     ensure(im.boundary, need, "scan engine strip boundaries");
@@ -398,26 +391,26 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
         ensure(im.warp_boundary, warp_one * warp_per_launch, "scan engine warp-kernel boundaries");
         ensure(im.warp_profile, wprof.size() * sizeof(int), "scan engine warp-kernel query profiles");
         ensure(im.warp_profile_offset, nq * sizeof(long long), "scan engine warp-kernel profile offsets");
-        GPUALIGN_CUDA(cudaMemcpyAsync(im.warp_profile.ptr, wprof.data(), wprof.size() * sizeof(int), cudaMemcpyHostToDevice,
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.warp_profile.data(), wprof.data(), wprof.size() * sizeof(int), cudaMemcpyHostToDevice,
                                       im.stream),
                       "warp-kernel query profile upload");
-        GPUALIGN_CUDA(cudaMemcpyAsync(im.warp_profile_offset.ptr, wprof_off.data(), nq * sizeof(long long),
+        GPUALIGN_CUDA(cudaMemcpyAsync(im.warp_profile_offset.data(), wprof_off.data(), nq * sizeof(long long),
                                       cudaMemcpyHostToDevice, im.stream),
                       "warp-kernel profile offsets upload");
     }
-    GPUALIGN_CUDA(cudaMemcpyAsync(im.profile.ptr, prof.data(), prof.size() * sizeof(short), cudaMemcpyHostToDevice, im.stream),
+    GPUALIGN_CUDA(cudaMemcpyAsync(im.profile.data(), prof.data(), prof.size() * sizeof(short), cudaMemcpyHostToDevice, im.stream),
                   "query profile upload");
-    GPUALIGN_CUDA(cudaMemcpyAsync(im.profile_offset.ptr, prof_off.data(), nq * sizeof(long long), cudaMemcpyHostToDevice,
+    GPUALIGN_CUDA(cudaMemcpyAsync(im.profile_offset.data(), prof_off.data(), nq * sizeof(long long), cudaMemcpyHostToDevice,
                                   im.stream),
                   "profile offsets upload");
-    GPUALIGN_CUDA(cudaMemcpyAsync(im.query_len.ptr, qlen.data(), nq * sizeof(int), cudaMemcpyHostToDevice, im.stream),
+    GPUALIGN_CUDA(cudaMemcpyAsync(im.query_len.data(), qlen.data(), nq * sizeof(int), cudaMemcpyHostToDevice, im.stream),
                   "query lengths upload");
     GPUALIGN_CUDA(cudaEventRecord(im.ev0, im.stream), "scan start event");
     // The fields both kernels take, for `count` sequences (device lists) and
     // `queries` queries from y0.
     auto fill_common = [&](detail::ScanLaunchCommon& a, const long long* offs, const int* lens, const int* slots,
                            int count, int queries, void* boundary, const long long* profile_offset, std::size_t y0) {
-        a.db = static_cast<const std::uint8_t*>(im.db.ptr);
+        a.db = im.db.data<const std::uint8_t>();
         a.offsets = offs;
         a.lengths = lens;
         a.slots = slots;
@@ -425,11 +418,11 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
         a.queries = queries;
         a.boundary = boundary;
         a.profile_offset = profile_offset + y0;
-        a.query_len = static_cast<const int*>(im.query_len.ptr) + y0;
+        a.query_len = im.query_len.data<const int>() + y0;
         a.size = letters;
         a.gap_open = s.gap_open;
         a.gap_extend = s.gap_extend;
-        a.scores = static_cast<int*>(im.scores.ptr) + y0 * im.records;
+        a.scores = im.scores.data<int>() + y0 * im.records;
         a.records = static_cast<int>(im.records);
     };
     // The warp kernel's launches go first, on their own stream, so that the
@@ -438,13 +431,13 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
         GPUALIGN_CUDA(cudaStreamWaitEvent(im.warp_stream, im.ev0, 0), "scan engine stream wait");
         for (std::size_t y0 = 0; y0 < nq; y0 += warp_per_launch) {
             detail::ScanWarpLaunch a{};
-            fill_common(a, static_cast<const long long*>(im.offsets.ptr) + im.warp_begin,
-                        static_cast<const int*>(im.lengths.ptr) + im.warp_begin,
-                        static_cast<const int*>(im.slots.ptr) + im.warp_begin, static_cast<int>(im.records) - im.warp_begin,
-                        static_cast<int>(std::min(warp_per_launch, nq - y0)), im.warp_boundary.ptr,
-                        static_cast<const long long*>(im.warp_profile_offset.ptr), y0);
+            fill_common(a, im.offsets.data<const long long>() + im.warp_begin,
+                        im.lengths.data<const int>() + im.warp_begin,
+                        im.slots.data<const int>() + im.warp_begin, static_cast<int>(im.records) - im.warp_begin,
+                        static_cast<int>(std::min(warp_per_launch, nq - y0)), im.warp_boundary.data(),
+                        im.warp_profile_offset.data<const long long>(), y0);
             a.boundary_span = im.warp_span;
-            a.profile = static_cast<const int*>(im.warp_profile.ptr);
+            a.profile = im.warp_profile.data<const int>();
             detail::launch_scan_warp(a, im.mode, im.warp_stream);
         }
         GPUALIGN_CUDA(cudaEventRecord(im.warp_done, im.warp_stream), "scan engine event");
@@ -455,9 +448,9 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
     auto thread_launch = [&](const long long* offs, const int* lens, const int* slots, int count, int queries,
                              std::size_t y0) {
         detail::ScanLaunch a{};
-        fill_common(a, offs, lens, slots, count, queries, im.boundary.ptr,
-                    static_cast<const long long*>(im.profile_offset.ptr), y0);
-        a.profile = static_cast<const short*>(im.profile.ptr);
+        fill_common(a, offs, lens, slots, count, queries, im.boundary.data(),
+                    im.profile_offset.data<const long long>(), y0);
+        a.profile = im.profile.data<const short>();
         a.query_count = queries;
         return a;
     };
@@ -465,18 +458,18 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
         const Launch& la = im.launches[l];
         for (std::size_t y0 = 0; y0 < grid_y; y0 += static_cast<std::size_t>(per_launch[l])) {
             const int queries = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(per_launch[l]), grid_y - y0));
-            detail::ScanLaunch a = thread_launch(static_cast<const long long*>(im.offsets.ptr) + la.begin,
-                                                 static_cast<const int*>(im.lengths.ptr) + la.begin,
-                                                 static_cast<const int*>(im.slots.ptr) + la.begin, la.end - la.begin,
+            detail::ScanLaunch a = thread_launch(im.offsets.data<const long long>() + la.begin,
+                                                 im.lengths.data<const int>() + la.begin,
+                                                 im.slots.data<const int>() + la.begin, la.end - la.begin,
                                                  queries, im.s16 ? 0 : y0);
             if (im.s16) {  // grid y over query pairs
                 a.profile = nullptr;
                 a.profile_offset = nullptr;
-                a.pair_profile = static_cast<const unsigned*>(im.pair_profile.ptr);
-                a.pair_profile_offset = static_cast<const long long*>(im.pair_profile_offset.ptr) + y0;
-                a.query_len = static_cast<const int*>(im.pair_len.ptr) + y0;
+                a.pair_profile = im.pair_profile.data<const unsigned>();
+                a.pair_profile_offset = im.pair_profile_offset.data<const long long>() + y0;
+                a.query_len = im.pair_len.data<const int>() + y0;
                 a.query_count = static_cast<int>(std::min<std::size_t>(2 * static_cast<std::size_t>(queries), nq - 2 * y0));
-                a.scores = static_cast<int*>(im.scores.ptr) + 2 * y0 * im.records;
+                a.scores = im.scores.data<int>() + 2 * y0 * im.records;
             }
             detail::launch_scan(a, im.mode, im.s16, im.overflow_at, im.stream);
         }
@@ -488,16 +481,16 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
     im.rescored = 0;
     if (im.s16) {
         ensure(im.wrapped, nq * sizeof(int), "scan engine wrapped counts");
-        detail::count_wrapped(static_cast<const int*>(im.scores.ptr), nq, im.records, static_cast<int*>(im.wrapped.ptr),
+        detail::count_wrapped(im.scores.data<const int>(), nq, im.records, im.wrapped.data<int>(),
                               im.stream);
         std::vector<int> wrapped(nq);
-        GPUALIGN_CUDA(cudaMemcpyAsync(wrapped.data(), im.wrapped.ptr, nq * sizeof(int), cudaMemcpyDeviceToHost, im.stream),
+        GPUALIGN_CUDA(cudaMemcpyAsync(wrapped.data(), im.wrapped.data(), nq * sizeof(int), cudaMemcpyDeviceToHost, im.stream),
                       "wrapped counts download");
         GPUALIGN_CUDA(cudaStreamSynchronize(im.stream), "scan kernel");
         std::vector<int> row(im.records);
         for (std::size_t y = 0; y < nq; ++y) {
             if (wrapped[y] == 0) continue;
-            GPUALIGN_CUDA(cudaMemcpy(row.data(), static_cast<const int*>(im.scores.ptr) + y * im.records,
+            GPUALIGN_CUDA(cudaMemcpy(row.data(), im.scores.data<const int>() + y * im.records,
                                      im.records * sizeof(int), cudaMemcpyDeviceToHost),
                           "wrapped row download");
             std::vector<long long> offs;
@@ -513,7 +506,7 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
                 }
             const std::size_t c = offs.size();
             ensure(im.rescore, c * (sizeof(long long) + 2 * sizeof(int)), "scan engine re-score lists");
-            auto* d_offs = static_cast<long long*>(im.rescore.ptr);
+            auto* d_offs = im.rescore.data<long long>();
             auto* d_lens = reinterpret_cast<int*>(d_offs + c);
             int* d_slots = d_lens + c;
             GPUALIGN_CUDA(cudaMemcpy(d_offs, offs.data(), c * sizeof(long long), cudaMemcpyHostToDevice), "re-score list upload");
