@@ -508,7 +508,7 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     GPUALIGN_CUDA(cudaEventRecord(slot.copy_start, slot.stream), what);
     GPUALIGN_CUDA(cudaMemcpyAsync(buf.d_seqs.data(), h_seqs, seq_off, cudaMemcpyHostToDevice, slot.stream), what);
     GPUALIGN_CUDA(cudaMemcpyAsync(buf.d_tasks.data(), h_tasks, count * sizeof(PairTask), cudaMemcpyHostToDevice, slot.stream), what);
-    detail::LaunchArgs a{};
+    detail::BatchParams a{};
     a.seqs = buf.d_seqs.data<std::uint8_t>();
     a.tasks = buf.d_tasks.data<PairTask>();
     a.matrix = d_matrix.data<std::int32_t>();
@@ -523,11 +523,9 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     a.gap_open = scheme.gap_open;
     a.gap_extend = scheme.gap_extend;
     a.identical_codes = identical_codes(scheme.alphabet);
-    a.mode = mode;
-    a.traceback = !score_only;
-    a.inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;
+    const bool inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_start, slot.stream), what);
-    detail::launch_alignment(a, slot.stream);
+    detail::launch_alignment(a, mode, !score_only, inject_fault, slot.stream);
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_stop, slot.stream), what);
     GPUALIGN_CUDA(cudaMemcpyAsync(buf.h_out.data(), buf.d_out.data(), std::size_t{count} * detail::out_fields * sizeof(std::int32_t),
                                   cudaMemcpyDeviceToHost, slot.stream),

@@ -408,7 +408,7 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
     GPUALIGN_CUDA(cudaEventRecord(im.ev0, im.stream), "scan start event");
     // The fields both kernels take, for `count` sequences (device lists) and
     // `queries` queries from y0.
-    auto fill_common = [&](detail::ScanLaunchCommon& a, const long long* offs, const int* lens, const int* slots,
+    auto fill_common = [&](detail::ScanCommonParams& a, const long long* offs, const int* lens, const int* slots,
                            int count, int queries, void* boundary, const long long* profile_offset, std::size_t y0) {
         a.db = im.db.data<const std::uint8_t>();
         a.offsets = offs;
@@ -430,7 +430,7 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
     if (warp_set) {
         GPUALIGN_CUDA(cudaStreamWaitEvent(im.warp_stream, im.ev0, 0), "scan engine stream wait");
         for (std::size_t y0 = 0; y0 < nq; y0 += warp_per_launch) {
-            detail::ScanWarpLaunch a{};
+            detail::ScanWarpParams a{};
             fill_common(a, im.offsets.data<const long long>() + im.warp_begin,
                         im.lengths.data<const int>() + im.warp_begin,
                         im.slots.data<const int>() + im.warp_begin, static_cast<int>(im.records) - im.warp_begin,
@@ -447,7 +447,7 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
     // the query fields with its pairs').
     auto thread_launch = [&](const long long* offs, const int* lens, const int* slots, int count, int queries,
                              std::size_t y0) {
-        detail::ScanLaunch a{};
+        detail::ScanParams a{};
         fill_common(a, offs, lens, slots, count, queries, im.boundary.data(),
                     im.profile_offset.data<const long long>(), y0);
         a.profile = im.profile.data<const short>();
@@ -458,7 +458,7 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
         const Launch& la = im.launches[l];
         for (std::size_t y0 = 0; y0 < grid_y; y0 += static_cast<std::size_t>(per_launch[l])) {
             const int queries = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(per_launch[l]), grid_y - y0));
-            detail::ScanLaunch a = thread_launch(im.offsets.data<const long long>() + la.begin,
+            detail::ScanParams a = thread_launch(im.offsets.data<const long long>() + la.begin,
                                                  im.lengths.data<const int>() + la.begin,
                                                  im.slots.data<const int>() + la.begin, la.end - la.begin,
                                                  queries, im.s16 ? 0 : y0);
@@ -513,7 +513,7 @@ std::vector<std::size_t> ScanEngine::scan(std::span<const std::span<const std::u
             GPUALIGN_CUDA(cudaMemcpy(d_lens, lens.data(), c * sizeof(int), cudaMemcpyHostToDevice), "re-score list upload");
             GPUALIGN_CUDA(cudaMemcpy(d_slots, slots.data(), c * sizeof(int), cudaMemcpyHostToDevice), "re-score list upload");
             ensure(im.boundary, static_cast<std::size_t>(longest) * c * 8, "scan engine strip boundaries");
-            const detail::ScanLaunch a = thread_launch(d_offs, d_lens, d_slots, static_cast<int>(c), 1, y);
+            const detail::ScanParams a = thread_launch(d_offs, d_lens, d_slots, static_cast<int>(c), 1, y);
             detail::launch_scan(a, detail::ScanMode::local, false, 0, im.stream);
             im.rescored += c;
         }

@@ -65,7 +65,7 @@ inline std::size_t warp_kernel_smem(int size) {
 /// boundary of query y's sequence s starts at entry y * boundary_span +
 /// offsets[s] - offsets[0].
 template <gpualign::gpu::detail::ScanMode Mode>
-__global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign::gpu::detail::ScanWarpLaunch p) {
+__global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign::gpu::detail::ScanWarpParams p) {
     using gpualign::gpu::detail::ScanMode;
     constexpr bool Local = Mode == ScanMode::local;
     constexpr bool FreeTop = gpualign::gpu::detail::free_top_row(Mode);

@@ -15,13 +15,13 @@
 
 #include <cstdint>
 
-#include "../batch_params.cuh"
+#include "../batch_params.hpp"
 
 namespace gpualign::gpu::kernels {
 
 constexpr int gather_block = 256;
 
-__global__ void __launch_bounds__(gather_block) cigar_gather_kernel(BatchParams p) {
+__global__ void __launch_bounds__(gather_block) cigar_gather_kernel(detail::BatchParams p) {
     const std::uint32_t b = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const std::uint32_t lane = threadIdx.x % 32;
     const std::uint32_t cnt = p.count;

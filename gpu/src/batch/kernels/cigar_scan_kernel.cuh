@@ -15,13 +15,13 @@
 
 #include <cub/block/block_scan.cuh>
 
-#include "../batch_params.cuh"
+#include "../batch_params.hpp"
 
 namespace gpualign::gpu::kernels {
 
 constexpr int scan_block = 1024;
 
-__global__ void __launch_bounds__(scan_block) cigar_scan_kernel(BatchParams p) {
+__global__ void __launch_bounds__(scan_block) cigar_scan_kernel(detail::BatchParams p) {
     using Scan = cub::BlockScan<std::uint32_t, scan_block>;
     __shared__ typename Scan::TempStorage temp;
     const std::uint32_t cnt = p.count;

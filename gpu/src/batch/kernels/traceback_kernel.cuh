@@ -21,12 +21,13 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../batch_params.cuh"
+#include "../batch_params.hpp"
+#include "gpualign/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
 
 template <int R, AlignMode Mode>
-__global__ void traceback_kernel(BatchParams p) {
+__global__ void traceback_kernel(detail::BatchParams p) {
     constexpr bool Local = Mode == AlignMode::local;
     using Word = std::conditional_t<R == 16, std::uint64_t, std::uint32_t>;
     constexpr int stripe_rows = 32 * R;
