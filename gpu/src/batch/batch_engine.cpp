@@ -1,8 +1,9 @@
-// gpualign — gpualign::gpu::Engine: the owning host object of the CUDA
-// backend (buffers allocated once, streams in rotation), the batching and the
-// conversion of structure-of-arrays device results to AlignmentResult.
-// Host code (g++); kernels are launched through batch_dispatch.hpp.
-#include "gpualign/gpu/engine.hpp"
+// gpualign — gpualign::gpu::BatchEngine: the owning host object of the
+// batch engine (buffers allocated once, streams in rotation), the batching
+// and the conversion of structure-of-arrays device results to
+// AlignmentResult. Host code (g++); kernels are launched through
+// batch_dispatch.hpp.
+#include "gpualign/gpu/batch_engine.hpp"
 
 #include <cuda_runtime_api.h>
 #ifdef _OPENMP
@@ -10,7 +11,6 @@
 #endif
 
 #include <algorithm>
-#include <sstream>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -25,65 +25,13 @@
 
 #include "../common/cuda_check.hpp"
 #include "../common/device_allocation.hpp"
+#include "../common/device_flags.hpp"
 #include "../common/device_memory.hpp"
 #include "batch_dispatch.hpp"
 #include "batch_layout.hpp"
 #include "batch_tuning.hpp"
 
 namespace gpualign::gpu {
-
-int device_count() noexcept {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError();  // clear the sticky "no driver/device" state
-        return 0;
-    }
-    return n;
-}
-
-namespace {
-/// The engines' contexts: a host thread that waits for a batch sleeps
-/// instead of spinning on a core that the pipeline's reader and writer
-/// threads need. Set before a context is active (start_devices, Engine).
-constexpr unsigned int engine_device_flags = cudaDeviceScheduleBlockingSync;
-}  // namespace
-
-void start_devices(std::span<const int> devices) noexcept {
-    const int visible = device_count();
-    for (const int d : devices) {
-        if (d < 0 || d >= visible || cudaSetDevice(d) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        (void)cudaSetDeviceFlags(engine_device_flags);
-        (void)cudaFree(nullptr);  // creates the primary context
-        (void)cudaGetLastError();
-    }
-}
-
-std::string build_description() noexcept {
-    try {
-        const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-        int driver = 0;
-        if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
-        (void)cudaGetLastError();
-        std::string archs;  // "80;90" -> "sm_80 sm_90"
-        std::istringstream list(GPUALIGN_CUDA_ARCHS);
-        for (std::string a; std::getline(list, a, ';');) archs += (archs.empty() ? "sm_" : " sm_") + a;
-        return "CUDA runtime " + version(CUDART_VERSION) + " (linked statically), built for " + archs +
-               "; driver: " + (driver > 0 ? "CUDA " + version(driver) : std::string("no driver"));
-    } catch (...) {
-        return "CUDA";
-    }
-}
-
-std::string device_description(int device) {
-    cudaDeviceProp prop{};
-    GPUALIGN_CUDA(cudaGetDeviceProperties(&prop, device), "device " + std::to_string(device));
-    return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
-           std::to_string(prop.multiProcessorCount) + " SMs, " +
-           std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
-}
 
 namespace {
 
@@ -224,11 +172,11 @@ struct Slot {
     bool busy = false;
 };
 
-struct Engine::Impl {
+struct BatchEngine::Impl {
     ScoringScheme scheme;
     AlignMode mode;
     bool score_only;
-    EngineOptions options;
+    BatchEngineOptions options;
     int rows = 16;                       // tuning: rows per lane of the DP kernel in use
     Shape shape;                         // capacity of every slot
     std::size_t device_bytes = 0;        // device memory held (rounded allocation sizes)
@@ -241,7 +189,7 @@ struct Engine::Impl {
     std::map<Ticket, std::unique_ptr<Request>> requests;
     Ticket last_ticket = 0;
     double kernel_ms = 0.0;
-    EngineProfile profile;
+    BatchEngineProfile profile;
     int host_threads = 1;                // OpenMP threads for packing and result building
     std::uint64_t batches_launched = 0;
     std::uint64_t fault_batch = 0;       // test hook GPUALIGN_INJECT_CUDA_FAULT
@@ -260,7 +208,7 @@ struct Engine::Impl {
     void align_on_host(Request& r, const std::vector<std::size_t>& indices);
 };
 
-void Engine::Impl::release() noexcept {
+void BatchEngine::Impl::release() noexcept {
     // This engine's device, whichever the calling thread has current (the
     // pipeline destroys the engines of several GPUs from one thread).
     if (!slots.empty()) (void)cudaSetDevice(options.device);
@@ -276,7 +224,7 @@ void Engine::Impl::release() noexcept {
     device_bytes = 0;
 }
 
-void Engine::Impl::alloc_buffers(Slot& s) {
+void BatchEngine::Impl::alloc_buffers(Slot& s) {
     SlotBuffers& b = s.buf;
     b.h_seqs = host_alloc<std::uint8_t>(shape.bases, "pinned sequence buffer");
     b.h_tasks = host_alloc<PairTask>(shape.pairs, "pinned task buffer");
@@ -299,7 +247,7 @@ void Engine::Impl::alloc_buffers(Slot& s) {
 // Sizes every slot for `budget` device bytes (0: the default shape from
 // max_batch_bases and the free memory) and allocates; on
 // cudaErrorMemoryAllocation frees them, halves the budget and tries again.
-void Engine::Impl::allocate(std::size_t budget) {
+void BatchEngine::Impl::allocate(std::size_t budget) {
     const bool tb = !score_only;
     const std::size_t nstreams = slots.size();
     if (budget == 0) {
@@ -348,7 +296,7 @@ void Engine::Impl::allocate(std::size_t budget) {
 
 // After cudaErrorMemoryAllocation in a batch: wait for the batches in flight,
 // then reallocate every slot at half its size.
-void Engine::Impl::shrink() {
+void BatchEngine::Impl::shrink() {
     drain();
     for (Slot& s : slots) s.buf = {};
     device_bytes = matrix_bytes;
@@ -356,13 +304,13 @@ void Engine::Impl::shrink() {
     allocate(slot_device_bytes(shape, !score_only) / 2);
 }
 
-Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const EngineOptions& options)
+BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const BatchEngineOptions& options)
     : impl_(std::make_unique<Impl>()) {
     scheme.validate();
-    if (options.streams < 1) throw std::invalid_argument("EngineOptions::streams must be >= 1");
-    if (options.max_batch_bases < 2) throw std::invalid_argument("EngineOptions::max_batch_bases must be >= 2");
+    if (options.streams < 1) throw std::invalid_argument("BatchEngineOptions::streams must be >= 1");
+    if (options.max_batch_bases < 2) throw std::invalid_argument("BatchEngineOptions::max_batch_bases must be >= 2");
     if (!(options.cigar_runs_per_base > 0.0 && options.cigar_runs_per_base <= 1.0))
-        throw std::invalid_argument("EngineOptions::cigar_runs_per_base must be in (0, 1]");
+        throw std::invalid_argument("BatchEngineOptions::cigar_runs_per_base must be in (0, 1]");
     Impl& im = *impl_;
     im.scheme = scheme;
     im.mode = mode;
@@ -387,10 +335,10 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     }
     try {
         GPUALIGN_CUDA(cudaSetDevice(options.device), "selecting device " + std::to_string(options.device));
-        // The engines' scheduling flag (engine_device_flags). The device's
+        // The engines' scheduling flag (detail::engine_device_flags). The device's
         // existing flags stay when its context is already active with other
-        // flags (another Engine in this process).
-        if (const cudaError_t e = cudaSetDeviceFlags(engine_device_flags); e != cudaSuccess) {
+        // flags (another BatchEngine in this process).
+        if (const cudaError_t e = cudaSetDeviceFlags(detail::engine_device_flags); e != cudaSuccess) {
             if (e != cudaErrorSetOnActiveProcess) GPUALIGN_CUDA(e, "setting the device's scheduling flags");
             (void)cudaGetLastError();
         }
@@ -411,11 +359,11 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     }
 }
 
-Engine::~Engine() {
+BatchEngine::~BatchEngine() {
     if (impl_) impl_->release();
 }
 
-bool Engine::accepts(std::size_t query_len, std::size_t ref_len) const noexcept {
+bool BatchEngine::accepts(std::size_t query_len, std::size_t ref_len) const noexcept {
     const Impl& im = *impl_;
     if (query_len > detail::max_sequence_length || ref_len > detail::max_sequence_length) return false;
     if (!fits_int32(im.scheme, query_len, ref_len)) return false;
@@ -426,13 +374,13 @@ bool Engine::accepts(std::size_t query_len, std::size_t ref_len) const noexcept 
     return true;
 }
 
-double Engine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }
+double BatchEngine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }
 
-EngineProfile Engine::profile() const noexcept { return impl_->profile; }
+BatchEngineProfile BatchEngine::profile() const noexcept { return impl_->profile; }
 
-EngineMemory Engine::memory() const noexcept {
+BatchEngineMemory BatchEngine::memory() const noexcept {
     const Impl& im = *impl_;
-    EngineMemory m;
+    BatchEngineMemory m;
     m.limit = im.options.gpu_memory_limit;
     m.device_bytes = im.device_bytes;
     m.streams = static_cast<int>(im.slots.size());
@@ -444,28 +392,28 @@ EngineMemory Engine::memory() const noexcept {
     return m;
 }
 
-void Engine::Impl::check_usable() const {
+void BatchEngine::Impl::check_usable() const {
     if (!broken.empty())
-        throw std::runtime_error("gpualign::gpu::Engine is unusable after an earlier CUDA error: " + broken);
+        throw std::runtime_error("gpualign::gpu::BatchEngine is unusable after an earlier CUDA error: " + broken);
 }
 
 // The next slot in rotation; if it holds a batch (the oldest in flight), that
 // batch is finished first.
-Slot& Engine::Impl::acquire() {
+Slot& BatchEngine::Impl::acquire() {
     Slot& s = slots[next_slot];
     next_slot = (next_slot + 1) % slots.size();
     if (s.busy) finish(s);
     return s;
 }
 
-void Engine::Impl::drain() {
+void BatchEngine::Impl::drain() {
     for (std::size_t k = 0; k < slots.size(); ++k) {
         Slot& s = slots[(next_slot + k) % slots.size()];
         if (s.busy) finish(s);
     }
 }
 
-void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first,
+void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first,
                           std::size_t last) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::span<const PairView> pairs = r.pairs;
@@ -541,7 +489,7 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     slot.busy = true;
 }
 
-void Engine::Impl::finish(Slot& slot) {
+void BatchEngine::Impl::finish(Slot& slot) {
     const std::size_t count = slot.members.size();
     const std::string what = "waiting for a batch of " + std::to_string(count) + " pairs";
     const auto t0 = std::chrono::steady_clock::now();
@@ -610,7 +558,7 @@ void Engine::Impl::finish(Slot& slot) {
 
 // Pairs that no longer fit the buffers after a halving: the CPU reference,
 // which gives the same bytes by definition.
-void Engine::Impl::align_on_host(Request& r, const std::vector<std::size_t>& indices) {
+void BatchEngine::Impl::align_on_host(Request& r, const std::vector<std::size_t>& indices) {
     std::exception_ptr error;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(host_threads)
     for (std::size_t k = 0; k < indices.size(); ++k) {
@@ -626,7 +574,7 @@ void Engine::Impl::align_on_host(Request& r, const std::vector<std::size_t>& ind
     host_pairs += indices.size();
 }
 
-void Engine::Impl::enqueue(Request& r) {
+void BatchEngine::Impl::enqueue(Request& r) {
     const std::span<const PairView> pairs = r.pairs;
     std::vector<std::size_t> order, on_host;
     for (std::size_t w0 = 0; w0 < pairs.size(); w0 += detail::window_pairs) {
@@ -677,12 +625,12 @@ void Engine::Impl::enqueue(Request& r) {
     if (!on_host.empty()) align_on_host(r, on_host);
 }
 
-Ticket Engine::align_async(std::span<const PairView> pairs) {
+Ticket BatchEngine::align_async(std::span<const PairView> pairs) {
     Impl& im = *impl_;
     im.check_usable();
     for (std::size_t i = 0; i < pairs.size(); ++i)
         if (!accepts(pairs[i].query.size(), pairs[i].ref.size()))
-            throw std::invalid_argument("gpualign::gpu::Engine: pair " + std::to_string(i) + " of lengths " +
+            throw std::invalid_argument("gpualign::gpu::BatchEngine: pair " + std::to_string(i) + " of lengths " +
                                         std::to_string(pairs[i].query.size()) + " x " +
                                         std::to_string(pairs[i].ref.size()) + " is not accepted (see accepts())");
     auto owned = std::make_unique<Request>();
@@ -701,12 +649,12 @@ Ticket Engine::align_async(std::span<const PairView> pairs) {
     return r.id;
 }
 
-std::vector<AlignmentResult> Engine::collect(Ticket ticket) {
+std::vector<AlignmentResult> BatchEngine::collect(Ticket ticket) {
     Impl& im = *impl_;
     im.check_usable();
     const auto it = im.requests.find(ticket);
     if (it == im.requests.end())
-        throw std::invalid_argument("gpualign::gpu::Engine::collect: unknown or already collected ticket " +
+        throw std::invalid_argument("gpualign::gpu::BatchEngine::collect: unknown or already collected ticket " +
                                     std::to_string(ticket));
     Request& r = *it->second;
     try {
@@ -727,6 +675,6 @@ std::vector<AlignmentResult> Engine::collect(Ticket ticket) {
     return results;
 }
 
-std::vector<AlignmentResult> Engine::align(std::span<const PairView> pairs) { return collect(align_async(pairs)); }
+std::vector<AlignmentResult> BatchEngine::align(std::span<const PairView> pairs) { return collect(align_async(pairs)); }
 
 }  // namespace gpualign::gpu
