@@ -465,7 +465,7 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
     a.host_cigar = buf.h_cigar.device_view<std::uint32_t>();
     a.host_cigar_capacity = buf.h_cigar_capacity;
     a.dirs = buf.d_dirs.data<std::uint8_t>();
-    a.scratch = buf.d_scratch.data();
+    a.scratch = buf.d_scratch.data<detail::BoundaryCell>();
     a.count = count;
     a.size = scheme.size;
     a.gap_open = scheme.gap_open;

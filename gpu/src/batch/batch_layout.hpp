@@ -23,6 +23,16 @@ struct PairTask {
 };
 static_assert(sizeof(PairTask) == 32, "PairTask is copied as a flat array");
 
+/// One entry of a stripe's boundary row (the batch's scratch buffer, one
+/// entry per column of each pair longer than one stripe): H, Fcell and their
+/// begin cells on the stripe's last row, which lane 0 of the next stripe
+/// reads (kernels/dp_kernel.cuh). The kernels access it as an int4.
+struct alignas(16) BoundaryCell {
+    std::int32_t h, f;
+    std::uint32_t h_begin, f_begin;
+};
+static_assert(sizeof(BoundaryCell) == 16, "read and written as one int4");
+
 /// Structure-of-arrays results of one batch, `count` entries each, laid out
 /// back to back in one int32 device buffer (and its pinned host mirror):
 /// score, query_begin, query_end, ref_begin, ref_end, cigar_runs (runs of

@@ -21,7 +21,7 @@ struct BatchParams {
     std::uint32_t* host_cigar;           ///< compact CIGAR runs: pinned host memory mapped for the device (traceback only)
     std::uint64_t host_cigar_capacity;   ///< runs host_cigar holds
     std::uint8_t* dirs;                  ///< direction bits, task.dir_offset.. (traceback only)
-    void* scratch;                       ///< int4 stripe boundary rows, task.scratch_offset.. (pairs longer than one stripe)
+    BoundaryCell* scratch;               ///< stripe boundary rows, task.scratch_offset.. (pairs longer than one stripe)
     std::uint32_t count;                 ///< pairs in the batch
     std::int32_t size;                   ///< alphabet size (5 or 15 for DNA, 27 for protein)
     std::int32_t gap_open;               ///< go >= 0

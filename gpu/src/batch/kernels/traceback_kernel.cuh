@@ -26,6 +26,8 @@
 
 namespace gpualign::gpu::kernels {
 
+/// One function body on purpose: the state machine's cell, state and
+/// current run stay in registers across the walk (rules in the file's header).
 template <int R, AlignMode Mode>
 __global__ void traceback_kernel(detail::BatchParams p) {
     constexpr bool Local = Mode == AlignMode::local;
