@@ -54,9 +54,9 @@
 //   hv    = __vimax3_u16x2(T_diag + (s + O), Ecell, Fcell)   (= H)
 //   T     = hv - O
 //   best  = __vimax3_u16x2(best, hv_a, hv_b)        (every second cell)
-// 3.5 ALU operations per two cells, and 3 on the FMA pipe (the earlier
-// form, T = __viaddmax(hv, -O, bias - O) with an unfloored Ecell, had 4.5
-// and 1: 3.6% slower on (s1), docs/benchmarks.md session 13). A step
+// 3.5 ALU operations per two cells, and 3 on the FMA pipe (flooring T
+// instead, T = __viaddmax(hv, -O, bias - O) with an unfloored Ecell, takes
+// 4.5 and 1, and is slower: docs/search.md). A step
 // computes step_cols columns row by row, so
 // that T passes down the rows once per step_cols columns (each row's T
 // changes register once a step: fewer moves at the loop's back edge).
@@ -66,8 +66,8 @@
 // even reach the other half), and both are reported as -1: the host scores
 // those pairs again in 32 bits. Rows past a query's end, and columns past a
 // sequence's end, score 0 (s = -O) and add no cell above a real one.
-// Measured on an H100 (docs/benchmarks.md, session 9): the earlier form
-// was bound by the ALU pipe (84% busy, 4.5 ALU operations per two cells).
+// The ALU operations per cell matter because the 16-bit kernel is bound by
+// the ALU pipe, where every DPX operation runs (docs/search.md).
 #pragma once
 
 #include <cstdint>
@@ -88,7 +88,9 @@ constexpr int max_letters = 32;    ///< alphabet size bound of the shared profil
 constexpr int prof_stride = strip_rows + 8;
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
-
+/// One function body on purpose: the registers it sweeps with (rows, gap
+/// states, bests) live across the whole loop nest, which helper calls would
+/// have to pass by reference; the recurrence is in the file's header.
 template <ScanMode Mode>
 __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
     int2* const boundary = static_cast<int2*>(p.boundary);  // max_len * count * queries: (T, Fcell) of a strip's bottom row
@@ -195,13 +197,17 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
 constexpr int pair_stride = strip_rows + 4;
 constexpr int s16_bias = 16384;  ///< the 16-bit kernel's bias: H = 0 is stored as 16384
 /// Columns per step of the 16-bit kernel (even, at most 4: one step's
-/// letters share a 32-bit word of the sequence). H100, s1 on 200k records:
-/// 1 column 0.965 s, 2 columns 0.829 s, 4 columns 0.815 s (145 registers).
+/// letters share a 32-bit word of the sequence). 4, the most, is the
+/// fastest: fewer instructions a column for 145 registers a thread (the
+/// sweep of 1, 2 and 4 columns: docs/benchmarks.md).
 constexpr int step_cols = 4;
-/// Threads per block of the 16-bit kernel (64, 96 and 128 measured: 128 and
-/// 64 alike, 96 slower; docs/benchmarks.md session 9).
+/// Threads per block of the 16-bit kernel: 128 (64 is as fast, 96 slower;
+/// docs/benchmarks.md).
 constexpr int s16_block_threads = 128;
 
+/// One function body on purpose: the registers it sweeps with (rows, gap
+/// states, bests) live across the whole loop nest, which helper calls would
+/// have to pass by reference; the recurrence is in the file's header.
 __global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParams p, int overflow_at) {
     int2* const boundary = static_cast<int2*>(p.boundary);
     __shared__ __align__(16) unsigned prof[(max_letters + 1) * pair_stride];
