@@ -3,8 +3,9 @@
 // their buffers once and keep them (batch, search). Host code only. The
 // long engine's growing, pool-backed buffers are device_memory.hpp's.
 //
-// As in cuCollections: one move-only owner per allocation, and raw pointers
-// (data<T>(), device_view<T>()) as the views that kernel parameters carry.
+// As in cuCollections: one move-only owner per allocation (OwnedMemory), and
+// raw pointers (data<T>(), device_view<T>()) as the views that kernel
+// parameters carry.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -17,36 +18,90 @@
 
 namespace gpualign::gpu::detail {
 
+/// Move-only owner of `bytes()` bytes at data(), released by `Release` (a
+/// CUDA free function) in reset() and the destructor, with the address the
+/// device reaches them at (device_view()). Empty when default-constructed or
+/// moved from. The allocating types below fill it.
+template <typename Release>
+class OwnedMemory {
+public:
+    OwnedMemory() noexcept = default;
+    OwnedMemory(OwnedMemory&& o) noexcept
+        : ptr_(std::exchange(o.ptr_, nullptr)), view_(std::exchange(o.view_, nullptr)),
+          bytes_(std::exchange(o.bytes_, 0)) {}
+    OwnedMemory& operator=(OwnedMemory&& o) noexcept {
+        if (this != &o) {
+            reset();
+            ptr_ = std::exchange(o.ptr_, nullptr);
+            view_ = std::exchange(o.view_, nullptr);
+            bytes_ = std::exchange(o.bytes_, 0);
+        }
+        return *this;
+    }
+    OwnedMemory(const OwnedMemory&) = delete;
+    OwnedMemory& operator=(const OwnedMemory&) = delete;
+    ~OwnedMemory() { reset(); }
+
+    /// Frees the memory (errors ignored); the owner is empty after.
+    void reset() noexcept {
+        if (ptr_) Release{}(ptr_);
+        ptr_ = nullptr;
+        view_ = nullptr;
+        bytes_ = 0;
+    }
+    /// The allocation's own address as T* (nullptr when empty).
+    template <typename T = void>
+    T* data() const noexcept {
+        return static_cast<T*>(ptr_);
+    }
+    /// The address kernels use as T* (nullptr when empty, or for pinned host
+    /// memory that is not mapped).
+    template <typename T = void>
+    T* device_view() const noexcept {
+        return static_cast<T*>(view_);
+    }
+    /// Bytes allocated (0 when empty).
+    std::size_t bytes() const noexcept { return bytes_; }
+
+protected:
+    /// Takes `ptr` (`bytes` bytes; the device reaches them at `view`); the
+    /// owner is empty before (the allocating constructors).
+    void adopt(void* ptr, void* view, std::size_t bytes) noexcept {
+        ptr_ = ptr;
+        view_ = view;
+        bytes_ = bytes;
+    }
+    /// Sets the device's address of the memory held.
+    void set_view(void* view) noexcept { view_ = view; }
+
+private:
+    void* ptr_ = nullptr;
+    void* view_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+struct ReleaseDevice {
+    void operator()(void* p) const noexcept { (void)cudaFree(p); }
+};
+struct ReleasePinned {
+    void operator()(void* p) const noexcept { (void)cudaFreeHost(p); }
+};
+
 /// Owns `bytes()` bytes of device memory from cudaMalloc, freed (cudaFree) by
 /// reset() or the destructor on the device current at that time; the caller
-/// selects the allocation's device first. Move-only; empty when
-/// default-constructed or moved from.
-class DeviceAllocation {
+/// selects the allocation's device first. data() and device_view() are the
+/// same device address, not dereferenceable on the host.
+class DeviceAllocation : public OwnedMemory<ReleaseDevice> {
 public:
     DeviceAllocation() noexcept = default;
-    /// cudaMalloc of `bytes` bytes (device memory, uninitialised).
+    /// cudaMalloc of `bytes` bytes (uninitialised).
     /// @throws CudaError naming `what`; cudaErrorMemoryAllocation when the
     ///         device has no room (the caller may retry smaller).
     DeviceAllocation(std::size_t bytes, const std::string& what) {
         void* p = nullptr;
         GPUALIGN_CUDA(cudaMalloc(&p, bytes), what);
-        ptr_ = p;
-        bytes_ = bytes;
+        adopt(p, p, bytes);
     }
-    DeviceAllocation(DeviceAllocation&& o) noexcept
-        : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-    DeviceAllocation& operator=(DeviceAllocation&& o) noexcept {
-        if (this != &o) {
-            reset();
-            ptr_ = std::exchange(o.ptr_, nullptr);
-            bytes_ = std::exchange(o.bytes_, 0);
-        }
-        return *this;
-    }
-    DeviceAllocation(const DeviceAllocation&) = delete;
-    DeviceAllocation& operator=(const DeviceAllocation&) = delete;
-    ~DeviceAllocation() { reset(); }
-
     /// Frees the allocation first, then allocates `bytes` bytes, so the old
     /// and the new one never hold device memory together.
     /// @throws CudaError naming `what` (the owner is empty then).
@@ -54,98 +109,29 @@ public:
         reset();
         *this = DeviceAllocation(bytes, what);
     }
-    /// Frees the allocation (cudaFree, errors ignored); the owner is empty after.
-    void reset() noexcept {
-        if (ptr_) (void)cudaFree(ptr_);
-        ptr_ = nullptr;
-        bytes_ = 0;
-    }
-
-    /// The device address as T* (nullptr when empty); device memory, not
-    /// dereferenceable on the host.
-    template <typename T = void>
-    T* data() const noexcept {
-        return static_cast<T*>(ptr_);
-    }
-    /// Bytes allocated (as asked of cudaMalloc; 0 when empty).
-    std::size_t bytes() const noexcept { return bytes_; }
-
-private:
-    void* ptr_ = nullptr;
-    std::size_t bytes_ = 0;
 };
 
 /// Owns `bytes()` bytes of page-locked host memory from cudaHostAlloc, freed
-/// (cudaFreeHost) by reset() or the destructor. With cudaHostAllocMapped the
-/// device reaches it through device_view(). Move-only; empty when
-/// default-constructed or moved from.
-class PinnedAllocation {
+/// (cudaFreeHost) by reset() or the destructor. data() is the host address;
+/// with cudaHostAllocMapped, device_view() is the device's address of it.
+class PinnedAllocation : public OwnedMemory<ReleasePinned> {
 public:
     PinnedAllocation() noexcept = default;
-    /// cudaHostAlloc of `bytes` bytes with `flags` (uninitialised host memory);
-    /// with cudaHostAllocMapped also its device address
-    /// (cudaHostGetDevicePointer).
+    /// cudaHostAlloc of `bytes` bytes with `flags` (uninitialised); with
+    /// cudaHostAllocMapped also its device address (cudaHostGetDevicePointer).
     /// @throws CudaError naming `what` (the allocation) or `map_what` (the
     ///         device address); nothing stays allocated then.
     PinnedAllocation(std::size_t bytes, const std::string& what, unsigned int flags = cudaHostAllocDefault,
                      const std::string& map_what = {}) {
         void* h = nullptr;
         GPUALIGN_CUDA(cudaHostAlloc(&h, bytes, flags), what);
-        host_ = h;
-        bytes_ = bytes;
+        adopt(h, nullptr, bytes);
         if (flags & cudaHostAllocMapped) {
             void* d = nullptr;
-            try {
-                GPUALIGN_CUDA(cudaHostGetDevicePointer(&d, h, 0), map_what);
-            } catch (...) {
-                reset();
-                throw;
-            }
-            dev_ = d;
+            GPUALIGN_CUDA(cudaHostGetDevicePointer(&d, h, 0), map_what);  // on throw the base frees h
+            set_view(d);
         }
     }
-    PinnedAllocation(PinnedAllocation&& o) noexcept
-        : host_(std::exchange(o.host_, nullptr)), dev_(std::exchange(o.dev_, nullptr)),
-          bytes_(std::exchange(o.bytes_, 0)) {}
-    PinnedAllocation& operator=(PinnedAllocation&& o) noexcept {
-        if (this != &o) {
-            reset();
-            host_ = std::exchange(o.host_, nullptr);
-            dev_ = std::exchange(o.dev_, nullptr);
-            bytes_ = std::exchange(o.bytes_, 0);
-        }
-        return *this;
-    }
-    PinnedAllocation(const PinnedAllocation&) = delete;
-    PinnedAllocation& operator=(const PinnedAllocation&) = delete;
-    ~PinnedAllocation() { reset(); }
-
-    /// Frees the allocation (cudaFreeHost, errors ignored); the owner is empty after.
-    void reset() noexcept {
-        if (host_) (void)cudaFreeHost(host_);
-        host_ = nullptr;
-        dev_ = nullptr;
-        bytes_ = 0;
-    }
-
-    /// The host address as T* (nullptr when empty).
-    template <typename T = void>
-    T* data() const noexcept {
-        return static_cast<T*>(host_);
-    }
-    /// The device address of mapped memory as T* (nullptr when empty or not
-    /// mapped).
-    template <typename T = void>
-    T* device_view() const noexcept {
-        return static_cast<T*>(dev_);
-    }
-    /// Bytes allocated (0 when empty).
-    std::size_t bytes() const noexcept { return bytes_; }
-
-private:
-    void* host_ = nullptr;
-    void* dev_ = nullptr;
-    std::size_t bytes_ = 0;
 };
 
 }  // namespace gpualign::gpu::detail
