@@ -12,7 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "gpualign/batch_aligner.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/device.hpp"
 
 namespace gpualign::cli {
 namespace {

@@ -43,7 +43,7 @@ rm -rf "$d"
 # Instruction mix of the 16-bit scan kernel in each binary (SASS=1).
 if [ -n "${SASS:-}" ]; then
   for b in .carry/v/gpualign_*; do
-    cuobjdump -sass -fun '_ZN8gpualign3gpu12scan_kernels17scan_kernel_s16x2ENS1_10ScanParamsEi' $b > "$out/sass_$(basename $b).txt" 2>&1
+    cuobjdump -sass -fun '_ZN8gpualign3gpu12scan_kernels17scan_kernel_s16x2ENS0_6detail10ScanParamsEi' $b > "$out/sass_$(basename $b).txt" 2>&1
     echo "sass $(basename $b): $(grep -cE '^ +/\*[0-9a-f]+\*/' "$out/sass_$(basename $b).txt") instructions; top opcodes:"
     grep -E '^ +/\*[0-9a-f]+\*/' "$out/sass_$(basename $b).txt" | sed -E 's/^ +\/\*[0-9a-f]+\*\/ +(@!?U?P[0-9T] +)?//; s/[ .;].*//' \
       | sort | uniq -c | sort -rn | head -12 | tr '\n' ' '; echo

@@ -1,4 +1,4 @@
-// gpualign_bench — throughput of gpualign::gpu::Engine (issue 3).
+// gpualign_bench — throughput of gpualign::gpu::BatchEngine (issue 3).
 //
 // Workloads:
 //   a  100,000 synthetic DNA pairs of 512 x 512, the ref a ~10% divergent copy
@@ -8,10 +8,10 @@
 //      composition, ~30% divergence), BLOSUM62, gap 11+1
 // each score-only and with CIGAR, local (and global with --global).
 //
-// Kernel GCUPS: an Engine with one stream, so that the CUDA events around
-// each batch's kernels (Engine::last_kernel_ms) time the kernels alone; one
-// warm-up call, then the median of --runs calls. End-to-end GCUPS: an Engine
-// with --streams (4) and --host-threads (all cores), host wall time of Engine::align (packing, copies, kernels,
+// Kernel GCUPS: a BatchEngine with one stream, so that the CUDA events around
+// each batch's kernels (BatchEngine::last_kernel_ms) time the kernels alone; one
+// warm-up call, then the median of --runs calls. End-to-end GCUPS: a BatchEngine
+// with --streams (4) and --host-threads (all cores), host wall time of BatchEngine::align (packing, copies, kernels,
 // conversion to AlignmentResult), warm-up, median of --runs. Cells =
 // sum of query_len * ref_len. Prints a table and writes a CSV.
 #include <algorithm>
@@ -124,9 +124,9 @@ int main(int argc, char** argv) {
                 std::vector<double> kms, wall;
                 std::size_t checked = 0;
                 {
-                    gpu::EngineOptions opt;
+                    gpu::BatchEngineOptions opt;
                     opt.streams = 1;
-                    gpu::Engine e(w.scheme, mode, score_only, opt);
+                    gpu::BatchEngine e(w.scheme, mode, score_only, opt);
                     auto res = e.align(views);  // warm-up
                     // Spot check against the CPU reference (every 500th pair).
                     std::vector<Seq> sq, sr;
@@ -146,12 +146,12 @@ int main(int argc, char** argv) {
                     }
                 }
                 {
-                    gpu::EngineOptions opt;
+                    gpu::BatchEngineOptions opt;
                     opt.streams = streams;
                     opt.host_threads = host_threads;
-                    gpu::Engine e(w.scheme, mode, score_only, opt);
+                    gpu::BatchEngine e(w.scheme, mode, score_only, opt);
                     e.align(views);  // warm-up
-                    const gpu::EngineProfile p0 = e.profile();
+                    const gpu::BatchEngineProfile p0 = e.profile();
                     for (int k = 0; k < runs; ++k) {
                         const auto t0 = std::chrono::steady_clock::now();
                         auto res = e.align(views);
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
                         wall.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
                     }
                     // Where the end-to-end time went, per run (means over the timed runs).
-                    const gpu::EngineProfile p = e.profile();
+                    const gpu::BatchEngineProfile p = e.profile();
                     const double n = runs;
                     std::fprintf(stderr,
                                  "  %s %s %s engine per run (ms): host order %.2f pack %.2f wait %.2f results %.2f; "

@@ -77,7 +77,7 @@
 #include "gpualign/alignment.hpp"
 #include "gpualign/long_aligner.hpp"
 #include "gpualign/scoring.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/device.hpp"
 #include "gpualign/gpu/long_engine.hpp"
 
 #ifdef GPUALIGN_HAVE_CUDA

@@ -1,8 +1,9 @@
 // Built when nvcc is absent: the CUDA backend reports no device, and any
-// attempt to construct an Engine throws.
+// attempt to construct an engine throws.
 #include <stdexcept>
 
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/batch_engine.hpp"
+#include "gpualign/gpu/device.hpp"
 
 namespace gpualign::gpu {
 
@@ -12,21 +13,21 @@ std::string build_description() noexcept { return "built without CUDA (CPU backe
 
 std::string device_description(int) { throw std::runtime_error("gpualign was built without CUDA support"); }
 
-struct Engine::Impl {};
+struct BatchEngine::Impl {};
 
-Engine::Engine(const ScoringScheme&, AlignMode, bool, const EngineOptions&) {
+BatchEngine::BatchEngine(const ScoringScheme&, AlignMode, bool, const BatchEngineOptions&) {
     throw std::runtime_error("gpualign was built without CUDA support (nvcc was not found at build time)");
 }
-Engine::~Engine() = default;
-bool Engine::accepts(std::size_t, std::size_t) const noexcept { return false; }
-std::vector<AlignmentResult> Engine::align(std::span<const PairView>) {
+BatchEngine::~BatchEngine() = default;
+bool BatchEngine::accepts(std::size_t, std::size_t) const noexcept { return false; }
+std::vector<AlignmentResult> BatchEngine::align(std::span<const PairView>) {
     throw std::runtime_error("gpualign was built without CUDA support");
 }
-Ticket Engine::align_async(std::span<const PairView>) { throw std::runtime_error("gpualign was built without CUDA support"); }
-std::vector<AlignmentResult> Engine::collect(Ticket) { throw std::runtime_error("gpualign was built without CUDA support"); }
-EngineMemory Engine::memory() const noexcept { return {}; }
-double Engine::last_kernel_ms() const noexcept { return 0.0; }
-EngineProfile Engine::profile() const noexcept { return {}; }
+Ticket BatchEngine::align_async(std::span<const PairView>) { throw std::runtime_error("gpualign was built without CUDA support"); }
+std::vector<AlignmentResult> BatchEngine::collect(Ticket) { throw std::runtime_error("gpualign was built without CUDA support"); }
+BatchEngineMemory BatchEngine::memory() const noexcept { return {}; }
+double BatchEngine::last_kernel_ms() const noexcept { return 0.0; }
+BatchEngineProfile BatchEngine::profile() const noexcept { return {}; }
 
 }  // namespace gpualign::gpu
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "gpu/gpu_test_util.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/device.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// gpualign::gpu::Engine against the CPU reference (gpualign::align_pair):
+// gpualign::gpu::BatchEngine against the CPU reference (gpualign::align_pair):
 // every result must be byte-identical (operator==), and every CIGAR must
 // rescore to the reported score. All tests skip without a CUDA device.
 #include <gtest/gtest.h>
@@ -24,9 +24,9 @@ ScoringScheme protein_scheme(bool affine) { return blosum62_scheme(affine ? 11 :
 
 // Compares GPU and CPU results pair by pair; reports the first few
 // differences. Returns the engine's profile.
-gpu::EngineProfile expect_identical(const std::vector<Seq>& q, const std::vector<Seq>& r, const ScoringScheme& s,
-                                    AlignMode mode, bool score_only, const gpu::EngineOptions& opt = {}) {
-    gpu::Engine engine(s, mode, score_only, opt);
+gpu::BatchEngineProfile expect_identical(const std::vector<Seq>& q, const std::vector<Seq>& r, const ScoringScheme& s,
+                                         AlignMode mode, bool score_only, const gpu::BatchEngineOptions& opt = {}) {
+    gpu::BatchEngine engine(s, mode, score_only, opt);
     const auto v = views(q, r);
     for (const auto& p : v) {
         EXPECT_TRUE(engine.accepts(p.query.size(), p.ref.size()));
@@ -183,7 +183,7 @@ TEST(Engine, StartDevicesSkipsBadOrdinalsAndEnginesStartAfterIt) {
     EXPECT_EQ(gpu::device_count(), n);
     if (n == 0) GTEST_SKIP() << "no CUDA device visible";
     std::thread([] { gpu::start_devices(std::vector<int>{0}); }).join();
-    gpu::Engine e(dna_scheme(true), AlignMode::global, false, {});
+    gpu::BatchEngine e(dna_scheme(true), AlignMode::global, false, {});
     const std::vector<Seq> q{{0, 1, 2, 3, 0, 1, 2, 2, 1}}, r{{0, 1, 3, 3, 0, 2, 1}};
     const std::vector<AlignmentResult> got = e.align(views(q, r));
     const std::vector<AlignmentResult> want = cpu_align_all(q, r, dna_scheme(true), AlignMode::global, false);
@@ -194,7 +194,7 @@ TEST(Engine, StartDevicesSkipsBadOrdinalsAndEnginesStartAfterIt) {
 TEST(Engine, AcceptsTenThousandSquared) {
     SKIP_WITHOUT_GPU();
     for (bool so : {false, true}) {
-        gpu::Engine e(dna_scheme(true), AlignMode::local, so, {});
+        gpu::BatchEngine e(dna_scheme(true), AlignMode::local, so, {});
         EXPECT_TRUE(e.accepts(10000, 10000));
         EXPECT_TRUE(e.accepts(0, 5));
         EXPECT_FALSE(e.accepts(100000, 100));
@@ -233,7 +233,7 @@ TEST(Engine, ManySmallBatches) {
     std::vector<Seq> q, r;
     make_pairs(Alphabet::dna, 4242, 3000, q, r);
     for (int streams : {1, 3}) {
-        gpu::EngineOptions opt;
+        gpu::BatchEngineOptions opt;
         opt.streams = streams;
         opt.max_batch_bases = 20000;
         expect_identical(q, r, dna_scheme(true), AlignMode::local, false, opt);
@@ -250,11 +250,11 @@ TEST(Engine, CigarBufferOverflowFallsBackToFullCopy) {
     std::vector<Seq> q, r;
     make_pairs(Alphabet::dna, 777, 2000, q, r);
     for (double per_base : {1e-4, 0.01}) {
-        gpu::EngineOptions opt;
+        gpu::BatchEngineOptions opt;
         opt.max_batch_bases = 30000;
         opt.cigar_runs_per_base = per_base;
         for (AlignMode m : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
-            const gpu::EngineProfile p = expect_identical(q, r, dna_scheme(true), m, false, opt);
+            const gpu::BatchEngineProfile p = expect_identical(q, r, dna_scheme(true), m, false, opt);
             EXPECT_GT(p.cigar_overflows, 0u) << per_base;
             if (per_base < 0.001) EXPECT_EQ(p.cigar_overflows, p.batches);
         }
@@ -265,12 +265,12 @@ TEST(Engine, CigarBufferOverflowFallsBackToFullCopy) {
         related_q.push_back(g.random(512));
         related_r.push_back(g.mutate(related_q.back(), 0.1));
     }
-    const gpu::EngineProfile p = expect_identical(related_q, related_r, dna_scheme(true), AlignMode::local, false);
+    const gpu::BatchEngineProfile p = expect_identical(related_q, related_r, dna_scheme(true), AlignMode::local, false);
     EXPECT_EQ(p.cigar_overflows, 0u);
     EXPECT_GT(p.batches, 0u);
-    gpu::EngineOptions bad;
+    gpu::BatchEngineOptions bad;
     bad.cigar_runs_per_base = 0;
-    EXPECT_THROW(gpu::Engine(dna_scheme(true), AlignMode::local, false, bad), std::invalid_argument);
+    EXPECT_THROW(gpu::BatchEngine(dna_scheme(true), AlignMode::local, false, bad), std::invalid_argument);
 }
 
 // A few hundred mixed pairs (some longer than one stripe) in every mode:

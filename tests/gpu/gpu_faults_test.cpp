@@ -1,6 +1,6 @@
 // GPU faults (issue 4): the device-memory cap (--gpu-memory,
-// EngineOptions::gpu_memory_limit), the split-and-retry after a real
-// cudaErrorMemoryAllocation, the asynchronous Engine API, and a real CUDA
+// BatchEngineOptions::gpu_memory_limit), the split-and-retry after a real
+// cudaErrorMemoryAllocation, the asynchronous BatchEngine API, and a real CUDA
 // error mid-run through the CLI (test hook GPUALIGN_INJECT_CUDA_FAULT, see
 // docs/gpu.md). Every test skips without a CUDA device.
 #include <gtest/gtest.h>
@@ -52,7 +52,7 @@ void mixed_pairs(std::uint64_t seed, std::size_t count, std::vector<Seq>& q, std
 
 /// Aligns the pairs the engine accepts with the engine and compares every
 /// result with align_pair; returns how many pairs the engine took.
-std::size_t expect_engine_matches_cpu(gpu::Engine& e, const std::vector<Seq>& q, const std::vector<Seq>& r,
+std::size_t expect_engine_matches_cpu(gpu::BatchEngine& e, const std::vector<Seq>& q, const std::vector<Seq>& r,
                                       const ScoringScheme& s, AlignMode mode, bool score_only) {
     std::vector<Seq> gq, gr;
     for (std::size_t i = 0; i < q.size(); ++i)
@@ -78,11 +78,11 @@ TEST(GpuMemoryLimit, TinyCapAlignsMixedBatchIdentically) {
     for (std::size_t cap : {std::size_t{1} << 20, std::size_t{4} << 20})
         for (AlignMode mode : {AlignMode::local, AlignMode::global})
             for (bool so : {false, true}) {
-                gpu::EngineOptions opt;
+                gpu::BatchEngineOptions opt;
                 opt.gpu_memory_limit = cap;
                 opt.streams = 2;  // the cap is split between the streams: 2 keep most pairs on the GPU
-                gpu::Engine e(dna(), mode, so, opt);
-                const gpu::EngineMemory mem = e.memory();
+                gpu::BatchEngine e(dna(), mode, so, opt);
+                const gpu::BatchEngineMemory mem = e.memory();
                 EXPECT_LE(mem.device_bytes, cap);
                 EXPECT_GT(mem.device_bytes, 0u);
                 const std::size_t taken = expect_engine_matches_cpu(e, q, r, dna(), mode, so);
@@ -96,10 +96,10 @@ TEST(GpuMemoryLimit, TinyCapAlignsMixedBatchIdentically) {
 
 TEST(GpuMemoryLimit, CapTooSmallIsAClearError) {
     SKIP_WITHOUT_GPU();
-    gpu::EngineOptions opt;
+    gpu::BatchEngineOptions opt;
     opt.gpu_memory_limit = 1000;
     try {
-        gpu::Engine e(dna(), AlignMode::local, false, opt);
+        gpu::BatchEngine e(dna(), AlignMode::local, false, opt);
         ADD_FAILURE() << "a 1000-byte cap was accepted";
     } catch (const std::runtime_error& ex) {
         EXPECT_NE(std::string(ex.what()).find("1000 bytes"), std::string::npos) << ex.what();
@@ -122,10 +122,10 @@ TEST(GpuMemoryLimit, RetriesWithSmallerBuffersAfterAllocationFailure) {
     std::vector<Seq> q, r;
     mixed_pairs(47, 3000, q, r);
     try {
-        gpu::EngineOptions opt;
+        gpu::BatchEngineOptions opt;
         opt.gpu_memory_limit = total_b;
-        gpu::Engine e(dna(), AlignMode::local, false, opt);
-        const gpu::EngineMemory mem = e.memory();
+        gpu::BatchEngine e(dna(), AlignMode::local, false, opt);
+        const gpu::BatchEngineMemory mem = e.memory();
         EXPECT_GE(mem.allocation_retries, 1);
         EXPECT_LE(mem.device_bytes, leave);
         std::printf("  %d halvings, %zu device bytes, batches of %zu bases / %llu traceback bytes\n",
@@ -145,9 +145,9 @@ TEST(GpuMemoryLimit, RetriesWithSmallerBuffersAfterAllocationFailure) {
 TEST(EngineAsync, OverlappingSubmissionsMatchAlignPair) {
     SKIP_WITHOUT_GPU();
     for (bool so : {false, true}) {
-        gpu::EngineOptions opt;
+        gpu::BatchEngineOptions opt;
         opt.max_batch_bases = 30000;  // many device batches per submission
-        gpu::Engine e(dna(), AlignMode::local, so, opt);
+        gpu::BatchEngine e(dna(), AlignMode::local, so, opt);
         std::vector<std::vector<Seq>> qs(4), rs(4);
         std::vector<std::vector<gpu::PairView>> vs(4);
         std::vector<gpu::Ticket> tickets;

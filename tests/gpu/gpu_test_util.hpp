@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "gpualign/cpu_aligner.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/batch_engine.hpp"
+#include "gpualign/gpu/device.hpp"
 #include "gpualign/matrix.hpp"
 #include "gpualign/sequence_io.hpp"
 

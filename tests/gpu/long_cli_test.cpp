@@ -17,7 +17,7 @@
 #include "gpu/gpu_test_util.hpp"
 #include "fasta_text.hpp"
 #include "gpualign/config.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/device.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "gpu/gpu_test_util.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/device.hpp"
 
 namespace gpualign::test {
 namespace {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gpualign/cpu_aligner.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/device.hpp"
 #include "gpualign/gpu/scan_engine.hpp"
 #include "gpualign/matrix.hpp"
 #include "lib/test_util.hpp"

@@ -18,11 +18,11 @@ int scan_max_letters() { return scan_kernels::max_letters; }
 namespace {
 
 // The kernels of each ScanMode, at index static_cast<int>(mode).
-using ThreadKernel = void (*)(scan_kernels::ScanParams);
+using ThreadKernel = void (*)(ScanParams);
 constexpr ThreadKernel thread_kernels[] = {scan_kernels::scan_kernel<ScanMode::local>,
                                            scan_kernels::scan_kernel<ScanMode::global>,
                                            scan_kernels::scan_kernel<ScanMode::semi_global>};
-using WarpKernel = void (*)(ScanWarpLaunch);
+using WarpKernel = void (*)(ScanWarpParams);
 constexpr WarpKernel warp_kernels[] = {scan_warp_kernels::scan_warp_kernel<ScanMode::local>,
                                        scan_warp_kernels::scan_warp_kernel<ScanMode::global>,
                                        scan_warp_kernels::scan_warp_kernel<ScanMode::semi_global>};
@@ -38,50 +38,31 @@ std::size_t mode_index(ScanMode mode) {
 
 }  // namespace
 
-void launch_scan(const ScanLaunch& a, ScanMode mode, bool s16, int overflow_at, cudaStream_t stream) {
+void launch_scan(const ScanParams& p, ScanMode mode, bool s16, int overflow_at, cudaStream_t stream) {
     const std::size_t kernel = mode_index(mode);
     if (s16 && mode != ScanMode::local)
         throw std::invalid_argument("scan kernel: the 16-bit kernel scores local alignments only");
-    scan_kernels::ScanParams p{};
-    p.db = a.db;
-    p.offsets = a.offsets;
-    p.lengths = a.lengths;
-    p.slots = a.slots;
-    p.count = a.count;
-    p.queries = a.queries;
-    p.boundary = static_cast<int2*>(a.boundary);
-    p.profile = a.profile;
-    p.profile_offset = a.profile_offset;
-    p.query_len = a.query_len;
-    p.size = a.size;
-    p.gap_open = a.gap_open;
-    p.gap_extend = a.gap_extend;
-    p.scores = a.scores;
-    p.records = a.records;
-    p.pair_profile = a.pair_profile;
-    p.pair_profile_offset = a.pair_profile_offset;
-    p.query_count = a.query_count;
-    const int threads = a.count;
+    const int threads = p.count;
     const int block = s16 ? scan_kernels::s16_block_threads : scan_kernels::block_threads;
-    const dim3 grid(static_cast<unsigned>((threads + block - 1) / block), static_cast<unsigned>(a.queries));
+    const dim3 grid(static_cast<unsigned>((threads + block - 1) / block), static_cast<unsigned>(p.queries));
     if (s16)
         scan_kernels::scan_kernel_s16x2<<<grid, block, 0, stream>>>(p, overflow_at);
     else
         thread_kernels[kernel]<<<grid, block, 0, stream>>>(p);
-    GPUALIGN_CUDA(cudaGetLastError(), "scan kernel launch (" + std::to_string(a.count) + " DB sequences x " + std::to_string(a.queries) + " queries)");
+    GPUALIGN_CUDA(cudaGetLastError(), "scan kernel launch (" + std::to_string(p.count) + " DB sequences x " + std::to_string(p.queries) + " queries)");
 }
 
 int scan_warp_stripe_rows() { return scan_warp_kernels::stripe_rows; }
 
-void launch_scan_warp(const ScanWarpLaunch& a, ScanMode mode, cudaStream_t stream) {
+void launch_scan_warp(const ScanWarpParams& p, ScanMode mode, cudaStream_t stream) {
     const std::size_t kernel = mode_index(mode);
-    const dim3 grid(static_cast<unsigned>((a.count + scan_warp_kernels::warps_per_block - 1) /
+    const dim3 grid(static_cast<unsigned>((p.count + scan_warp_kernels::warps_per_block - 1) /
                                           scan_warp_kernels::warps_per_block),
-                    static_cast<unsigned>(a.queries));
-    const std::size_t smem = scan_warp_kernels::warp_kernel_smem(a.size);
-    warp_kernels[kernel]<<<grid, scan_warp_kernels::block_threads, smem, stream>>>(a);
-    GPUALIGN_CUDA(cudaGetLastError(), "scan warp kernel launch (" + std::to_string(a.count) + " DB sequences x " +
-                                          std::to_string(a.queries) + " queries)");
+                    static_cast<unsigned>(p.queries));
+    const std::size_t smem = scan_warp_kernels::warp_kernel_smem(p.size);
+    warp_kernels[kernel]<<<grid, scan_warp_kernels::block_threads, smem, stream>>>(p);
+    GPUALIGN_CUDA(cudaGetLastError(), "scan warp kernel launch (" + std::to_string(p.count) + " DB sequences x " +
+                                          std::to_string(p.queries) + " queries)");
 }
 
 }  // namespace gpualign::gpu::detail

@@ -20,13 +20,13 @@ int scan_max_letters();
 /// `s16`, else the 32-bit one.
 /// @throws std::invalid_argument for `s16` with a mode other than local;
 ///         std::runtime_error naming the CUDA error.
-void launch_scan(const ScanLaunch& p, ScanMode mode, bool s16, int overflow_at, cudaStream_t stream);
+void launch_scan(const ScanParams& p, ScanMode mode, bool s16, int overflow_at, cudaStream_t stream);
 
 /// Query rows per stripe of the warp kernel (its profile's stripe height).
 int scan_warp_stripe_rows();
 /// Launches the warp kernel (a warp per long DB sequence, 32-bit, exact) on
 /// `stream` (asynchronous).
 /// @throws std::runtime_error naming the CUDA error.
-void launch_scan_warp(const ScanWarpLaunch& p, ScanMode mode, cudaStream_t stream);
+void launch_scan_warp(const ScanWarpParams& p, ScanMode mode, cudaStream_t stream);
 
 }  // namespace gpualign::gpu::detail

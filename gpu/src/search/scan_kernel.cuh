@@ -54,9 +54,9 @@
 //   hv    = __vimax3_u16x2(T_diag + (s + O), Ecell, Fcell)   (= H)
 //   T     = hv - O
 //   best  = __vimax3_u16x2(best, hv_a, hv_b)        (every second cell)
-// 3.5 ALU operations per two cells, and 3 on the FMA pipe (the earlier
-// form, T = __viaddmax(hv, -O, bias - O) with an unfloored Ecell, had 4.5
-// and 1: 3.6% slower on (s1), docs/benchmarks.md session 13). A step
+// 3.5 ALU operations per two cells, and 3 on the FMA pipe (flooring T
+// instead, T = __viaddmax(hv, -O, bias - O) with an unfloored Ecell, takes
+// 4.5 and 1, and is slower: docs/search.md). A step
 // computes step_cols columns row by row, so
 // that T passes down the rows once per step_cols columns (each row's T
 // changes register once a step: fewer moves at the loop's back edge).
@@ -66,8 +66,8 @@
 // even reach the other half), and both are reported as -1: the host scores
 // those pairs again in 32 bits. Rows past a query's end, and columns past a
 // sequence's end, score 0 (s = -O) and add no cell above a real one.
-// Measured on an H100 (docs/benchmarks.md, session 9): the earlier form
-// was bound by the ALU pipe (84% busy, 4.5 ALU operations per two cells).
+// The ALU operations per cell matter because the 16-bit kernel is bound by
+// the ALU pipe, where every DPX operation runs (docs/search.md).
 #pragma once
 
 #include <cstdint>
@@ -77,6 +77,7 @@
 namespace gpualign::gpu::scan_kernels {
 
 using gpualign::gpu::detail::ScanMode;
+using gpualign::gpu::detail::ScanParams;
 
 constexpr int strip_rows = 32;     ///< query rows per strip (registers per thread: 2 per row)
 constexpr int block_threads = 128;
@@ -87,31 +88,12 @@ constexpr int max_letters = 32;    ///< alphabet size bound of the shared profil
 constexpr int prof_stride = strip_rows + 8;
 constexpr std::int32_t neg_inf = INT32_MIN / 2;
 
-/// One launch: `count` DB sequences (sorted by length), one per thread, times
-/// `queries` queries (blockIdx.y).
-struct ScanParams {
-    const std::uint8_t* db;          ///< device: every DB sequence's codes, each starting 16-byte aligned
-    const long long* offsets;        ///< device, count: byte offset of thread t's sequence in db
-    const int* lengths;              ///< device, count: its length (>= 1)
-    const int* slots;                ///< device, count: where its score goes in `scores`
-    int count;
-    int queries;                     ///< queries of the launch (gridDim.y)
-    int2* boundary;                  ///< device, max_len * count * queries: (T, Fcell) of a strip's bottom row
-    const short* profile;            ///< device: query y's strips * size * strip_rows at profile_offset[y]: s(q_i, c) + O
-    const long long* profile_offset; ///< device, queries
-    const int* query_len;            ///< device, queries
-    int size;                        ///< profile letters: the alphabet plus the pad letter (code size - 1, -1000)
-    int gap_open, gap_extend;
-    int* scores;                     ///< device: query y's score of DB record r at scores[y * records + r]
-    int records;
-    // The 16-bit kernel only (blockIdx.y is a pair of queries there; query_len, the pair's longer):
-    const unsigned* pair_profile;         ///< device: pair y's packed profile at pair_profile_offset[y]
-    const long long* pair_profile_offset; ///< device, pairs
-    int query_count;                      ///< queries in the launch (2 * pairs, or one fewer)
-};
-
+/// One function body on purpose: the registers it sweeps with (rows, gap
+/// states, bests) live across the whole loop nest, which helper calls would
+/// have to pass by reference; the recurrence is in the file's header.
 template <ScanMode Mode>
 __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
+    int2* const boundary = static_cast<int2*>(p.boundary);  // max_len * count * queries: (T, Fcell) of a strip's bottom row
     constexpr bool Local = Mode == ScanMode::local;
     constexpr bool FreeTop = gpualign::gpu::detail::free_top_row(Mode);
     constexpr bool LastRowMax = Mode == ScanMode::semi_global;
@@ -158,7 +140,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
                 t_top = FreeTop ? -open : -(p.gap_open + (j + 1) * ge) - open;
                 f = neg_inf;
             } else {
-                const int2 b = p.boundary[static_cast<std::size_t>(j) * pitch + lane];
+                const int2 b = boundary[static_cast<std::size_t>(j) * pitch + lane];
                 t_top = b.x;
                 f = b.y;
             }
@@ -184,7 +166,7 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
                 }
             }
             t_left_top = t_top;
-            if (!last_strip) p.boundary[static_cast<std::size_t>(j) * pitch + lane] = make_int2(T[strip_rows - 1], f);
+            if (!last_strip) boundary[static_cast<std::size_t>(j) * pitch + lane] = make_int2(T[strip_rows - 1], f);
             if (LastRowMax && last_strip) {
 #pragma unroll
                 for (int r = 0; r < strip_rows; ++r)
@@ -215,14 +197,19 @@ __global__ void __launch_bounds__(block_threads) scan_kernel(ScanParams p) {
 constexpr int pair_stride = strip_rows + 4;
 constexpr int s16_bias = 16384;  ///< the 16-bit kernel's bias: H = 0 is stored as 16384
 /// Columns per step of the 16-bit kernel (even, at most 4: one step's
-/// letters share a 32-bit word of the sequence). H100, s1 on 200k records:
-/// 1 column 0.965 s, 2 columns 0.829 s, 4 columns 0.815 s (145 registers).
+/// letters share a 32-bit word of the sequence). 4, the most, is the
+/// fastest: fewer instructions a column for 145 registers a thread (the
+/// sweep of 1, 2 and 4 columns: docs/benchmarks.md).
 constexpr int step_cols = 4;
-/// Threads per block of the 16-bit kernel (64, 96 and 128 measured: 128 and
-/// 64 alike, 96 slower; docs/benchmarks.md session 9).
+/// Threads per block of the 16-bit kernel: 128 (64 is as fast, 96 slower;
+/// docs/benchmarks.md).
 constexpr int s16_block_threads = 128;
 
+/// One function body on purpose: the registers it sweeps with (rows, gap
+/// states, bests) live across the whole loop nest, which helper calls would
+/// have to pass by reference; the recurrence is in the file's header.
 __global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParams p, int overflow_at) {
+    int2* const boundary = static_cast<int2*>(p.boundary);
     __shared__ __align__(16) unsigned prof[(max_letters + 1) * pair_stride];
     const int t = blockIdx.x * s16_block_threads + threadIdx.x;
     const int y = blockIdx.y;
@@ -270,7 +257,7 @@ __global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParam
         int2 bn[K];
 #pragma unroll
         for (int x = 0; x < K; ++x)
-            bn[x] = k > 0 && x < n ? p.boundary[static_cast<std::size_t>(x) * pitch + lane]
+            bn[x] = k > 0 && x < n ? boundary[static_cast<std::size_t>(x) * pitch + lane]
                                    : make_int2(static_cast<int>(t0), static_cast<int>(ninf2));
         for (int j = 0; j < n; j += K) {
             if ((j & 15) == 0) {
@@ -287,7 +274,7 @@ __global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParam
                 // The strip's top row at column j+x+1 (the first strip's: H = 0, Fcell = -inf).
                 tt[x] = real ? static_cast<unsigned>(bn[x].x) : t0;
                 f[x] = real ? static_cast<unsigned>(bn[x].y) : ninf2;
-                if (k > 0 && j + K + x < n) bn[x] = p.boundary[static_cast<std::size_t>(j + K + x) * pitch + lane];
+                if (k > 0 && j + K + x < n) bn[x] = boundary[static_cast<std::size_t>(j + K + x) * pitch + lane];
             }
             unsigned diag[K], up[K], t[K], hv[K];
 #pragma unroll
@@ -330,7 +317,7 @@ __global__ void __launch_bounds__(s16_block_threads) scan_kernel_s16x2(ScanParam
 #pragma unroll
                 for (int x = 0; x < K; ++x)
                     if (j + x < n)
-                        p.boundary[static_cast<std::size_t>(j + x) * pitch + lane] =
+                        boundary[static_cast<std::size_t>(j + x) * pitch + lane] =
                             make_int2(static_cast<int>(up[x]), static_cast<int>(f[x]));
             }
         }

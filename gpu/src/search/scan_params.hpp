@@ -1,6 +1,7 @@
-// gpualign — the launch parameters of the search scan kernel, shared by the
-// host (scan_engine.cpp) and the launch wrapper (scan_dispatch.cu). Every
-// pointer is device memory.
+// gpualign — the launch parameters of the search scan kernels: filled by the
+// host (scan_engine.cpp, g++) and passed to the kernels as they are
+// (scan_dispatch.cu, nvcc). Plain C++: no CUDA types. Every pointer is
+// device memory.
 #pragma once
 
 #include <cstdint>
@@ -21,38 +22,38 @@ constexpr int scan_mode_count = 3;
 /// H(0,j) is 0: the DB record's leading letters are free (local, semi-global).
 constexpr bool free_top_row(ScanMode m) { return m != ScanMode::global; }
 
-/// What the thread kernel and the warp kernel both take. Every pointer is
-/// device memory.
-struct ScanLaunchCommon {
-    const std::uint8_t* db;           ///< the DB's codes, each sequence 16-byte aligned and padded to 16
-    const long long* offsets;         ///< count: byte offset of each launched sequence
-    const int* lengths;               ///< count: its length
-    const int* slots;                 ///< count: its output slot (DB record index)
+/// What the thread kernels and the warp kernel both take: `count` DB
+/// sequences (sorted by length) times `queries` queries (blockIdx.y). Every
+/// pointer is device memory.
+struct ScanCommonParams {
+    const std::uint8_t* db;           ///< every DB sequence's codes, each starting 16-byte aligned, padded to 16
+    const long long* offsets;         ///< count: byte offset of each launched sequence in db
+    const int* lengths;               ///< count: its length (>= 1)
+    const int* slots;                 ///< count: its output slot (DB record index) in `scores`
     int count;                        ///< sequences (threads or warps) in the launch
     int queries;                      ///< queries in the launch (grid y)
-    void* boundary;                   ///< int2 boundary cells (sizes: the kernels' structs)
+    void* boundary;                   ///< int2 (T, Fcell) boundary cells; sizes: ScanParams, ScanWarpParams
     const long long* profile_offset;  ///< queries: where each query's profile starts (elements)
     const int* query_len;             ///< queries
-    int size;
+    int size;                         ///< profile letters: the alphabet plus the pad letter (code size - 1, -1000)
     int gap_open, gap_extend;
-    int* scores;                      ///< queries x records
+    int* scores;                      ///< query y's score of DB record r at scores[y * records + r]
     int records;
 };
 
 /// The thread kernels' launch (scan_kernel.cuh): a thread per DB sequence;
 /// boundary int2[max_len * count * queries].
-struct ScanLaunch : ScanLaunchCommon {
-    const short* profile;  ///< every query's strips * size * strip rows
+struct ScanParams : ScanCommonParams {
+    const short* profile;  ///< query y's strips * size * strip rows at profile_offset[y]: s(q_i, c) + O
     // 16-bit kernel only: grid y runs over query pairs (query_len: the pair's longer)
-    const unsigned* pair_profile;         ///< every pair's packed profile (low half: query 2y, high: 2y+1)
+    const unsigned* pair_profile;         ///< pair y's packed profile at pair_profile_offset[y] (low half: query 2y, high: 2y+1)
     const long long* pair_profile_offset; ///< pairs: where each pair's profile starts (words)
     int query_count;                      ///< queries in the launch (2 x pairs, or one fewer)
 };
 
-/// The launch parameters of the warp kernel (scan_warp_kernel.cuh): a warp
-/// per long DB sequence (offsets ascending); boundary
-/// int2[boundary_span * queries].
-struct ScanWarpLaunch : ScanLaunchCommon {
+/// The warp kernel's launch (scan_warp_kernel.cuh): a warp per long DB
+/// sequence (offsets ascending); boundary int2[boundary_span * queries].
+struct ScanWarpParams : ScanCommonParams {
     long long boundary_span;  ///< offsets[count-1] + its padded length - offsets[0]
     const int* profile;       ///< every query's stripes * size * 256 rows, int32
 };

@@ -63,9 +63,11 @@ inline std::size_t warp_kernel_smem(int size) {
 /// One launch: p.count long DB sequences (a warp each) times p.queries
 /// queries (blockIdx.y); the fields are documented in scan_params.hpp. The
 /// boundary of query y's sequence s starts at entry y * boundary_span +
-/// offsets[s] - offsets[0].
+/// offsets[s] - offsets[0]. One function body on purpose: the registers it
+/// sweeps with (rows, gap states, bests) live across the whole loop nest,
+/// which helper calls would have to pass by reference.
 template <gpualign::gpu::detail::ScanMode Mode>
-__global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign::gpu::detail::ScanWarpLaunch p) {
+__global__ void __launch_bounds__(block_threads) scan_warp_kernel(const gpualign::gpu::detail::ScanWarpParams p) {
     using gpualign::gpu::detail::ScanMode;
     constexpr bool Local = Mode == ScanMode::local;
     constexpr bool FreeTop = gpualign::gpu::detail::free_top_row(Mode);

@@ -53,7 +53,7 @@ struct Defaults {
     static constexpr std::size_t batch_pairs = 32768;         ///< pairs per batch (CPU and GPU)
     static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
     /// --gpu-memory: device memory cap in bytes, 0 = no cap. A non-zero cap
-    /// is split in two halves: one for the batch engine (gpu::Engine), one
+    /// is split in two halves: one for the batch engine (gpu::BatchEngine), one
     /// for the long-pair engine (gpu::LongEngine, created at the first long
     /// pair). Pairs that neither half can hold are aligned on the CPU.
     static constexpr std::size_t gpu_memory = 0;

@@ -44,7 +44,7 @@ void check_strand_choice(StrandChoice strand, const ScoringScheme& s);
 /// and writes results in input order. There is no length cap: every pair
 /// that fits the 32-bit score bound (fits_int32) and memory is aligned
 /// exactly, on one of these paths:
-///  - GPU backend: gpu::Engine (a warp per pair) for the pairs it accepts
+///  - GPU backend: gpu::BatchEngine (a warp per pair) for the pairs it accepts
 ///    below Defaults::long_pair_cells; all others, one at a time, on a
 ///    gpu::LongEngine (one pair across the GPU, created at the first long
 ///    pair). A --gpu-memory cap is split in half between the two; a pair
@@ -71,7 +71,7 @@ void check_strand_choice(StrandChoice strand, const ScoringScheme& s);
 /// nothing is copied or allocated per record on its way to the engine. This
 /// thread aligns, keeping one batch submitted to the GPU while it collects the
 /// one before; a writer thread formats (config.threads / 2 threads) and
-/// writes; bounded queues join them. The backend (CUDA context, Engine
+/// writes; bounded queues join them. The backend (CUDA context, BatchEngine
 /// buffers) starts on its own thread while the first batches are read. A
 /// block's memory returns to its reader's pool when the last batch using it
 /// is written. `-v` logs the time of each stage.

@@ -72,7 +72,7 @@ std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std
 ///
 /// Reads the whole DB and all queries (FASTA/FASTQ, plain or gzip) into
 /// host memory, on config.threads parser threads. Backends: the CPU
-/// (search_query_cpu's path), or a GPU, where the batch engine (gpu::Engine)
+/// (search_query_cpu's path), or a GPU, where the batch engine (gpu::BatchEngine)
 /// scores every pair it accepts in score-only mode and then aligns the hits
 /// with CIGAR; pairs it does not accept go through align_pair on the CPU.
 /// With config.strand both (DNA only), each query is searched on both

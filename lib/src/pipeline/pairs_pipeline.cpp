@@ -28,7 +28,8 @@
 #include <spdlog/spdlog.h>
 
 #include "gpualign/cpu_aligner.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/batch_engine.hpp"
+#include "gpualign/gpu/device.hpp"
 #include "gpualign/gpu/long_engine.hpp"
 #include "gpualign/io_error.hpp"
 #include "gpualign/long_aligner.hpp"
@@ -319,7 +320,7 @@ void align_on_cpu(const Batch& b, const std::vector<std::size_t>& indices, const
 /// what it did, for the -v log. A device listed twice in --devices has two.
 struct GpuWorker {
     int device = 0;
-    std::unique_ptr<gpu::Engine> engine;
+    std::unique_ptr<gpu::BatchEngine> engine;
     std::unique_ptr<gpu::LongEngine> long_engine;  // created at its first long pair
     /// Measured speed of its batch engine (DP cells per kernel millisecond,
     /// smoothed); 0 until its first share is collected.
@@ -329,7 +330,7 @@ struct GpuWorker {
 };
 
 /// Adds the counters of `b` to `a` (the run's profile over every GPU).
-void add_profile(gpu::EngineProfile& a, const gpu::EngineProfile& b) {
+void add_profile(gpu::BatchEngineProfile& a, const gpu::BatchEngineProfile& b) {
     a.batches += b.batches;
     a.order_s += b.order_s;
     a.pack_s += b.pack_s;
@@ -347,7 +348,7 @@ void add_profile(gpu::EngineProfile& a, const gpu::EngineProfile& b) {
 /// more GPUs, with the CPU for pairs none can take.
 ///
 /// Routing of each pair (query_len * ref_len = its cells):
-///  - GPU: the batch engines (gpu::Engine, a warp per pair) take the pairs
+///  - GPU: the batch engines (gpu::BatchEngine, a warp per pair) take the pairs
 ///    every one accepts below Defaults::long_pair_cells; the others go to the
 ///    long-pair engines (gpu::LongEngine), created at a GPU's first such
 ///    pair: one alone across a whole GPU, several together (align_many).
@@ -429,16 +430,16 @@ public:
     /// Starts the batch engine of every GPU worker at once (each on its own
     /// thread), once (again after a failed start); called at the first batch
     /// with pairs below Defaults::long_pair_cells.
-    /// @throws what gpu::Engine's constructor throws (the first error).
+    /// @throws what gpu::BatchEngine's constructor throws (the first error).
     void start_batch_engines() {
         if (batch_engines_started_) return;
         const auto t0 = std::chrono::steady_clock::now();
-        std::vector<std::future<std::unique_ptr<gpu::Engine>>> starting;
+        std::vector<std::future<std::unique_ptr<gpu::BatchEngine>>> starting;
         for (const auto& w : workers_)
             starting.push_back(std::async(std::launch::async, [this, d = w->device] {
-                gpu::EngineOptions o = engine_options_;
+                gpu::BatchEngineOptions o = engine_options_;
                 o.device = d;
-                return std::make_unique<gpu::Engine>(scheme_, mode_, score_only_, o);
+                return std::make_unique<gpu::BatchEngine>(scheme_, mode_, score_only_, o);
             }));
         std::exception_ptr failed;
         for (std::size_t w = 0; w < workers_.size(); ++w) {
@@ -451,7 +452,7 @@ public:
         if (failed) std::rethrow_exception(failed);
         batch_engines_started_ = true;
         for (const auto& w : workers_) {
-            const gpu::EngineMemory mem = w->engine->memory();
+            const gpu::BatchEngineMemory mem = w->engine->memory();
             spdlog::debug("GPU engine on device {}: {} streams, batches of up to {} bases / {} pairs / {} "
                           "traceback bytes; {} bytes of device memory (limit {}), {} allocation retries; "
                           "started in {:.3f} s",
@@ -472,7 +473,7 @@ public:
     };
 
     /// A batch handed to the backend and not yet collected: on the GPU its
-    /// device batches are in flight (gpu::Engine::align_async); the pairs
+    /// device batches are in flight (gpu::BatchEngine::align_async); the pairs
     /// for the CPU and the long-pair paths are aligned in collect().
     struct Pending {
         std::shared_ptr<const Batch> batch;
@@ -588,13 +589,13 @@ public:
         return n;
     }
     /// The GPU engines' profile, summed over the GPUs (all zero on the CPU).
-    gpu::EngineProfile engine_profile() const noexcept {
-        gpu::EngineProfile e;
+    gpu::BatchEngineProfile engine_profile() const noexcept {
+        gpu::BatchEngineProfile e;
         for (const auto& w : workers_)
             if (w->engine) add_profile(e, w->engine->profile());
         return e;
     }
-    /// Sum of Engine::last_kernel_ms over the batches and GPUs (0 on the CPU).
+    /// Sum of BatchEngine::last_kernel_ms over the batches and GPUs (0 on the CPU).
     double kernel_ms() const noexcept { return kernel_ms_; }
     /// Device milliseconds of the long-pair engines' passes (0 on the CPU).
     double long_engine_ms() const noexcept {
@@ -889,7 +890,7 @@ private:
     bool capped_ = false;
     int threads_ = 1;
     std::vector<std::unique_ptr<GpuWorker>> workers_;  // empty on the CPU backend
-    gpu::EngineOptions engine_options_;                 // of the batch engines (device set per worker)
+    gpu::BatchEngineOptions engine_options_;            // of the batch engines (device set per worker)
     bool batch_engines_started_ = false;
     std::string description_;
     ProgressLine progress_;
@@ -905,7 +906,7 @@ private:
 /// stage's work; "waited" is time the aligning (main) thread waited for it.
 struct StageTimes {
     double open = 0;          ///< opening both inputs and detecting the alphabet (main thread)
-    double init = 0;          ///< backend start (CUDA context, Engine buffers) on its own thread
+    double init = 0;          ///< backend start (CUDA context, BatchEngine buffers) on its own thread
     double cuda_start = 0;    ///< CUDA's start (driver, contexts), from the run's start, on a thread of its own
     double init_waited = 0;
     double read = 0;          ///< reading, parsing and encoding batches (both files)
@@ -1003,7 +1004,7 @@ struct WriteItem {
 };
 
 void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThreads& split, bool parallel_read,
-                double kernel_ms, const gpu::EngineProfile& e) {
+                double kernel_ms, const gpu::BatchEngineProfile& e) {
     spdlog::debug("stages (s): open+detect {:.3f}; CUDA start {:.3f} from the run's start; backend init {:.3f} after "
                   "open+detect (main waited {:.3f}); first batch aligned at {:.3f}; {} batches, loop {:.3f}",
                   t.open, t.cuda_start, t.init, t.init_waited, t.first_aligned, t.batches, t.loop);
@@ -1096,7 +1097,7 @@ RunStats run_alignment(const AlignConfig& c) {
     // Three threads, each with its own OpenMP team, joined by bounded
     // channels: the reader parses up to read_ahead batches ahead, this
     // thread aligns, the writer formats and writes in input order. The
-    // backend (CUDA context and Engine buffers: the slowest start-up step on
+    // backend (CUDA context and BatchEngine buffers: the slowest start-up step on
     // a GPU) starts on a fourth thread meanwhile.
     std::future<std::unique_ptr<Aligner>> aligner_ready = std::async(std::launch::async, [&c, &scheme, &t, split, &cuda_started] {
         const auto t0 = Clock::now();
@@ -1223,7 +1224,7 @@ RunStats run_alignment(const AlignConfig& c) {
                 spdlog::debug("GPU long-pair engine: {:.3f} s of kernels", aligner->long_engine_ms() / 1000.0);
             stats.backend = aligner->description();
             const double kernel_ms = aligner->kernel_ms();
-            const gpu::EngineProfile engine_profile = aligner->engine_profile();
+            const gpu::BatchEngineProfile engine_profile = aligner->engine_profile();
             const auto d0 = Clock::now();
             aligner.reset();
             t.teardown = seconds_since(d0);

@@ -23,7 +23,8 @@
 #include <spdlog/spdlog.h>
 
 #include "gpualign/cpu_aligner.hpp"
-#include "gpualign/gpu/engine.hpp"
+#include "gpualign/gpu/batch_engine.hpp"
+#include "gpualign/gpu/device.hpp"
 #include "gpualign/gpu/scan_engine.hpp"
 #include "gpualign/io_error.hpp"
 #include "gpualign/matrix.hpp"
@@ -168,7 +169,7 @@ namespace {
 
 /// The GPU path: the DB resident in a gpu::ScanEngine scores every pair
 /// (one thread per DB sequence; schemes it does not hold go through the
-/// batch engine, gpu::Engine, in score-only mode), then gpu::Engine aligns
+/// batch engine, gpu::BatchEngine, in score-only mode), then gpu::BatchEngine aligns
 /// every query's hits in one call; align_pair takes the pairs the batch
 /// engine does not accept.
 class GpuSearch {
@@ -216,7 +217,7 @@ public:
         pairs.reserve(qs.size() * db.size());
         for (const RecordView& q : qs)
             for (const RecordView& r : db) pairs.push_back({q.codes, r.codes});
-        if (!batch_scan_) batch_scan_ = std::make_unique<gpu::Engine>(s_, c_.mode, true, options_);
+        if (!batch_scan_) batch_scan_ = std::make_unique<gpu::BatchEngine>(s_, c_.mode, true, options_);
         for (const AlignmentResult& r : run(*batch_scan_, pairs, true)) out.push_back(r.score);
         return out;
     }
@@ -256,7 +257,7 @@ public:
     std::vector<AlignmentResult> align(std::span<const gpu::PairView> pairs, bool score_only) {
         scan_.reset();  // the scan is over: its device memory goes to the batch engine
         batch_scan_.reset();
-        gpu::Engine e(s_, c_.mode, score_only, options_);
+        gpu::BatchEngine e(s_, c_.mode, score_only, options_);
         return run(e, pairs, score_only);
     }
 
@@ -264,7 +265,7 @@ public:
     bool dedicated_scan() const noexcept { return dedicated_; }
 
 private:
-    std::vector<AlignmentResult> run(gpu::Engine& e, std::span<const gpu::PairView> pairs, bool score_only) {
+    std::vector<AlignmentResult> run(gpu::BatchEngine& e, std::span<const gpu::PairView> pairs, bool score_only) {
         std::vector<gpu::PairView> on_gpu;
         std::vector<std::size_t> gpu_index, cpu_index;
         for (std::size_t k = 0; k < pairs.size(); ++k) {
@@ -290,9 +291,9 @@ private:
     const ScoringScheme& s_;
     int device_;
     int threads_;
-    gpu::EngineOptions options_;
+    gpu::BatchEngineOptions options_;
     std::unique_ptr<gpu::ScanEngine> scan_;
-    std::unique_ptr<gpu::Engine> batch_scan_;
+    std::unique_ptr<gpu::BatchEngine> batch_scan_;
     double kernel_ms_ = 0;
     bool dedicated_ = false;
 };

@@ -67,16 +67,17 @@ struct LongEngineOptions {
     /// benchmarks and tests.
     int tile_batch = 0;
     /// Walk the traceback path through leaf batches on the host, downloading
-    /// the direction bytes of each leaf it enters, instead of on the device (one warp walks the batch where it lies
-    /// and hands back its steps: leaf_walk_kernel.cuh). Results are the same
-    /// bytes either way. For benchmarks and tests.
+    /// the direction bytes of each leaf it enters, instead of on the device
+    /// (one warp walks the batch where it lies and hands back its steps:
+    /// leaf_walk_kernel.cuh). Results are the same bytes either way. For
+    /// benchmarks and tests.
     bool walk_on_host = false;
     /// Guess where the path crosses each checkpoint row from the row's
-    /// largest H (RegionSpeculation::row_peaks: one CUB arg-max over the rows
-    /// of each grid computed) when choosing the leaves and tiles computed
-    /// ahead of the walk; false: straight lines towards the origin or along
-    /// the diagonal. Results are the same bytes either
-    /// way. For benchmarks and tests.
+    /// largest H (RegionSpeculation::row_peaks: one CUB arg-max over the rows of
+    /// each grid computed) when choosing the leaves and tiles computed ahead
+    /// of the walk; false: straight lines towards the origin or along the
+    /// diagonal. Results are the same bytes either way. For benchmarks and
+    /// tests.
     bool row_peaks = true;
 };
 

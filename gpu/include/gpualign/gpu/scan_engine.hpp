@@ -23,8 +23,7 @@ struct ScanOptions {
     /// (up to 64, 128, 256, ...), with as many queries as fit, spread evenly
     /// over the launches of a class. 0 (default): a quarter of the device
     /// memory free when the engine is made, at least 2 GiB (more queries a
-    /// launch fill the GPU's last wave better: H100, s1 at 1 M records,
-    /// 2 GiB 4.12 s, 8 GiB 4.00 s, 16 GiB 3.90 s of scan kernels).
+    /// launch fill the GPU's last wave better; docs/search.md).
     std::size_t boundary_bytes = 0;
     /// Local scans in 16-bit lanes, two queries per thread (more than twice
     /// the rate); a pair whose best score may have wrapped (at least 32767 -
@@ -36,8 +35,8 @@ struct ScanOptions {
     /// DB sequences at least this long are scanned by the warp kernel (a
     /// warp of 32 lanes per sequence and query, 32-bit), the others by the
     /// thread kernel: one thread's sequence sets the pace of its launch, so
-    /// a few long sequences would otherwise leave the GPU idle (measured on
-    /// an H100, docs/search.md). 1: every sequence on the warp kernel;
+    /// a few long sequences would otherwise leave the GPU idle (the
+    /// threshold's sweep: docs/search.md). 1: every sequence on the warp kernel;
     /// INT32_MAX: none.
     int warp_min_length = 1024;
 };

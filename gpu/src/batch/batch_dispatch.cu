@@ -1,41 +1,21 @@
 // gpualign — launch wrappers: picks the kernel variant for (mode, traceback)
 // from the tuning table and launches it. Host code; the device code lives in
 // kernels/.
-#include "dispatch.hpp"
+#include "batch_dispatch.hpp"
 
-#include "common/cuda_check.hpp"
+#include "../common/cuda_check.hpp"
+#include "batch_tuning.hpp"
 #include "kernels/cigar_gather_kernel.cuh"
 #include "kernels/cigar_scan_kernel.cuh"
 #include "kernels/dp_kernel.cuh"
 #include "kernels/fault_kernel.cuh"
-#include "kernels/params.cuh"
 #include "kernels/traceback_kernel.cuh"
-#include "tuning.hpp"
 
 namespace gpualign::gpu::detail {
 namespace {
 
-kernels::BatchParams to_params(const LaunchArgs& a) {
-    kernels::BatchParams p{};
-    p.seqs = a.seqs;
-    p.tasks = a.tasks;
-    p.matrix = a.matrix;
-    p.out = a.out;
-    p.cigar = a.cigar;
-    p.host_cigar = a.host_cigar;
-    p.host_cigar_capacity = a.host_cigar_capacity;
-    p.dirs = a.dirs;
-    p.scratch = static_cast<int4*>(a.scratch);
-    p.count = a.count;
-    p.size = a.size;
-    p.gap_open = a.gap_open;
-    p.gap_extend = a.gap_extend;
-    p.identical_codes = a.identical_codes;
-    return p;
-}
-
 template <AlignMode Mode, bool Traceback>
-void launch(const kernels::BatchParams& p, cudaStream_t stream) {
+void launch(const BatchParams& p, cudaStream_t stream) {
     constexpr int R = rows_per_thread(Mode != AlignMode::global, Traceback);
     if (p.size <= max_profile_alphabet) {
         const std::size_t smem = static_cast<std::size_t>(p.size) * R * 32 * 16 / 4;
@@ -59,22 +39,21 @@ void launch(const kernels::BatchParams& p, cudaStream_t stream) {
 
 }  // namespace
 
-void launch_alignment(const LaunchArgs& args, cudaStream_t stream) {
-    if (args.count == 0) return;
-    if (args.inject_fault) {
+void launch_alignment(const BatchParams& p, AlignMode mode, bool traceback, bool inject_fault, cudaStream_t stream) {
+    if (p.count == 0) return;
+    if (inject_fault) {
         kernels::fault_kernel<<<1, 1, 0, stream>>>();
         GPUALIGN_CUDA(cudaGetLastError(), "fault_kernel launch (GPUALIGN_INJECT_CUDA_FAULT test hook)");
     }
-    const kernels::BatchParams p = to_params(args);
     // One instantiation per (mode, traceback): a table, not a ladder.
-    using Launch = void (*)(const kernels::BatchParams&, cudaStream_t);
+    using Launch = void (*)(const BatchParams&, cudaStream_t);
     using M = AlignMode;
     static constexpr Launch table[3][2] = {
         {&launch<M::local, false>, &launch<M::local, true>},
         {&launch<M::global, false>, &launch<M::global, true>},
         {&launch<M::semi_global, false>, &launch<M::semi_global, true>},
     };
-    table[static_cast<int>(args.mode)][args.traceback ? 1 : 0](p, stream);
+    table[static_cast<int>(mode)][traceback ? 1 : 0](p, stream);
 }
 
 }  // namespace gpualign::gpu::detail

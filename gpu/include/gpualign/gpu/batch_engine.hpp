@@ -1,12 +1,13 @@
-// gpualign — the CUDA backend's public interface. Plain C++20: no SeqAn3 and
-// no CUDA types, so lib/ and app/ include it without nvcc.
+// gpualign — the batch engine of the CUDA backend: many short pairs (each
+// side up to 65,535 codes) aligned on one GPU, a warp per pair. Plain C++20:
+// no SeqAn3 and no CUDA types, so lib/ and app/ include it without nvcc.
+// The devices themselves: device.hpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "gpualign/alignment.hpp"
@@ -14,39 +15,17 @@
 
 namespace gpualign::gpu {
 
-/// Number of visible CUDA devices. 0 when built without CUDA, when no driver
-/// is loaded, or when no device is visible. Never throws.
-int device_count() noexcept;
-
-/// Starts CUDA on each of `devices` (ordinals): the driver and the device's
-/// primary context, with the scheduling flag the engines use (blocking sync).
-/// CUDA's start is the slowest step of a short run (0.2-0.3 s on an H100,
-/// docs/benchmarks.md): a caller starts it on a thread of its own while it
-/// opens its inputs, and an engine created later on those devices (on any
-/// thread) finds the context ready. Never throws: an
-/// ordinal that is not visible, or a device that fails, is left alone, and
-/// its error shows when an engine starts there. No-op without CUDA.
-void start_devices(std::span<const int> devices) noexcept;
-
-/// One line describing device `device` (name, compute capability, SMs,
-/// memory). Throws std::runtime_error (with cudaGetErrorName) on failure.
-std::string device_description(int device);
-
-/// One line describing the GPU backend as built, for --version: the CUDA
-/// runtime version linked (statically), the architectures compiled for, and
-/// the CUDA version the installed driver supports ("no driver" without one);
-/// "built without CUDA" for the stub. Never throws.
-std::string build_description() noexcept;
-
-/// One pair to align: borrowed spans of sequence codes in host memory
-/// (see gpualign::Alphabet). They must stay valid during Engine::align.
+/// One pair to align: borrowed spans of sequence codes (gpualign::Alphabet
+/// codes, one byte per residue) in host memory, not owned. They must stay
+/// valid until BatchEngine::align returns, or until BatchEngine::collect of
+/// the submission returns.
 struct PairView {
-    std::span<const std::uint8_t> query;
-    std::span<const std::uint8_t> ref;
+    std::span<const std::uint8_t> query;  ///< query codes (rows of the DP matrix)
+    std::span<const std::uint8_t> ref;    ///< ref codes (columns)
 };
 
-/// Engine settings. Sizes in bytes or bases as named.
-struct EngineOptions {
+/// BatchEngine settings (host values). Sizes in bytes or bases as named.
+struct BatchEngineOptions {
     int device = 0;                              ///< CUDA device ordinal
     int streams = 4;                             ///< CUDA streams in rotation (>= 1)
     std::size_t max_batch_bases = 8u << 20;      ///< query+ref bases per device batch (upper bound)
@@ -66,10 +45,10 @@ struct EngineOptions {
     double cigar_runs_per_base = 0.25;
 };
 
-/// How an Engine sized its buffers (EngineOptions and the device's memory),
-/// for logs and tests. Host values; sizes in bytes unless named otherwise.
-struct EngineMemory {
-    std::size_t limit = 0;              ///< EngineOptions::gpu_memory_limit (0 = no cap)
+/// How a BatchEngine sized its buffers (BatchEngineOptions and the
+/// device's memory), for logs and tests. Host values; sizes in bytes unless named otherwise.
+struct BatchEngineMemory {
+    std::size_t limit = 0;              ///< BatchEngineOptions::gpu_memory_limit (0 = no cap)
     std::size_t device_bytes = 0;       ///< device memory held now: sum of the allocation sizes, each rounded up to 256
     int streams = 0;                    ///< streams (slots), each with its own buffers
     std::size_t batch_bases = 0;        ///< query+ref bases per device batch
@@ -79,13 +58,13 @@ struct EngineMemory {
     std::uint64_t host_pairs = 0;       ///< pairs that no longer fitted after such a halving, aligned on the host with align_pair
 };
 
-/// Where an Engine's time went since it was constructed (cumulative sums),
-/// for `-v` logs and the benchmark. Host seconds are steady-clock time on the
+/// Where a BatchEngine's time went since it was constructed (cumulative
+/// sums), for `-v` logs and the benchmark. Host seconds are steady-clock time on the
 /// thread calling align_async/collect (the OpenMP teams they open included);
 /// device milliseconds come from CUDA events around each phase of each
 /// batch. Batches on different streams overlap, so the device sums can
 /// exceed the wall time.
-struct EngineProfile {
+struct BatchEngineProfile {
     std::uint64_t batches = 0;     ///< device batches launched
     double order_s = 0;            ///< host: sorting pairs by size and cutting them into batches
     double pack_s = 0;             ///< host: filling the pinned task and sequence buffers, enqueueing
@@ -99,16 +78,19 @@ struct EngineProfile {
     std::uint64_t cigar_overflows = 0;  ///< batches whose runs overflowed the compact CIGAR buffer
 };
 
-/// Identifies one Engine::align_async submission until Engine::collect.
+/// Identifies one BatchEngine::align_async submission until BatchEngine::collect.
 using Ticket = std::uint64_t;
 
 /// The batch aligner on one GPU: an owning host object holding device
-/// buffers, pinned host buffers and streams, allocated once and reused.
+/// buffers, pinned host buffers and streams, allocated once and reused,
+/// freed by the destructor (on the engine's device, whichever device the
+/// destroying thread has current). Not thread-safe: one thread at a time
+/// calls it. Built without CUDA, the constructor throws std::runtime_error.
 ///
 /// Results are byte-identical to gpualign::align_pair (the CPU reference) for
 /// every pair it accepts: same score, coordinates (0-based half-open) and
 /// CIGAR under the canonical rule of docs/scoring.md.
-class Engine {
+class BatchEngine {
 public:
     /// Allocates the buffers of every stream, sized from
     /// options.gpu_memory_limit when set (else from the free device memory);
@@ -120,10 +102,10 @@ public:
     ///         gpu_memory_limit is too small for the engine's smallest buffers
     ///         (naming the limit and the minimum), or when even the smallest
     ///         buffers cannot be allocated.
-    Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const EngineOptions& options);
-    ~Engine();
-    Engine(const Engine&) = delete;
-    Engine& operator=(const Engine&) = delete;
+    BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const BatchEngineOptions& options);
+    ~BatchEngine();
+    BatchEngine(const BatchEngine&) = delete;
+    BatchEngine& operator=(const BatchEngine&) = delete;
 
     /// True when the batch kernels take a pair of these lengths; longer pairs
     /// must go to the CPU path (the caller logs how many). Accepted: both
@@ -167,8 +149,8 @@ public:
     ///         a failed batch (for example a kernel fault).
     std::vector<AlignmentResult> collect(Ticket ticket);
 
-    /// The engine's buffer sizes and device memory (see EngineMemory).
-    EngineMemory memory() const noexcept;
+    /// The engine's buffer sizes and device memory (see BatchEngineMemory).
+    BatchEngineMemory memory() const noexcept;
 
     /// Kernel-only time of the submission returned by the last align() or
     /// collect() call in milliseconds: the sum of CUDA-event times around each
@@ -176,8 +158,8 @@ public:
     /// with several streams concurrent batches overlap and the sum overcounts.
     double last_kernel_ms() const noexcept;
 
-    /// Cumulative time and traffic of this engine (see EngineProfile).
-    EngineProfile profile() const noexcept;
+    /// Cumulative time and traffic of this engine (see BatchEngineProfile).
+    BatchEngineProfile profile() const noexcept;
 
 private:
     struct Impl;

@@ -10,18 +10,18 @@
 // so each warp writes 128 contiguous bytes per step. A pair whose runs would
 // end past `host_cigar_capacity` is skipped: the host sees the batch's total
 // exceed the capacity and copies the whole traceback buffer instead
-// (engine.cpp). Host twin: the loop above.
+// (batch_engine.cpp). Host twin: the loop above.
 #pragma once
 
 #include <cstdint>
 
-#include "params.cuh"
+#include "../batch_params.hpp"
 
 namespace gpualign::gpu::kernels {
 
 constexpr int gather_block = 256;
 
-__global__ void __launch_bounds__(gather_block) cigar_gather_kernel(BatchParams p) {
+__global__ void __launch_bounds__(gather_block) cigar_gather_kernel(detail::BatchParams p) {
     const std::uint32_t b = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const std::uint32_t lane = threadIdx.x % 32;
     const std::uint32_t cnt = p.count;

@@ -1,5 +1,5 @@
 // gpualign — the memory layout of one device batch, shared by the host
-// dispatch (engine.cpp, g++) and the kernels (kernels/*.cuh, nvcc).
+// dispatch (batch_engine.cpp, g++) and the kernels (kernels/*.cuh, nvcc).
 // Plain C++ with fixed-width types only: no CUDA types, no SeqAn3.
 #pragma once
 
@@ -22,6 +22,16 @@ struct PairTask {
     std::uint32_t cigar_offset;    ///< first CIGAR run slot (uint32 units); capacity query_len + ref_len
 };
 static_assert(sizeof(PairTask) == 32, "PairTask is copied as a flat array");
+
+/// One entry of a stripe's boundary row (the batch's scratch buffer, one
+/// entry per column of each pair longer than one stripe): H, Fcell and their
+/// begin cells on the stripe's last row, which lane 0 of the next stripe
+/// reads (kernels/dp_kernel.cuh). The kernels access it as an int4.
+struct alignas(16) BoundaryCell {
+    std::int32_t h, f;
+    std::uint32_t h_begin, f_begin;
+};
+static_assert(sizeof(BoundaryCell) == 16, "read and written as one int4");
 
 /// Structure-of-arrays results of one batch, `count` entries each, laid out
 /// back to back in one int32 device buffer (and its pinned host mirror):

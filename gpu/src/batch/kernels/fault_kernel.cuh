@@ -1,5 +1,5 @@
 // gpualign — test hook only: a kernel that stops with a real device fault.
-// Launched by dispatch.cu before a batch's kernels when the test hook
+// Launched by batch_dispatch.cu before a batch's kernels when the test hook
 // GPUALIGN_INJECT_CUDA_FAULT selects that batch (docs/gpu.md, "Test hooks"),
 // so that tests can check how a sticky CUDA error mid-run propagates.
 #pragma once

@@ -21,12 +21,15 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "params.cuh"
+#include "../batch_params.hpp"
+#include "gpualign/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
 
+/// One function body on purpose: the state machine's cell, state and
+/// current run stay in registers across the walk (rules in the file's header).
 template <int R, AlignMode Mode>
-__global__ void traceback_kernel(BatchParams p) {
+__global__ void traceback_kernel(detail::BatchParams p) {
     constexpr bool Local = Mode == AlignMode::local;
     using Word = std::conditional_t<R == 16, std::uint64_t, std::uint32_t>;
     constexpr int stripe_rows = 32 * R;

@@ -1,8 +1,9 @@
-// gpualign — gpualign::gpu::Engine: the owning host object of the CUDA
-// backend (buffers allocated once, streams in rotation), the batching and the
-// conversion of structure-of-arrays device results to AlignmentResult.
-// Host code (g++); kernels are launched through dispatch.hpp.
-#include "gpualign/gpu/engine.hpp"
+// gpualign — gpualign::gpu::BatchEngine: the owning host object of the
+// batch engine (buffers allocated once, streams in rotation), the batching
+// and the conversion of structure-of-arrays device results to
+// AlignmentResult. Host code (g++); kernels are launched through
+// batch_dispatch.hpp.
+#include "gpualign/gpu/batch_engine.hpp"
 
 #include <cuda_runtime_api.h>
 #ifdef _OPENMP
@@ -10,7 +11,6 @@
 #endif
 
 #include <algorithm>
-#include <sstream>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -23,83 +23,29 @@
 
 #include "gpualign/cpu_aligner.hpp"
 
+#include "../common/cuda_check.hpp"
+#include "../common/device_allocation.hpp"
+#include "../common/device_flags.hpp"
+#include "../common/device_memory.hpp"
+#include "batch_dispatch.hpp"
 #include "batch_layout.hpp"
-#include "common/cuda_check.hpp"
-#include "dispatch.hpp"
-#include "tuning.hpp"
+#include "batch_tuning.hpp"
 
 namespace gpualign::gpu {
-
-int device_count() noexcept {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError();  // clear the sticky "no driver/device" state
-        return 0;
-    }
-    return n;
-}
-
-namespace {
-/// The engines' contexts: a host thread that waits for a batch sleeps
-/// instead of spinning on a core that the pipeline's reader and writer
-/// threads need. Set before a context is active (start_devices, Engine).
-constexpr unsigned int engine_device_flags = cudaDeviceScheduleBlockingSync;
-}  // namespace
-
-void start_devices(std::span<const int> devices) noexcept {
-    const int visible = device_count();
-    for (const int d : devices) {
-        if (d < 0 || d >= visible || cudaSetDevice(d) != cudaSuccess) {
-            (void)cudaGetLastError();
-            continue;
-        }
-        (void)cudaSetDeviceFlags(engine_device_flags);
-        (void)cudaFree(nullptr);  // creates the primary context
-        (void)cudaGetLastError();
-    }
-}
-
-std::string build_description() noexcept {
-    try {
-        const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-        int driver = 0;
-        if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
-        (void)cudaGetLastError();
-        std::string archs;  // "80;90" -> "sm_80 sm_90"
-        std::istringstream list(GPUALIGN_CUDA_ARCHS);
-        for (std::string a; std::getline(list, a, ';');) archs += (archs.empty() ? "sm_" : " sm_") + a;
-        return "CUDA runtime " + version(CUDART_VERSION) + " (linked statically), built for " + archs +
-               "; driver: " + (driver > 0 ? "CUDA " + version(driver) : std::string("no driver"));
-    } catch (...) {
-        return "CUDA";
-    }
-}
-
-std::string device_description(int device) {
-    cudaDeviceProp prop{};
-    GPUALIGN_CUDA(cudaGetDeviceProperties(&prop, device), "device " + std::to_string(device));
-    return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
-           std::to_string(prop.multiProcessorCount) + " SMs, " +
-           std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
-}
 
 namespace {
 
 using detail::CudaError;
+using detail::DeviceAllocation;
 using detail::PairTask;
+using detail::PinnedAllocation;
+using detail::rounded;
 
-/// cudaMalloc hands out 256-byte aligned blocks; the engine counts each
-/// allocation rounded up to that.
-constexpr std::size_t alloc_granule = 256;
 /// Smallest per-stream budget the engine sizes buffers for (a few hundred
 /// short pairs per batch); a gpu_memory_limit below streams x this is refused.
 constexpr std::size_t min_slot_budget = std::size_t{64} << 10;
 /// Device bytes per pair of batch capacity: task, SoA results, one boundary-row entry.
 constexpr std::size_t bytes_per_pair = sizeof(PairTask) + detail::out_fields * sizeof(std::int32_t) + 16;
-
-std::size_t rounded(std::size_t bytes) {
-    return (std::max<std::size_t>(bytes, 1) + alloc_granule - 1) / alloc_granule * alloc_granule;
-}
 
 /// The capacity of one slot's buffers.
 struct Shape {
@@ -125,7 +71,7 @@ Shape shape_for_budget(std::size_t budget, std::size_t max_bases, bool traceback
     Shape s;
     if (budget < min_slot_budget) return s;
     s.pairs = std::min({detail::max_batch_pairs, max_bases, budget / 4 / bytes_per_pair});
-    const std::size_t rest = budget - 6 * alloc_granule - s.pairs * bytes_per_pair;
+    const std::size_t rest = budget - 6 * detail::alloc_granule - s.pairs * bytes_per_pair;
     if (traceback) {
         s.bases = std::min(max_bases, rest / 8 / 21);
         s.dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, rest - s.bases * 21) & ~std::uint64_t{7};
@@ -135,21 +81,22 @@ Shape shape_for_budget(std::size_t budget, std::size_t max_bases, bool traceback
     return s;
 }
 
+/// Device memory for `count` (at least one) objects of T; its rounded size
+/// is added to `total`. Throws CudaError naming `what` and the bytes.
 template <typename T>
-void device_alloc(T*& ptr, std::size_t count, const char* what, std::size_t& total) {
-    void* p = nullptr;
+DeviceAllocation device_alloc(std::size_t count, const char* what, std::size_t& total) {
     const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
-    GPUALIGN_CUDA(cudaMalloc(&p, bytes), std::string(what) + ", " + std::to_string(bytes) + " bytes");
-    ptr = static_cast<T*>(p);
+    DeviceAllocation a(bytes, std::string(what) + ", " + std::to_string(bytes) + " bytes");
     total += rounded(bytes);
+    return a;
 }
 
+/// Pinned host memory for `count` (at least one) objects of T. Throws
+/// CudaError naming `what` and the bytes.
 template <typename T>
-void host_alloc(T*& ptr, std::size_t count, const char* what) {
-    void* p = nullptr;
+PinnedAllocation host_alloc(std::size_t count, const char* what) {
     const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
-    GPUALIGN_CUDA(cudaMallocHost(&p, bytes), std::string(what) + ", " + std::to_string(bytes) + " bytes");
-    ptr = static_cast<T*>(p);
+    return PinnedAllocation(bytes, std::string(what) + ", " + std::to_string(bytes) + " bytes");
 }
 
 // Result of a pair with an empty side, computed as the CPU reference does.
@@ -191,26 +138,32 @@ struct Request {
     double kernel_ms = 0.0;
 };
 
+/// The buffers of one slot, sized by the engine's Shape; each member frees
+/// itself, so a default-constructed SlotBuffers assigned over the old ones
+/// frees them all.
+struct SlotBuffers {
+    // pinned host memory
+    PinnedAllocation h_seqs;            // uint8_t codes
+    PinnedAllocation h_tasks;           // PairTask
+    PinnedAllocation h_out;             // int32_t SoA results
+    PinnedAllocation h_cigar;           // uint32_t compact CIGAR runs (mapped: the gather kernel writes them)
+    std::size_t h_cigar_capacity = 0;   // runs
+    std::vector<std::uint32_t> overflow;  // pageable copy of d_cigar for a batch whose runs do not fit h_cigar
+    // device memory
+    DeviceAllocation d_seqs;     // uint8_t codes
+    DeviceAllocation d_tasks;    // PairTask
+    DeviceAllocation d_out;      // int32_t SoA results
+    DeviceAllocation d_cigar;    // uint32_t CIGAR run slots
+    DeviceAllocation d_dirs;     // direction bits
+    DeviceAllocation d_scratch;  // int4 boundary rows
+};
+
 /// One stream with its own pinned host and device buffers.
 struct Slot {
     cudaStream_t stream = nullptr;
     // events: before the host-to-device copies, around the kernels, after the device-to-host copies
     cudaEvent_t copy_start = nullptr, kernel_start = nullptr, kernel_stop = nullptr, copy_stop = nullptr;
-    // pinned host memory
-    std::uint8_t* h_seqs = nullptr;
-    PairTask* h_tasks = nullptr;
-    std::int32_t* h_out = nullptr;
-    std::uint32_t* h_cigar = nullptr;    // compact CIGAR runs (mapped: the gather kernel writes them)
-    std::uint32_t* h_cigar_dev = nullptr;  // its device-side address
-    std::size_t h_cigar_capacity = 0;      // runs
-    std::vector<std::uint32_t> overflow;   // pageable copy of d_cigar for a batch whose runs do not fit h_cigar
-    // device memory
-    std::uint8_t* d_seqs = nullptr;
-    PairTask* d_tasks = nullptr;
-    std::int32_t* d_out = nullptr;
-    std::uint32_t* d_cigar = nullptr;
-    std::uint8_t* d_dirs = nullptr;
-    std::uint8_t* d_scratch = nullptr;  // int4 boundary rows
+    SlotBuffers buf;
     // the batch in flight
     Request* owner = nullptr;
     std::vector<std::size_t> members;  // input index (in owner->pairs) of batch slot b
@@ -219,31 +172,30 @@ struct Slot {
     bool busy = false;
 };
 
-struct Engine::Impl {
+struct BatchEngine::Impl {
     ScoringScheme scheme;
     AlignMode mode;
     bool score_only;
-    EngineOptions options;
+    BatchEngineOptions options;
     int rows = 16;                       // tuning: rows per lane of the DP kernel in use
     Shape shape;                         // capacity of every slot
     std::size_t device_bytes = 0;        // device memory held (rounded allocation sizes)
     std::size_t matrix_bytes = 0;
     int retries = 0;                     // halvings after cudaErrorMemoryAllocation
     std::uint64_t host_pairs = 0;        // pairs aligned on the host after a halving
-    std::int32_t* d_matrix = nullptr;
+    DeviceAllocation d_matrix;           // int32_t size x size substitution scores
     std::vector<Slot> slots;
     std::size_t next_slot = 0;           // round robin: the oldest batch in flight is the first busy slot from here
     std::map<Ticket, std::unique_ptr<Request>> requests;
     Ticket last_ticket = 0;
     double kernel_ms = 0.0;
-    EngineProfile profile;
+    BatchEngineProfile profile;
     int host_threads = 1;                // OpenMP threads for packing and result building
     std::uint64_t batches_launched = 0;
     std::uint64_t fault_batch = 0;       // test hook GPUALIGN_INJECT_CUDA_FAULT
     std::string broken;                  // non-empty after a CUDA error other than an allocation failure
 
     void release() noexcept;
-    void free_buffers(Slot& s) noexcept;
     void alloc_buffers(Slot& s);
     void allocate(std::size_t budget);
     void shrink();
@@ -256,77 +208,46 @@ struct Engine::Impl {
     void align_on_host(Request& r, const std::vector<std::size_t>& indices);
 };
 
-void Engine::Impl::free_buffers(Slot& s) noexcept {
-    cudaFreeHost(s.h_seqs);
-    cudaFreeHost(s.h_tasks);
-    cudaFreeHost(s.h_out);
-    cudaFreeHost(s.h_cigar);
-    cudaFree(s.d_seqs);
-    cudaFree(s.d_tasks);
-    cudaFree(s.d_out);
-    cudaFree(s.d_cigar);
-    cudaFree(s.d_dirs);
-    cudaFree(s.d_scratch);
-    s.h_seqs = nullptr;
-    s.h_tasks = nullptr;
-    s.h_out = nullptr;
-    s.h_cigar = nullptr;
-    s.h_cigar_dev = nullptr;
-    s.h_cigar_capacity = 0;
-    s.overflow = {};
-    s.d_seqs = nullptr;
-    s.d_tasks = nullptr;
-    s.d_out = nullptr;
-    s.d_cigar = nullptr;
-    s.d_dirs = nullptr;
-    s.d_scratch = nullptr;
-}
-
-void Engine::Impl::release() noexcept {
+void BatchEngine::Impl::release() noexcept {
     // This engine's device, whichever the calling thread has current (the
     // pipeline destroys the engines of several GPUs from one thread).
     if (!slots.empty()) (void)cudaSetDevice(options.device);
     for (Slot& s : slots) {
         if (s.stream) cudaStreamSynchronize(s.stream);
-        free_buffers(s);
+        s.buf = {};
         for (cudaEvent_t e : {s.copy_start, s.kernel_start, s.kernel_stop, s.copy_stop})
             if (e) cudaEventDestroy(e);
         if (s.stream) cudaStreamDestroy(s.stream);
     }
     slots.clear();
-    cudaFree(d_matrix);
-    d_matrix = nullptr;
+    d_matrix.reset();
     device_bytes = 0;
 }
 
-void Engine::Impl::alloc_buffers(Slot& s) {
-    host_alloc(s.h_seqs, shape.bases, "pinned sequence buffer");
-    host_alloc(s.h_tasks, shape.pairs, "pinned task buffer");
-    host_alloc(s.h_out, shape.pairs * detail::out_fields, "pinned result buffer");
-    device_alloc(s.d_seqs, shape.bases, "device sequence buffer", device_bytes);
-    device_alloc(s.d_tasks, shape.pairs, "device task buffer", device_bytes);
-    device_alloc(s.d_out, shape.pairs * detail::out_fields, "device result buffer", device_bytes);
-    device_alloc(s.d_scratch, (shape.bases + shape.pairs) * 16, "device boundary rows", device_bytes);
+void BatchEngine::Impl::alloc_buffers(Slot& s) {
+    SlotBuffers& b = s.buf;
+    b.h_seqs = host_alloc<std::uint8_t>(shape.bases, "pinned sequence buffer");
+    b.h_tasks = host_alloc<PairTask>(shape.pairs, "pinned task buffer");
+    b.h_out = host_alloc<std::int32_t>(shape.pairs * detail::out_fields, "pinned result buffer");
+    b.d_seqs = device_alloc<std::uint8_t>(shape.bases, "device sequence buffer", device_bytes);
+    b.d_tasks = device_alloc<PairTask>(shape.pairs, "device task buffer", device_bytes);
+    b.d_out = device_alloc<std::int32_t>(shape.pairs * detail::out_fields, "device result buffer", device_bytes);
+    b.d_scratch = device_alloc<std::uint8_t>((shape.bases + shape.pairs) * 16, "device boundary rows", device_bytes);
     if (!score_only) {
-        s.h_cigar_capacity = std::max<std::size_t>(
+        b.h_cigar_capacity = std::max<std::size_t>(
             1, static_cast<std::size_t>(static_cast<double>(shape.bases) * options.cigar_runs_per_base));
-        void* h = nullptr;
-        GPUALIGN_CUDA(cudaHostAlloc(&h, s.h_cigar_capacity * sizeof(std::uint32_t), cudaHostAllocMapped),
-                      "mapped pinned CIGAR buffer, " + std::to_string(s.h_cigar_capacity * sizeof(std::uint32_t)) +
-                          " bytes");
-        s.h_cigar = static_cast<std::uint32_t*>(h);
-        void* d = nullptr;
-        GPUALIGN_CUDA(cudaHostGetDevicePointer(&d, h, 0), "mapping the pinned CIGAR buffer");
-        s.h_cigar_dev = static_cast<std::uint32_t*>(d);
-        device_alloc(s.d_cigar, shape.bases, "device CIGAR buffer", device_bytes);
-        device_alloc(s.d_dirs, shape.dirs, "device direction bits", device_bytes);
+        const std::size_t bytes = b.h_cigar_capacity * sizeof(std::uint32_t);
+        b.h_cigar = PinnedAllocation(bytes, "mapped pinned CIGAR buffer, " + std::to_string(bytes) + " bytes",
+                                     cudaHostAllocMapped, "mapping the pinned CIGAR buffer");
+        b.d_cigar = device_alloc<std::uint32_t>(shape.bases, "device CIGAR buffer", device_bytes);
+        b.d_dirs = device_alloc<std::uint8_t>(shape.dirs, "device direction bits", device_bytes);
     }
 }
 
 // Sizes every slot for `budget` device bytes (0: the default shape from
 // max_batch_bases and the free memory) and allocates; on
 // cudaErrorMemoryAllocation frees them, halves the budget and tries again.
-void Engine::Impl::allocate(std::size_t budget) {
+void BatchEngine::Impl::allocate(std::size_t budget) {
     const bool tb = !score_only;
     const std::size_t nstreams = slots.size();
     if (budget == 0) {
@@ -365,7 +286,7 @@ void Engine::Impl::allocate(std::size_t budget) {
             return;
         } catch (const CudaError& e) {
             if (e.code() != cudaErrorMemoryAllocation) throw;
-            for (Slot& s : slots) free_buffers(s);
+            for (Slot& s : slots) s.buf = {};
             device_bytes = matrix_bytes;
             ++retries;
             shape = shape_for_budget(slot_device_bytes(shape, tb) / 2, options.max_batch_bases, tb);
@@ -375,21 +296,21 @@ void Engine::Impl::allocate(std::size_t budget) {
 
 // After cudaErrorMemoryAllocation in a batch: wait for the batches in flight,
 // then reallocate every slot at half its size.
-void Engine::Impl::shrink() {
+void BatchEngine::Impl::shrink() {
     drain();
-    for (Slot& s : slots) free_buffers(s);
+    for (Slot& s : slots) s.buf = {};
     device_bytes = matrix_bytes;
     ++retries;
     allocate(slot_device_bytes(shape, !score_only) / 2);
 }
 
-Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const EngineOptions& options)
+BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const BatchEngineOptions& options)
     : impl_(std::make_unique<Impl>()) {
     scheme.validate();
-    if (options.streams < 1) throw std::invalid_argument("EngineOptions::streams must be >= 1");
-    if (options.max_batch_bases < 2) throw std::invalid_argument("EngineOptions::max_batch_bases must be >= 2");
+    if (options.streams < 1) throw std::invalid_argument("BatchEngineOptions::streams must be >= 1");
+    if (options.max_batch_bases < 2) throw std::invalid_argument("BatchEngineOptions::max_batch_bases must be >= 2");
     if (!(options.cigar_runs_per_base > 0.0 && options.cigar_runs_per_base <= 1.0))
-        throw std::invalid_argument("EngineOptions::cigar_runs_per_base must be in (0, 1]");
+        throw std::invalid_argument("BatchEngineOptions::cigar_runs_per_base must be in (0, 1]");
     Impl& im = *impl_;
     im.scheme = scheme;
     im.mode = mode;
@@ -414,15 +335,15 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     }
     try {
         GPUALIGN_CUDA(cudaSetDevice(options.device), "selecting device " + std::to_string(options.device));
-        // The engines' scheduling flag (engine_device_flags). The device's
+        // The engines' scheduling flag (detail::engine_device_flags). The device's
         // existing flags stay when its context is already active with other
-        // flags (another Engine in this process).
-        if (const cudaError_t e = cudaSetDeviceFlags(engine_device_flags); e != cudaSuccess) {
+        // flags (another BatchEngine in this process).
+        if (const cudaError_t e = cudaSetDeviceFlags(detail::engine_device_flags); e != cudaSuccess) {
             if (e != cudaErrorSetOnActiveProcess) GPUALIGN_CUDA(e, "setting the device's scheduling flags");
             (void)cudaGetLastError();
         }
-        device_alloc(im.d_matrix, scheme.matrix.size(), "substitution matrix", im.device_bytes);
-        GPUALIGN_CUDA(cudaMemcpy(im.d_matrix, scheme.matrix.data(), scheme.matrix.size() * sizeof(std::int32_t),
+        im.d_matrix = device_alloc<std::int32_t>(scheme.matrix.size(), "substitution matrix", im.device_bytes);
+        GPUALIGN_CUDA(cudaMemcpy(im.d_matrix.data(), scheme.matrix.data(), scheme.matrix.size() * sizeof(std::int32_t),
                                  cudaMemcpyHostToDevice),
                       "uploading the substitution matrix");
         im.slots.resize(nstreams);
@@ -438,11 +359,11 @@ Engine::Engine(const ScoringScheme& scheme, AlignMode mode, bool score_only, con
     }
 }
 
-Engine::~Engine() {
+BatchEngine::~BatchEngine() {
     if (impl_) impl_->release();
 }
 
-bool Engine::accepts(std::size_t query_len, std::size_t ref_len) const noexcept {
+bool BatchEngine::accepts(std::size_t query_len, std::size_t ref_len) const noexcept {
     const Impl& im = *impl_;
     if (query_len > detail::max_sequence_length || ref_len > detail::max_sequence_length) return false;
     if (!fits_int32(im.scheme, query_len, ref_len)) return false;
@@ -453,13 +374,13 @@ bool Engine::accepts(std::size_t query_len, std::size_t ref_len) const noexcept 
     return true;
 }
 
-double Engine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }
+double BatchEngine::last_kernel_ms() const noexcept { return impl_->kernel_ms; }
 
-EngineProfile Engine::profile() const noexcept { return impl_->profile; }
+BatchEngineProfile BatchEngine::profile() const noexcept { return impl_->profile; }
 
-EngineMemory Engine::memory() const noexcept {
+BatchEngineMemory BatchEngine::memory() const noexcept {
     const Impl& im = *impl_;
-    EngineMemory m;
+    BatchEngineMemory m;
     m.limit = im.options.gpu_memory_limit;
     m.device_bytes = im.device_bytes;
     m.streams = static_cast<int>(im.slots.size());
@@ -471,28 +392,28 @@ EngineMemory Engine::memory() const noexcept {
     return m;
 }
 
-void Engine::Impl::check_usable() const {
+void BatchEngine::Impl::check_usable() const {
     if (!broken.empty())
-        throw std::runtime_error("gpualign::gpu::Engine is unusable after an earlier CUDA error: " + broken);
+        throw std::runtime_error("gpualign::gpu::BatchEngine is unusable after an earlier CUDA error: " + broken);
 }
 
 // The next slot in rotation; if it holds a batch (the oldest in flight), that
 // batch is finished first.
-Slot& Engine::Impl::acquire() {
+Slot& BatchEngine::Impl::acquire() {
     Slot& s = slots[next_slot];
     next_slot = (next_slot + 1) % slots.size();
     if (s.busy) finish(s);
     return s;
 }
 
-void Engine::Impl::drain() {
+void BatchEngine::Impl::drain() {
     for (std::size_t k = 0; k < slots.size(); ++k) {
         Slot& s = slots[(next_slot + k) % slots.size()];
         if (s.busy) finish(s);
     }
 }
 
-void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first,
+void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first,
                           std::size_t last) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::span<const PairView> pairs = r.pairs;
@@ -500,11 +421,14 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     const std::uint32_t srows = detail::stripe_rows(rows);
     std::uint64_t seq_off = 0, dir_off = 0;
     std::uint32_t scratch_off = 0, cigar_off = 0;
+    SlotBuffers& buf = slot.buf;
+    PairTask* const h_tasks = buf.h_tasks.data<PairTask>();
+    std::uint8_t* const h_seqs = buf.h_seqs.data<std::uint8_t>();
     slot.members.assign(order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(last));
     for (std::uint32_t b = 0; b < count; ++b) {
         const PairView& pv = pairs[slot.members[b]];
         const std::uint32_t m = static_cast<std::uint32_t>(pv.query.size()), n = static_cast<std::uint32_t>(pv.ref.size());
-        PairTask& t = slot.h_tasks[b];
+        PairTask& t = h_tasks[b];
         t.query_offset = static_cast<std::uint32_t>(seq_off);
         seq_off += m;
         t.ref_offset = static_cast<std::uint32_t>(seq_off);
@@ -523,37 +447,35 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
 #pragma omp parallel for schedule(static, 256) num_threads(host_threads)
     for (std::uint32_t b = 0; b < count; ++b) {
         const PairView& pv = pairs[slot.members[b]];
-        const PairTask& t = slot.h_tasks[b];
-        std::memcpy(slot.h_seqs + t.query_offset, pv.query.data(), pv.query.size());
-        std::memcpy(slot.h_seqs + t.ref_offset, pv.ref.data(), pv.ref.size());
+        const PairTask& t = h_tasks[b];
+        std::memcpy(h_seqs + t.query_offset, pv.query.data(), pv.query.size());
+        std::memcpy(h_seqs + t.ref_offset, pv.ref.data(), pv.ref.size());
     }
 
     const std::string what = "batch " + std::to_string(batches_launched + 1) + " of " + std::to_string(count) + " pairs";
     GPUALIGN_CUDA(cudaEventRecord(slot.copy_start, slot.stream), what);
-    GPUALIGN_CUDA(cudaMemcpyAsync(slot.d_seqs, slot.h_seqs, seq_off, cudaMemcpyHostToDevice, slot.stream), what);
-    GPUALIGN_CUDA(cudaMemcpyAsync(slot.d_tasks, slot.h_tasks, count * sizeof(PairTask), cudaMemcpyHostToDevice, slot.stream), what);
-    detail::LaunchArgs a{};
-    a.seqs = slot.d_seqs;
-    a.tasks = slot.d_tasks;
-    a.matrix = d_matrix;
-    a.out = slot.d_out;
-    a.cigar = slot.d_cigar;
-    a.host_cigar = slot.h_cigar_dev;
-    a.host_cigar_capacity = slot.h_cigar_capacity;
-    a.dirs = slot.d_dirs;
-    a.scratch = slot.d_scratch;
+    GPUALIGN_CUDA(cudaMemcpyAsync(buf.d_seqs.data(), h_seqs, seq_off, cudaMemcpyHostToDevice, slot.stream), what);
+    GPUALIGN_CUDA(cudaMemcpyAsync(buf.d_tasks.data(), h_tasks, count * sizeof(PairTask), cudaMemcpyHostToDevice, slot.stream), what);
+    detail::BatchParams a{};
+    a.seqs = buf.d_seqs.data<std::uint8_t>();
+    a.tasks = buf.d_tasks.data<PairTask>();
+    a.matrix = d_matrix.data<std::int32_t>();
+    a.out = buf.d_out.data<std::int32_t>();
+    a.cigar = buf.d_cigar.data<std::uint32_t>();
+    a.host_cigar = buf.h_cigar.device_view<std::uint32_t>();
+    a.host_cigar_capacity = buf.h_cigar_capacity;
+    a.dirs = buf.d_dirs.data<std::uint8_t>();
+    a.scratch = buf.d_scratch.data<detail::BoundaryCell>();
     a.count = count;
     a.size = scheme.size;
     a.gap_open = scheme.gap_open;
     a.gap_extend = scheme.gap_extend;
     a.identical_codes = identical_codes(scheme.alphabet);
-    a.mode = mode;
-    a.traceback = !score_only;
-    a.inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;
+    const bool inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_start, slot.stream), what);
-    detail::launch_alignment(a, slot.stream);
+    detail::launch_alignment(a, mode, !score_only, inject_fault, slot.stream);
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_stop, slot.stream), what);
-    GPUALIGN_CUDA(cudaMemcpyAsync(slot.h_out, slot.d_out, std::size_t{count} * detail::out_fields * sizeof(std::int32_t),
+    GPUALIGN_CUDA(cudaMemcpyAsync(buf.h_out.data(), buf.d_out.data(), std::size_t{count} * detail::out_fields * sizeof(std::int32_t),
                                   cudaMemcpyDeviceToHost, slot.stream),
                   what);
     GPUALIGN_CUDA(cudaEventRecord(slot.copy_stop, slot.stream), what);
@@ -567,7 +489,7 @@ void Engine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>
     slot.busy = true;
 }
 
-void Engine::Impl::finish(Slot& slot) {
+void BatchEngine::Impl::finish(Slot& slot) {
     const std::size_t count = slot.members.size();
     const std::string what = "waiting for a batch of " + std::to_string(count) + " pairs";
     const auto t0 = std::chrono::steady_clock::now();
@@ -584,7 +506,10 @@ void Engine::Impl::finish(Slot& slot) {
     profile.d2h_bytes += slot.d2h_bytes;
     Request& r = *slot.owner;
     r.kernel_ms += ms;
-    const std::int32_t* out = slot.h_out;
+    SlotBuffers& buf = slot.buf;
+    const std::int32_t* out = buf.h_out.data<std::int32_t>();
+    const PairTask* const h_tasks = buf.h_tasks.data<PairTask>();
+    const std::uint32_t* const h_cigar = buf.h_cigar.data<std::uint32_t>();
     // The compact runs (cigar_gather_kernel) when the batch's runs fitted the
     // mapped buffer; otherwise the whole traceback buffer, copied now, where
     // each pair's runs end at its last slot (traceback_kernel).
@@ -592,12 +517,12 @@ void Engine::Impl::finish(Slot& slot) {
     if (!score_only && count > 0) {
         const std::uint64_t total = static_cast<std::uint32_t>(out[detail::out_cigar_start * count + count - 1]) +
                                     static_cast<std::uint64_t>(out[detail::out_cigar_runs * count + count - 1]);
-        compact = total <= slot.h_cigar_capacity;
+        compact = total <= buf.h_cigar_capacity;
         if (compact) {
             profile.d2h_bytes += total * sizeof(std::uint32_t);
         } else {
-            slot.overflow.resize(slot.cigar_slots);
-            GPUALIGN_CUDA(cudaMemcpy(slot.overflow.data(), slot.d_cigar, slot.cigar_slots * sizeof(std::uint32_t),
+            buf.overflow.resize(slot.cigar_slots);
+            GPUALIGN_CUDA(cudaMemcpy(buf.overflow.data(), buf.d_cigar.data(), slot.cigar_slots * sizeof(std::uint32_t),
                                      cudaMemcpyDeviceToHost),
                           what + " (CIGAR runs beyond the compact buffer)");
             profile.d2h_bytes += slot.cigar_slots * sizeof(std::uint32_t);
@@ -616,10 +541,10 @@ void Engine::Impl::finish(Slot& slot) {
         res.cigar.clear();
         if (!score_only) {
             const std::size_t runs = static_cast<std::size_t>(out[detail::out_cigar_runs * count + b]);
-            const PairTask& t = slot.h_tasks[b];
+            const PairTask& t = h_tasks[b];
             const std::uint32_t* first =
-                compact ? slot.h_cigar + static_cast<std::uint32_t>(out[detail::out_cigar_start * count + b])
-                        : slot.overflow.data() + t.cigar_offset + t.query_len + t.ref_len - runs;
+                compact ? h_cigar + static_cast<std::uint32_t>(out[detail::out_cigar_start * count + b])
+                        : buf.overflow.data() + t.cigar_offset + t.query_len + t.ref_len - runs;
             res.cigar.assign(first, first + runs);
         }
     }
@@ -633,7 +558,7 @@ void Engine::Impl::finish(Slot& slot) {
 
 // Pairs that no longer fit the buffers after a halving: the CPU reference,
 // which gives the same bytes by definition.
-void Engine::Impl::align_on_host(Request& r, const std::vector<std::size_t>& indices) {
+void BatchEngine::Impl::align_on_host(Request& r, const std::vector<std::size_t>& indices) {
     std::exception_ptr error;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(host_threads)
     for (std::size_t k = 0; k < indices.size(); ++k) {
@@ -649,7 +574,7 @@ void Engine::Impl::align_on_host(Request& r, const std::vector<std::size_t>& ind
     host_pairs += indices.size();
 }
 
-void Engine::Impl::enqueue(Request& r) {
+void BatchEngine::Impl::enqueue(Request& r) {
     const std::span<const PairView> pairs = r.pairs;
     std::vector<std::size_t> order, on_host;
     for (std::size_t w0 = 0; w0 < pairs.size(); w0 += detail::window_pairs) {
@@ -700,12 +625,12 @@ void Engine::Impl::enqueue(Request& r) {
     if (!on_host.empty()) align_on_host(r, on_host);
 }
 
-Ticket Engine::align_async(std::span<const PairView> pairs) {
+Ticket BatchEngine::align_async(std::span<const PairView> pairs) {
     Impl& im = *impl_;
     im.check_usable();
     for (std::size_t i = 0; i < pairs.size(); ++i)
         if (!accepts(pairs[i].query.size(), pairs[i].ref.size()))
-            throw std::invalid_argument("gpualign::gpu::Engine: pair " + std::to_string(i) + " of lengths " +
+            throw std::invalid_argument("gpualign::gpu::BatchEngine: pair " + std::to_string(i) + " of lengths " +
                                         std::to_string(pairs[i].query.size()) + " x " +
                                         std::to_string(pairs[i].ref.size()) + " is not accepted (see accepts())");
     auto owned = std::make_unique<Request>();
@@ -724,12 +649,12 @@ Ticket Engine::align_async(std::span<const PairView> pairs) {
     return r.id;
 }
 
-std::vector<AlignmentResult> Engine::collect(Ticket ticket) {
+std::vector<AlignmentResult> BatchEngine::collect(Ticket ticket) {
     Impl& im = *impl_;
     im.check_usable();
     const auto it = im.requests.find(ticket);
     if (it == im.requests.end())
-        throw std::invalid_argument("gpualign::gpu::Engine::collect: unknown or already collected ticket " +
+        throw std::invalid_argument("gpualign::gpu::BatchEngine::collect: unknown or already collected ticket " +
                                     std::to_string(ticket));
     Request& r = *it->second;
     try {
@@ -750,6 +675,6 @@ std::vector<AlignmentResult> Engine::collect(Ticket ticket) {
     return results;
 }
 
-std::vector<AlignmentResult> Engine::align(std::span<const PairView> pairs) { return collect(align_async(pairs)); }
+std::vector<AlignmentResult> BatchEngine::align(std::span<const PairView> pairs) { return collect(align_async(pairs)); }
 
 }  // namespace gpualign::gpu

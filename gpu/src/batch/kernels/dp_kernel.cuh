@@ -55,12 +55,28 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "params.cuh"
+#include "../batch_params.hpp"
+#include "gpualign/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
 
+/// "Minus infinity" for E and F on the borders; survives subtracting any
+/// penalty (<= 10^6) without wrapping, as in the CPU reference.
+constexpr std::int32_t neg_inf = INT32_MIN / 2;
+
+/// H on the global border: H(0,k) = H(k,0) = -(go + k*ge) for k > 0, 0 at k = 0.
+__device__ __forceinline__ std::int32_t global_border(std::int32_t k, std::int32_t go, std::int32_t ge) {
+    return k == 0 ? 0 : -(go + k * ge);
+}
+
+/// Begin cell packed as (i << 16) | j, i, j <= 65535 (detail::max_sequence_length).
+__device__ __forceinline__ std::uint32_t pack_cell(std::uint32_t i, std::uint32_t j) { return (i << 16) | j; }
+
+/// One function body on purpose: the registers it sweeps with (rows, gap
+/// states, bests) live across the whole loop nest, which helper calls would
+/// have to pass by reference; the recurrence is in the file's header.
 template <int R, AlignMode Mode, bool Traceback, bool Profile>
-__global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
+__global__ void __launch_bounds__(32) dp_kernel(detail::BatchParams p) {
     static_assert(!Profile || R % 4 == 0, "the profile is read 4 rows at a time");
     static_assert(!Traceback || R == 8 || R == 16, "a direction word holds R nibbles of 32 or 64 bits");
     using Word = std::conditional_t<R == 16, std::uint64_t, std::uint32_t>;
@@ -88,7 +104,7 @@ __global__ void __launch_bounds__(32) dp_kernel(BatchParams p) {
     const std::uint8_t* rs = p.seqs + task.ref_offset;
     const std::int32_t go = p.gap_open, ge = p.gap_extend, open = go + ge;
     const int stripes = (m + stripe_rows - 1) / stripe_rows;
-    int4* scratch = p.scratch + task.scratch_offset;
+    int4* scratch = reinterpret_cast<int4*>(p.scratch + task.scratch_offset);
     Word* dirs = reinterpret_cast<Word*>(p.dirs + task.dir_offset);
 
     // This lane's best cell over all stripes (local), of row m (semi-global),

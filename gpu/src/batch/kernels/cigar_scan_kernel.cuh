@@ -8,20 +8,20 @@
 // out_cigar_runs -> out_cigar_start). One block of scan_block threads: each
 // thread sums a contiguous chunk, the block scans the chunk sums (CUB
 // BlockScan), then each thread writes its chunk's prefixes. Host twin:
-// std::exclusive_scan (engine.cpp checks the total against the buffer).
+// std::exclusive_scan (batch_engine.cpp checks the total against the buffer).
 #pragma once
 
 #include <cstdint>
 
 #include <cub/block/block_scan.cuh>
 
-#include "params.cuh"
+#include "../batch_params.hpp"
 
 namespace gpualign::gpu::kernels {
 
 constexpr int scan_block = 1024;
 
-__global__ void __launch_bounds__(scan_block) cigar_scan_kernel(BatchParams p) {
+__global__ void __launch_bounds__(scan_block) cigar_scan_kernel(detail::BatchParams p) {
     using Scan = cub::BlockScan<std::uint32_t, scan_block>;
     __shared__ typename Scan::TempStorage temp;
     const std::uint32_t cnt = p.count;

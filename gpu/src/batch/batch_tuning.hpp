@@ -41,7 +41,7 @@ constexpr int traceback_block = 64;
 constexpr std::size_t max_sequence_length = 65535;
 
 /// Batch shape: at most this many pairs per device batch (the engine also
-/// caps query+ref bases per batch by EngineOptions::max_batch_bases and the
+/// caps query+ref bases per batch by BatchEngineOptions::max_batch_bases and the
 /// direction-bit bytes by the traceback budget).
 constexpr std::size_t max_batch_pairs = 32768;
 
@@ -49,7 +49,7 @@ constexpr std::size_t max_batch_pairs = 32768;
 constexpr std::size_t window_pairs = 262144;
 
 /// Default device bytes for direction bits per stream (the engine lowers it
-/// to fit the free memory or EngineOptions::gpu_memory_limit).
+/// to fit the free memory or BatchEngineOptions::gpu_memory_limit).
 constexpr std::uint64_t default_traceback_bytes = std::uint64_t{3} << 30;
 
 }  // namespace gpualign::gpu::detail

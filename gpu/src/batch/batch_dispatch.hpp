@@ -1,0 +1,22 @@
+// gpualign — host-side launch wrapper between the BatchEngine
+// (batch_engine.cpp) and the kernels (kernels/*.cuh). Declared with CUDA
+// runtime types only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "batch_params.hpp"
+#include "gpualign/scoring.hpp"
+
+namespace gpualign::gpu::detail {
+
+/// Enqueues, for the `p.count` pairs of `p` (nothing when 0), the DP kernel
+/// of `mode` (grid = count blocks of 32 threads) and, when `traceback`, the
+/// traceback, CIGAR scan and CIGAR gather kernels on `stream`; each kernel
+/// takes `p` as it is. Asynchronous. With `inject_fault` (test hook
+/// GPUALIGN_INJECT_CUDA_FAULT, docs/gpu.md) a kernel that executes __trap()
+/// runs first, so the stream fails with a real, sticky CUDA error.
+/// @throws std::runtime_error naming the CUDA error if a launch fails.
+void launch_alignment(const BatchParams& p, AlignMode mode, bool traceback, bool inject_fault, cudaStream_t stream);
+
+}  // namespace gpualign::gpu::detail
