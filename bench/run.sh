@@ -60,7 +60,12 @@ bin() {
     done
 }
 
-gpus() { command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -c '^GPU' || echo 0; }
+# gpus: the number of GPUs nvidia-smi lists (0 without it).
+gpus() {
+    local n=0
+    command -v nvidia-smi > /dev/null && n=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU')
+    echo "${n:-0}"
+}
 
 # device_slug: h100, h200x2, ... from nvidia-smi; cpu-<nproc>core without a GPU.
 device_slug() {
@@ -182,7 +187,7 @@ run_search() {
 }
 
 describe_cli() {
-    echo "gpualign CMD Q R --backend gpu [--score-only] --progress never -o out.tsv, RUNS (3) runs each, process wall"
+    echo "gpualign CMD Q R --backend gpu [--score-only] --progress never -v -o out.tsv, RUNS (3) runs each, process wall"
     echo "  a, a2, a6   sw: 100,000 DNA pairs of 512 at 10% (scripts/gen_pairs.py 100000 512 0.1 42), 2x and 6x;"
     echo "              steady state = 4 x 2.62e10 cells / (median wall a6 - median wall a2)"
     echo "  syn1m5      nw: the 1 Mbp x 1 Mbp pair at 5% (gpualign_long_bench --workloads syn1m5 --dump-fasta)"
@@ -263,7 +268,7 @@ run_reader() {
     [ -e "$file" ] || { echo "  skipped: no $file"; return 0; }
     "$(bin reader_bench)" "$file" $(printf '%s\n' 1 2 4 "$(nproc)" | sort -nu) 2>&1 | tee "$1.log"
     { echo "reader,threads,letters,seconds,mb_per_s"
-      awk '/letters/ { t = ($1 == "bare") ? 1 : $3; r = ($1 == "bare") ? "seqan3" : "parallel_reader";
+      awk '/letters/ { t = ($1 == "bare") ? 1 : $2; r = ($1 == "bare") ? "seqan3" : "parallel_reader";
                        print r "," t "," $(NF-5) "," $(NF-3) "," $(NF-1) }' "$1.log"; } > "$1.csv"
 }
 
@@ -349,6 +354,7 @@ for w in "$@"; do
     "run_$w" "$s" || rc=1
     [ -s "$s.csv" ] || rm -f "$s.csv"
     [ -s "$s.log" ] || rm -f "$s.log"
+    rmdir "$results/$w" 2> /dev/null
     echo "=== $w done ($(( $(date +%s) - start )) s)"
 done
 exit $rc
