@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -95,7 +97,9 @@ int main(int argc, char** argv) {
         else { std::fprintf(stderr, "usage: cpu_bench [--threads N] [--repeat R] [--workload NAME] [--target T] [--no-scalar]\n"); return 2; }
     }
     if (!target.empty()) force_simd_target(target);
-    const auto data = test::shared_data();
+    // The shared data: $GPUALIGN_SHARED_DATA at run time, else the directory compiled in.
+    const char* data_env = std::getenv("GPUALIGN_SHARED_DATA");
+    const std::filesystem::path data = data_env && *data_env ? std::filesystem::path(data_env) : test::shared_data();
     std::vector<Workload> loads;
     const ScoringScheme dna = make_dna_scheme(Defaults::dna_match, Defaults::dna_mismatch, Defaults::dna_gap_open,
                                               Defaults::dna_gap_extend, -Defaults::dna_mismatch);

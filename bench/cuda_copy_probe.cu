@@ -1,4 +1,4 @@
-// cuda_copy_probe — host/device transfer rates on this machine (docs/benchmarks.md, session 4):
+// cuda_copy_probe — host/device transfer rates on this machine (`bench/run.sh copy`; docs/benchmarks.md):
 // pinned host-to-device and device-to-host cudaMemcpyAsync, and a kernel
 // writing to mapped pinned host memory (how the CIGAR gather kernel returns
 // runs). 64 MiB each, CUDA events, one warm-up, median of 5.

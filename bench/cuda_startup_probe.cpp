@@ -2,7 +2,7 @@
 // initialisation, context creation, device and pinned allocations) on one
 // device, to show what a one-shot CLI run pays before any alignment.
 // Method: std::chrono::steady_clock around each runtime call; run it several
-// times (the first run after boot is slower). Used by bench/device_probe.sh.
+// times (the first run after boot is slower). Run by `bench/run.sh startup`.
 // PROBE_LATE_CONNS=N sets CUDA_DEVICE_MAX_CONNECTIONS=N after the driver has
 // started and before the context: whether the driver reads it at the
 // context (the queues' cost then follows N). PROBE_EXIT=underscore ends with
