@@ -31,8 +31,8 @@ namespace gpualign::detail {
 /// strands.
 /// @param queries, db  host records, borrowed for the call.
 /// @param threads  host threads of the run, shared between the GPUs.
-/// @throws std::runtime_error for device errors; std::length_error for a
-///         pair beyond the 32-bit score bound.
+/// @throws std::runtime_error for device errors; what gpu::ScanEngine,
+///         gpu::Engine and align_pair throw for a pair they cannot align.
 std::vector<std::vector<SearchHit>> search_on_gpus(const AlignConfig& c, const ScoringScheme& scheme,
                                                    const std::vector<int>& devices, int threads,
                                                    std::span<const RecordView> queries, std::span<const RecordView> db,
