@@ -1,0 +1,60 @@
+// gpualign — the bounded queue that joins the threads of the pairs pipeline.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+namespace gpualign::detail {
+
+/// A bounded first-in first-out hand-over between two pipeline threads.
+template <typename T>
+class Channel {
+public:
+    explicit Channel(std::size_t capacity) : capacity_(capacity) {}
+
+    /// Blocks while the channel is full. False (and `item` dropped) once aborted.
+    bool push(T item) {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return aborted_ || items_.size() < capacity_; });
+        if (aborted_) return false;
+        items_.push_back(std::move(item));
+        changed_.notify_all();
+        return true;
+    }
+    /// Blocks while the channel is empty and open. Nothing once aborted, or
+    /// once finished and empty.
+    std::optional<T> pop() {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return aborted_ || finished_ || !items_.empty(); });
+        if (aborted_ || items_.empty()) return std::nullopt;
+        T item = std::move(items_.front());
+        items_.pop_front();
+        changed_.notify_all();
+        return item;
+    }
+    /// No more pushes: pop() hands out what is left, then nothing.
+    void finish() {
+        std::lock_guard lock(mutex_);
+        finished_ = true;
+        changed_.notify_all();
+    }
+    /// Stops both sides now: push() fails, pop() returns nothing.
+    void abort() {
+        std::lock_guard lock(mutex_);
+        aborted_ = true;
+        changed_.notify_all();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<T> items_;
+    std::size_t capacity_;
+    bool finished_ = false, aborted_ = false;
+};
+
+}  // namespace gpualign::detail
