@@ -13,9 +13,9 @@
 #include <spdlog/spdlog.h>
 
 #include "cli.hpp"
-#include "gpualign/cleanup.hpp"
-#include "gpualign/pipeline.hpp"
-#include "gpualign/search.hpp"
+#include "gpualign/io/cleanup.hpp"
+#include "gpualign/pipeline/pipeline.hpp"
+#include "gpualign/search/search.hpp"
 
 namespace {
 

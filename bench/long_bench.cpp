@@ -74,11 +74,11 @@
 #include <thread>
 #include <vector>
 
-#include "gpualign/alignment.hpp"
-#include "gpualign/long_aligner.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/align/long_aligner.hpp"
 #include "gpualign/gpu/engine.hpp"
 #include "gpualign/gpu/long_engine.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/model/scoring.hpp"
 
 #ifdef GPUALIGN_HAVE_CUDA
 #include <cuda_runtime_api.h>

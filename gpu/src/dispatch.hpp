@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "batch_layout.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu::detail {
 

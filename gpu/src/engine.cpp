@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/align/reference_aligner.hpp"
 
 #include "batch_layout.hpp"
 #include "common/cuda_check.hpp"

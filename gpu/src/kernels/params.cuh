@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "../batch_layout.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
 

@@ -1,5 +1,5 @@
 // gpualign — atomic output file, TSV and SAM writers.
-#include "gpualign/writers.hpp"
+#include "gpualign/formats/writers.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -22,7 +22,7 @@
 
 #include <fmt/format.h>
 
-#include "gpualign/cleanup.hpp"
+#include "gpualign/io/cleanup.hpp"
 
 namespace gpualign {
 namespace {

@@ -1,5 +1,5 @@
 // The batch pipeline: read pairs, align on the chosen backend, write.
-#include "gpualign/pipeline.hpp"
+#include "gpualign/pipeline/pipeline.hpp"
 
 #include <omp.h>
 #include <unistd.h>
@@ -27,19 +27,19 @@
 
 #include <spdlog/spdlog.h>
 
-#include "gpualign/cpu_aligner.hpp"
+#include "device_shares.hpp"
+#include "gpualign/align/long_aligner.hpp"
+#include "gpualign/align/reference_aligner.hpp"
+#include "gpualign/formats/writers.hpp"
 #include "gpualign/gpu/engine.hpp"
 #include "gpualign/gpu/long_engine.hpp"
-#include "gpualign/io_error.hpp"
-#include "gpualign/long_aligner.hpp"
-#include "gpualign/matrix.hpp"
-#include "gpualign/parallel_reader.hpp"
-#include "gpualign/progress.hpp"
-#include "gpualign/sequence_io.hpp"
-#include "gpualign/statistics.hpp"
-#include "gpualign/strand.hpp"
-#include "gpualign/writers.hpp"
-#include "device_shares.hpp"
+#include "gpualign/io/io_error.hpp"
+#include "gpualign/io/matrix.hpp"
+#include "gpualign/io/parallel_reader.hpp"
+#include "gpualign/io/sequence_io.hpp"
+#include "gpualign/model/statistics.hpp"
+#include "gpualign/model/strand.hpp"
+#include "gpualign/pipeline/progress.hpp"
 
 namespace gpualign {
 namespace {

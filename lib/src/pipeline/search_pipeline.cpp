@@ -4,7 +4,7 @@
 // query are selected (select_hits), and only the hits are aligned with a
 // CIGAR. Every path computes exactly what align_pair computes, so the output
 // is the same on every backend.
-#include "gpualign/search.hpp"
+#include "gpualign/search/search.hpp"
 
 #include <omp.h>
 
@@ -22,16 +22,16 @@
 
 #include <spdlog/spdlog.h>
 
-#include "gpualign/cpu_aligner.hpp"
+#include "device_shares.hpp"
+#include "gpualign/align/reference_aligner.hpp"
+#include "gpualign/formats/search_writer.hpp"
 #include "gpualign/gpu/engine.hpp"
 #include "gpualign/gpu/scan_engine.hpp"
-#include "gpualign/io_error.hpp"
-#include "gpualign/matrix.hpp"
-#include "gpualign/parallel_reader.hpp"
-#include "gpualign/search_writer.hpp"
-#include "gpualign/statistics.hpp"
-#include "gpualign/strand.hpp"
-#include "device_shares.hpp"
+#include "gpualign/io/io_error.hpp"
+#include "gpualign/io/matrix.hpp"
+#include "gpualign/io/parallel_reader.hpp"
+#include "gpualign/model/statistics.hpp"
+#include "gpualign/model/strand.hpp"
 
 namespace gpualign {
 
