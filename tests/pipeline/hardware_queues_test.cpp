@@ -2,7 +2,7 @@
 // inputs it rests on (holds_one_fasta_record): one queue for a run that
 // aligns a single pair, the batch engine's streams (at least 4) otherwise.
 // Host code only: what the queues cost is measured on a device
-// (docs/benchmarks.md, session 23).
+// (docs/benchmarks.md).
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>

@@ -60,7 +60,7 @@ struct Defaults {
     static constexpr std::size_t gpu_memory_min = 1u << 20;   ///< smallest non-zero --gpu-memory accepted (1 MiB)
     static constexpr int gpu_streams = 0;                     ///< --gpu-streams: CUDA streams of the GPU engine, 0 = auto
     static constexpr int gpu_streams_traceback = 4;           ///< auto with CIGAR: more host work per batch, deeper queue
-    static constexpr int gpu_streams_score_only = 2;          ///< auto with --score-only or a --gpu-memory cap (docs/benchmarks.md, session 4)
+    static constexpr int gpu_streams_score_only = 2;          ///< auto with --score-only or a --gpu-memory cap (docs/benchmarks.md)
     static constexpr int gpu_streams_max = 16;
     /// GPU backend: pairs at or above this many DP cells (query_len *
     /// ref_len) go to the long-pair engine: one pair across the whole GPU;

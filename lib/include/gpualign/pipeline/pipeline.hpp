@@ -98,7 +98,7 @@ inline constexpr std::size_t single_pair_peek_bytes = std::size_t{4} << 20;
 ///    costs about 12 ms when the context starts and more when it ends.
 ///  - otherwise as many as the batch engine has streams
 ///    (AlignConfig::engine_streams), at least 4.
-/// Measured on an H100 (docs/benchmarks.md, sessions 22-23): the 1 Mbp pair
+/// Measured on an H100 (docs/benchmarks.md): the 1 Mbp pair
 /// through the CLI 980-994 ms with 4 queues, 898-941 with 1; the batch
 /// engine on 100,000 pairs of 512 6-13% slower with CIGAR at 2 queues than
 /// at 4. Reads up to single_pair_peek_bytes of each input; never throws.
