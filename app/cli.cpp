@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "gpualign/batch_aligner.hpp"
+#include "gpualign/align/simd_aligner.hpp"
 #include "gpualign/gpu/device.hpp"
 
 namespace gpualign::cli {

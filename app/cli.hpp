@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "gpualign/config.hpp"
+#include "gpualign/model/config.hpp"
 
 namespace gpualign::cli {
 

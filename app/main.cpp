@@ -13,9 +13,9 @@
 #include <spdlog/spdlog.h>
 
 #include "cli.hpp"
-#include "gpualign/cleanup.hpp"
-#include "gpualign/pipeline.hpp"
-#include "gpualign/search.hpp"
+#include "gpualign/io/cleanup.hpp"
+#include "gpualign/pipeline/pipeline.hpp"
+#include "gpualign/search/search.hpp"
 
 namespace {
 
@@ -45,7 +45,7 @@ void prefer_passive_openmp_waits(char** argv) {
 /// kernels, and they for it. The driver reads the variable when CUDA is
 /// initialised, after this (measured on 2 x H200, 2,000 pairs of 5-50 kb,
 /// nw with CIGAR: the first batch's long pairs 0.994 -> 0.949 s on one GPU,
-/// 0.527 -> 0.497 s on each of two, backend start unchanged; session 19).
+/// 0.527 -> 0.497 s on each of two, backend start unchanged; docs/benchmarks.md).
 void prefer_eager_cuda_module_loading() { (void)::setenv("CUDA_MODULE_LOADING", "EAGER", 0); }
 
 /// Asks CUDA for the hardware work queues per device that the run wants
@@ -55,7 +55,7 @@ void prefer_eager_cuda_module_loading() { (void)::setenv("CUDA_MODULE_LOADING", 
 /// when a context starts and more when it ends, and the engines gain nothing
 /// from more queues than streams: the long-pair engine's workers wait on
 /// flags in mapped memory, not on commands in their streams (docs/long.md).
-/// Measured on an H100 (sessions 22-23, docs/benchmarks.md): the 1 Mbp pair
+/// Measured on an H100 (docs/benchmarks.md): the 1 Mbp pair
 /// through the CLI 1,093-1,103 ms with 8 queues, 980-994 with 4, 898-941
 /// with 1; pacbio_ecoli sw 468-512 against 361-467 ms at 4; the batch engine
 /// on 100,000 pairs of 512 and the long engine on 2,000 pairs of 5-50 kb as

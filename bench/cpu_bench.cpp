@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
-#include "gpualign/batch_aligner.hpp"
-#include "gpualign/config.hpp"
-#include "gpualign/matrix.hpp"
-#include "lib/test_util.hpp"
+#include "gpualign/align/simd_aligner.hpp"
+#include "gpualign/io/matrix.hpp"
+#include "gpualign/model/config.hpp"
+#include "test_util.hpp"
 
 namespace {
 using namespace gpualign;

@@ -63,11 +63,11 @@
 
 #include <omp.h>
 
-#include "gpualign/alignment.hpp"
-#include "gpualign/long_aligner.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/align/long_aligner.hpp"
 #include "gpualign/gpu/device.hpp"
 #include "gpualign/gpu/long_engine.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/model/scoring.hpp"
 #include "long_bench.hpp"
 
 #ifdef GPUALIGN_HAVE_CUDA

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpualign/alignment.hpp"
+#include "gpualign/model/alignment.hpp"
 
 namespace gpualign::long_bench {
 

@@ -18,7 +18,7 @@
 
 #include <seqan3/io/sequence_file/input.hpp>
 
-#include "gpualign/parallel_reader.hpp"
+#include "gpualign/io/parallel_reader.hpp"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "gpualign/matrix.hpp"
+#include "gpualign/io/matrix.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace gpualign;

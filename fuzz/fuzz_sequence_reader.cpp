@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "gpualign/parallel_reader.hpp"
-#include "gpualign/sequence_io.hpp"
+#include "gpualign/io/parallel_reader.hpp"
+#include "gpualign/io/sequence_io.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // gpualign tests — pairs aimed at semi-global mode's end cell and walk ends
-// (docs/scoring.md), shared by the CPU (tests/lib) and GPU (tests/gpu) tests.
+// (docs/scoring.md), shared by the CPU (tests/align) and GPU (tests/gpu) tests.
 // Plain C++ (no SeqAn3): codes come from the product's encode_char.
 #pragma once
 
@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpualign/scoring.hpp"
-#include "gpualign/sequence_io.hpp"
+#include "gpualign/io/sequence_io.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::test {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "gpualign/matrix.hpp"
+#include "gpualign/io/matrix.hpp"
 
 namespace gpualign::test {
 

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "cli/cli_fixture.hpp"
-#include "gpualign/matrix.hpp"
-#include "gpualign/statistics.hpp"
+#include "gpualign/io/matrix.hpp"
+#include "gpualign/model/statistics.hpp"
 
 namespace {
 

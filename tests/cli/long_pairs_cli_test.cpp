@@ -14,12 +14,12 @@
 #include <utility>
 #include <vector>
 
-#include "gpualign/alignment.hpp"
-#include "gpualign/cpu_aligner.hpp"
-#include "gpualign/progress.hpp"
-#include "lib/test_util.hpp"
 #include "cli/cli_fixture.hpp"
 #include "fasta_text.hpp"
+#include "gpualign/align/reference_aligner.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/pipeline/progress.hpp"
+#include "test_util.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cli/cli_fixture.hpp"
-#include "lib/test_util.hpp"
+#include "test_util.hpp"
 
 namespace gpualign::test {
 namespace {

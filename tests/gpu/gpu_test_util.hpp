@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/align/reference_aligner.hpp"
 #include "gpualign/gpu/batch_engine.hpp"
 #include "gpualign/gpu/device.hpp"
-#include "gpualign/matrix.hpp"
-#include "gpualign/sequence_io.hpp"
+#include "gpualign/io/matrix.hpp"
+#include "gpualign/io/sequence_io.hpp"
 
 namespace gpualign::test {
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "gpu/gpu_test_util.hpp"
 #include "fasta_text.hpp"
-#include "gpualign/config.hpp"
+#include "gpu/gpu_test_util.hpp"
 #include "gpualign/gpu/device.hpp"
+#include "gpualign/model/config.hpp"
 
 namespace {
 

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "gpualign/align/long_aligner.hpp"
+#include "gpualign/gpu/long_engine.hpp"
 #include "semi_global_pairs.hpp"
 #include "test_matrices.hpp"
-#include "gpualign/gpu/long_engine.hpp"
-#include "gpualign/long_aligner.hpp"
 
 namespace gpualign::test {
 namespace {

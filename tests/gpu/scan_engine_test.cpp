@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/align/reference_aligner.hpp"
 #include "gpualign/gpu/device.hpp"
 #include "gpualign/gpu/scan_engine.hpp"
-#include "gpualign/matrix.hpp"
-#include "lib/test_util.hpp"
+#include "gpualign/io/matrix.hpp"
 #include "test_matrices.hpp"
+#include "test_util.hpp"
 
 namespace gpualign::test {
 namespace {

@@ -142,7 +142,7 @@ exec "$G" "\$@"
 EOF
 chmod +x "$W/gpualign-slow"
 kill_cfg=(mode=search queries="$D/orthologs_cow.fa" db="$D/orthologs_pig.fa" out=killed.m8 args="--backend cpu" gpualign="$W/gpualign-slow")
-# Snakemake runs in its own session (setsid), so that its process group is
+# Snakemake runs under setsid, leader of a new process group, so that the group is
 # exactly it and its jobs: the group's id is the pid written to sm.pid.
 setsid bash -c 'echo $$ > "$1/sm.pid"; cd "$1/wf"; shift; exec snakemake "$@"' _ "$W" -s "$SNAKEFILE" --cores 2 \
   --config shards=3 "${kill_cfg[@]}" > "$W/logs/kill-1.log" 2>&1 &

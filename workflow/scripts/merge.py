@@ -122,7 +122,7 @@ def pairs(args, parts, out):
 
 
 def blast6_line(cols):
-    """The blast6 line of a search TSV row (lib/src/formats/writers.cpp,
+    """The blast6 line of a search TSV row (lib/src/formats/blast6_writer.cpp,
     append_blast6_line): the same integers, pident 100 x matches / columns
     with 3 decimals, blastn's minus-strand subject coordinates."""
     (query, _qlen, qbegin, qend, ref, _rlen, rbegin, rend, _score, matches, mismatches, gap_opens, alen,

@@ -45,7 +45,7 @@ def lengths(args, path):
     return ids, lens
 
 
-# gpualign's guess_alphabet (lib/src/sequence_io.cpp), over the records its
+# gpualign's guess_alphabet (lib/src/io/sequence_io.cpp), over the records its
 # SequenceReader peeks: up to 16 records, stopping once 100,000 letters are in.
 DETECT_MAX_RECORDS = 16
 DETECT_MAX_LETTERS = 100_000

@@ -6,7 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "batch_params.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu::detail {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/align/reference_aligner.hpp"
 
 #include "../common/cuda_check.hpp"
 #include "../common/device_allocation.hpp"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../common/device_memory.hpp"
-#include "gpualign/checkpoint_traceback.hpp"
+#include "gpualign/align/checkpoint_traceback.hpp"
 
 namespace gpualign::gpu::long_detail {
 

@@ -1,7 +1,7 @@
 // gpualign — the launch geometry of the long engine's region kernel: ring
 // widths and slots, rows per lane, stripes and grid sizes. Pure functions of
 // the shapes and the device's numbers (no CUDA types), so the CPU tests
-// check them (tests/lib/long_launch_geometry_test.cpp).
+// check them (tests/gpu/host/long_launch_geometry_test.cpp).
 #pragma once
 
 #include <cstddef>

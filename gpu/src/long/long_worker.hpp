@@ -26,13 +26,13 @@
 #include "../common/device_memory.hpp"
 #include "../common/staging_pool.hpp"
 #include "checkpoint_arena.hpp"
-#include "gpualign/checkpoint_traceback.hpp"
+#include "gpualign/align/checkpoint_traceback.hpp"
 #include "gpualign/gpu/long_engine.hpp"
 #include "launch_geometry.hpp"
 #include "long_dispatch.hpp"
 #include "long_tuning.hpp"
-#include "stream_wait.hpp"
 #include "staged_copy.hpp"
+#include "stream_wait.hpp"
 #include "worker_batches.hpp"
 
 namespace gpualign::gpu::long_detail {

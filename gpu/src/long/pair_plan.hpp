@@ -2,13 +2,13 @@
 // memory cap and its checkpoint plan, and how a pair's bytes split between
 // the checkpoint arena, the rings and the rest. Pure functions of the
 // options, the lengths and the cap (no CUDA types), checked by the CPU tests
-// (tests/lib/long_launch_geometry_test.cpp).
+// (tests/gpu/host/long_launch_geometry_test.cpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "gpualign/checkpoint_traceback.hpp"
+#include "gpualign/align/checkpoint_traceback.hpp"
 #include "gpualign/gpu/long_engine.hpp"
 
 namespace gpualign::gpu::long_plan {

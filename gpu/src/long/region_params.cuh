@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "gpualign/scoring.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu::long_kernels {
 

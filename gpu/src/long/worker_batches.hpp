@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "../common/device_memory.hpp"
-#include "gpualign/checkpoint_traceback.hpp"
+#include "gpualign/align/checkpoint_traceback.hpp"
 #include "long_dispatch.hpp"
 
 namespace gpualign::gpu::long_detail {

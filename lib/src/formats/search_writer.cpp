@@ -1,8 +1,8 @@
 // The output of `gpualign search` (search_writer.hpp).
-#include "gpualign/search_writer.hpp"
+#include "gpualign/formats/search_writer.hpp"
 
-#include "gpualign/alignment.hpp"
-#include "gpualign/statistics.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/model/statistics.hpp"
 
 namespace gpualign {
 namespace {

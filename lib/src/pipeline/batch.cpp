@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "gpualign/strand.hpp"
+#include "gpualign/model/strand.hpp"
 
 namespace gpualign::detail {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gpualign/alignment.hpp"
-#include "gpualign/record_block.hpp"
+#include "gpualign/io/record_block.hpp"
+#include "gpualign/model/alignment.hpp"
 
 namespace gpualign::detail {
 

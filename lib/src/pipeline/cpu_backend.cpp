@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpualign/batch_aligner.hpp"
-#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/align/reference_aligner.hpp"
+#include "gpualign/align/simd_aligner.hpp"
 #include "long_pairs.hpp"
 #include "pair_backend.hpp"
 #include "run_setup.hpp"

@@ -11,11 +11,11 @@
 #include <spdlog/spdlog.h>
 
 #include "device_shares.hpp"
-#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/align/reference_aligner.hpp"
 #include "gpualign/gpu/batch_engine.hpp"
 #include "gpualign/gpu/device.hpp"
 #include "gpualign/gpu/scan_engine.hpp"
-#include "gpualign/strand.hpp"
+#include "gpualign/model/strand.hpp"
 #include "search/hits.hpp"
 
 namespace gpualign::detail {

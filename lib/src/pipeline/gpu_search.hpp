@@ -8,11 +8,11 @@
 #include <span>
 #include <vector>
 
-#include "gpualign/config.hpp"
-#include "gpualign/record_block.hpp"
-#include "gpualign/scoring.hpp"
-#include "gpualign/search.hpp"
-#include "gpualign/statistics.hpp"
+#include "gpualign/io/record_block.hpp"
+#include "gpualign/model/config.hpp"
+#include "gpualign/model/scoring.hpp"
+#include "gpualign/model/statistics.hpp"
+#include "gpualign/search/search.hpp"
 
 namespace gpualign::detail {
 

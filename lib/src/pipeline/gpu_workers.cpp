@@ -11,7 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "gpualign/cpu_aligner.hpp"
+#include "gpualign/align/reference_aligner.hpp"
 #include "run_setup.hpp"
 
 namespace gpualign::detail {

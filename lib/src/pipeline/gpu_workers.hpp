@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "batch.hpp"
-#include "gpualign/alignment.hpp"
-#include "gpualign/config.hpp"
 #include "gpualign/gpu/batch_engine.hpp"
 #include "gpualign/gpu/device.hpp"
 #include "gpualign/gpu/long_engine.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/model/config.hpp"
 #include "long_pairs.hpp"
 #include "pair_backend.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <utility>
 
-#include "gpualign/long_aligner.hpp"
+#include "gpualign/align/long_aligner.hpp"
 #include "run_setup.hpp"
 
 namespace gpualign::detail {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "gpualign/alignment.hpp"
-#include "gpualign/config.hpp"
-#include "gpualign/progress.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/model/config.hpp"
+#include "gpualign/pipeline/progress.hpp"
 #include "pair_backend.hpp"
 
 namespace gpualign::detail {

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "batch.hpp"
-#include "gpualign/alignment.hpp"
-#include "gpualign/config.hpp"
 #include "gpualign/gpu/batch_engine.hpp"
 #include "gpualign/gpu/device.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/model/config.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::detail {
 

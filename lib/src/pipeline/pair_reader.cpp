@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "gpualign/sequence_io.hpp"
+#include "gpualign/io/sequence_io.hpp"
 #include "run_setup.hpp"
 
 namespace gpualign::detail {

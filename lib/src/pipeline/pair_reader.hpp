@@ -9,9 +9,9 @@
 #include <utility>
 
 #include "batch.hpp"
-#include "gpualign/config.hpp"
-#include "gpualign/io_error.hpp"
-#include "gpualign/parallel_reader.hpp"
+#include "gpualign/io/io_error.hpp"
+#include "gpualign/io/parallel_reader.hpp"
+#include "gpualign/model/config.hpp"
 
 namespace gpualign::detail {
 

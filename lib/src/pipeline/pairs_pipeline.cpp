@@ -1,6 +1,6 @@
 // The pairs pipeline (pipeline.hpp): read pairs, align them on the backend
 // the configuration picks (pair_backend.hpp), write them in input order.
-#include "gpualign/pipeline.hpp"
+#include "gpualign/pipeline/pipeline.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -17,11 +17,11 @@
 
 #include "batch.hpp"
 #include "channel.hpp"
-#include "gpualign/matrix.hpp"
-#include "gpualign/progress.hpp"
-#include "gpualign/sequence_io.hpp"
-#include "gpualign/statistics.hpp"
-#include "gpualign/writers.hpp"
+#include "gpualign/formats/writers.hpp"
+#include "gpualign/io/matrix.hpp"
+#include "gpualign/io/sequence_io.hpp"
+#include "gpualign/model/statistics.hpp"
+#include "gpualign/pipeline/progress.hpp"
 #include "pair_backend.hpp"
 #include "pair_reader.hpp"
 #include "run_setup.hpp"

@@ -15,10 +15,10 @@
 
 #include "gpualign/gpu/batch_engine.hpp"
 #include "gpualign/gpu/device.hpp"
-#include "gpualign/io_error.hpp"
-#include "gpualign/matrix.hpp"
-#include "gpualign/sequence_io.hpp"
-#include "gpualign/strand.hpp"
+#include "gpualign/io/io_error.hpp"
+#include "gpualign/io/matrix.hpp"
+#include "gpualign/io/sequence_io.hpp"
+#include "gpualign/model/strand.hpp"
 
 namespace gpualign::detail {
 

@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include "gpualign/config.hpp"
-#include "gpualign/parallel_reader.hpp"
-#include "gpualign/pipeline.hpp"
-#include "gpualign/scoring.hpp"
-#include "gpualign/writers.hpp"
+#include "gpualign/formats/writers.hpp"
+#include "gpualign/io/parallel_reader.hpp"
+#include "gpualign/model/config.hpp"
+#include "gpualign/model/scoring.hpp"
+#include "gpualign/pipeline/pipeline.hpp"
 
 namespace gpualign::detail {
 

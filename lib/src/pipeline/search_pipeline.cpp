@@ -5,7 +5,7 @@
 // CIGAR. Every path computes exactly what align_pair computes, so the output
 // is the same on every backend: the CPU (search_query_cpu, lib/src/search/)
 // or the GPUs (gpu_search.hpp).
-#include "gpualign/search.hpp"
+#include "gpualign/search/search.hpp"
 
 #include <cstdint>
 #include <memory>
@@ -17,12 +17,12 @@
 #include <spdlog/spdlog.h>
 
 #include "gpu_search.hpp"
-#include "gpualign/io_error.hpp"
-#include "gpualign/matrix.hpp"
-#include "gpualign/parallel_reader.hpp"
-#include "gpualign/search_writer.hpp"
-#include "gpualign/sequence_io.hpp"
-#include "gpualign/statistics.hpp"
+#include "gpualign/formats/search_writer.hpp"
+#include "gpualign/io/io_error.hpp"
+#include "gpualign/io/matrix.hpp"
+#include "gpualign/io/parallel_reader.hpp"
+#include "gpualign/io/sequence_io.hpp"
+#include "gpualign/model/statistics.hpp"
 #include "run_setup.hpp"
 #include "search/hits.hpp"
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "gpualign/search.hpp"
-#include "gpualign/strand.hpp"
+#include "gpualign/model/strand.hpp"
+#include "gpualign/search/search.hpp"
 #include "search/hits.hpp"
 
 namespace gpualign {

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <stdexcept>
 
-#include "gpualign/strand.hpp"
+#include "gpualign/model/strand.hpp"
 
 namespace gpualign {
 namespace detail {

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "gpualign/search.hpp"
+#include "gpualign/search/search.hpp"
 
 namespace gpualign::detail {
 

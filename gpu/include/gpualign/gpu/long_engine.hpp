@@ -10,9 +10,9 @@
 #include <span>
 #include <vector>
 
-#include "gpualign/alignment.hpp"
-#include "gpualign/checkpoint_traceback.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/align/checkpoint_traceback.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu {
 

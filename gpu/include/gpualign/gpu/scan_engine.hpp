@@ -9,8 +9,8 @@
 #include <span>
 #include <vector>
 
-#include "gpualign/alignment.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/model/alignment.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu {
 

@@ -56,7 +56,7 @@
 #include <type_traits>
 
 #include "../batch_params.hpp"
-#include "gpualign/scoring.hpp"
+#include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
 

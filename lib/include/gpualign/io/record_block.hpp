@@ -1,0 +1,111 @@
+// gpualign — records stored contiguously: a block of parsed records, and a
+// borrowed view of one record.
+//
+// The batch pipeline moves records from the parser threads to the aligner
+// and the writer as views into blocks, so that nothing is allocated, copied
+// or moved per record between parsing and the GPU engine's pinned buffers
+// (one heap object per record made that hand-over cost as much as parsing).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpualign/io/sequence_io.hpp"
+
+namespace gpualign {
+
+/// A read-only view of one record: the fields of SequenceRecord, borrowed.
+/// Host memory owned by a RecordBlock or a SequenceRecord, which must
+/// outlive the view. `codes.size() == sequence.size()`; `quality` is empty
+/// (FASTA) or as long as `sequence` (FASTQ).
+struct RecordView {
+    std::string_view name;         ///< first word of the header (SAM QNAME / RNAME), never empty
+    std::string_view description;  ///< rest of the header; may be empty
+    std::string_view sequence;     ///< letters as read, never empty
+    std::string_view quality;      ///< FASTQ Phred+33 characters; FASTA: empty
+    std::span<const std::uint8_t> codes;  ///< encoded letters, one byte each
+    std::uint64_t number = 0;      ///< 1-based record number in its file
+};
+
+/// The view of a record (borrowed: `r` must outlive it).
+RecordView view_of(const SequenceRecord& r) noexcept;
+
+/// Views of DNA records with their codes reverse-complemented (the minus
+/// strand, strand.hpp): view k is records[k] with `codes` replaced by the
+/// reverse complement of records[k].codes; name, letters and the other
+/// fields stay the record's as read (writers reverse-complement letters
+/// themselves). The codes are written into `storage` (resized to the
+/// records' total length, owned by the caller): the views borrow it and the
+/// records' memory, so `storage` must not be resized or destroyed while
+/// they are in use (moving the vector keeps them valid).
+/// @throws std::invalid_argument (reverse_complement) for a code that is
+///         not a dna5 rank; std::bad_alloc.
+std::vector<RecordView> reverse_strand_views(std::span<const RecordView> records, std::vector<std::uint8_t>& storage);
+
+/// Consecutive records of one file stored in three arrays: the header,
+/// letter and quality characters of all records in one string, their codes
+/// in one byte array, and one offset entry per record. Owning, host memory;
+/// clear() keeps the capacity, so a reused block fills without allocating.
+///
+/// Record k of the block is record `first_number() + k` of its file
+/// (1-based). Views handed out by operator[] stay valid until the block is
+/// changed (append, clear, set_first_number does not invalidate) or destroyed.
+/// Not thread-safe for writing; concurrent reads are fine.
+class RecordBlock {
+public:
+    /// Records held.
+    std::size_t size() const noexcept { return entries_.size(); }
+    bool empty() const noexcept { return entries_.empty(); }
+    /// Letters held (sum of the records' sequence lengths).
+    std::size_t bases() const noexcept { return codes_.size(); }
+    /// Heap bytes reserved by the three arrays (for bounding a pool of blocks).
+    std::size_t capacity_bytes() const noexcept;
+
+    /// View of record k (0 <= k < size(); not checked).
+    RecordView operator[](std::size_t k) const noexcept;
+
+    /// Appends a copy of `r` (its number is not stored: record k is
+    /// first_number() + k). @throws std::bad_alloc.
+    void append(const SequenceRecord& r);
+    /// Appends a record from its fields (borrowed; copied into the block),
+    /// encoding `sequence` in `alphabet` (DNA with `codes`) straight into
+    /// the block's codes (encode_sequence). When a letter is not in the
+    /// alphabet nothing is appended and its 0-based position in `sequence`
+    /// is returned.
+    /// @throws std::length_error (a header over 4 GiB), std::bad_alloc.
+    std::optional<std::size_t> append_encoded(std::string_view name, std::string_view description,
+                                              std::string_view sequence, std::string_view quality, Alphabet alphabet,
+                                              DnaCodes codes = DnaCodes::dna5);
+    /// Copies record k into `out`, reusing its buffers. @throws std::bad_alloc.
+    void copy_to(std::size_t k, SequenceRecord& out) const;
+    /// Removes every record; keeps the capacity.
+    void clear() noexcept;
+
+    /// The 1-based file number of record 0.
+    std::uint64_t first_number() const noexcept { return first_number_; }
+    void set_first_number(std::uint64_t n) noexcept { first_number_ = n; }
+
+private:
+    struct Entry {
+        std::size_t text = 0;        ///< offset in text_ of the name; description, letters, quality follow
+        std::uint32_t name_len = 0;
+        std::uint32_t description_len = 0;
+        std::size_t sequence_len = 0;
+        std::size_t quality_len = 0;
+        std::size_t codes = 0;       ///< offset in codes_
+    };
+    /// The entry of a record appended now. @throws std::length_error.
+    Entry entry_for(std::string_view name, std::string_view description, std::string_view sequence,
+                    std::string_view quality) const;
+    std::string text_;
+    std::vector<std::uint8_t> codes_;
+    std::vector<Entry> entries_;
+    std::uint64_t first_number_ = 1;
+};
+
+}  // namespace gpualign

@@ -1,0 +1,59 @@
+// gpualign — the writer of the line formats (TSV, PAF, BLAST tabular): one
+// text line a pair, formatted by the format's LineFormat.
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "writer_detail.hpp"
+
+namespace gpualign::format_detail {
+namespace {
+
+/// A writer of one text line a pair (TSV, PAF, BLAST tabular): an optional
+/// header line, then the lines in call order (write_batch formats them in
+/// parallel).
+class LineWriter final : public AlignmentWriter::Impl {
+public:
+    LineWriter(const std::string& path, std::string_view header, LineFormat format, const WriterOptions& options)
+        : out_(path), format_(format), options_(options) {
+        if (!header.empty()) {
+            out_.write(header);
+            out_.write("\n");
+        }
+    }
+    void add_reference(std::string_view, std::uint64_t) override {}
+    void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
+        line_.clear();
+        format_(q, r, res, options_, line_);
+        out_.write({line_.data(), line_.size()});
+    }
+    BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
+                                std::span<const AlignmentResult> res, int threads) override {
+        return format_in_parallel(
+            q.size(), threads, buffers_,
+            [&](std::size_t k, fmt::memory_buffer& b) { format_(q[k], r[k], res[k], options_, b); },
+            [this](std::string_view bytes) { out_.write(bytes); });
+    }
+    void commit() override { out_.commit(); }
+
+private:
+    OutputFile out_;
+    LineFormat format_;
+    WriterOptions options_;
+    fmt::memory_buffer line_;
+    std::vector<fmt::memory_buffer> buffers_;  // write_batch's, reused
+};
+
+}  // namespace
+
+std::unique_ptr<AlignmentWriter::Impl> make_line_writer(const std::string& path, std::string_view header,
+                                                        LineFormat format, const WriterOptions& options) {
+    return std::make_unique<LineWriter>(path, header, format, options);
+}
+
+}  // namespace gpualign::format_detail

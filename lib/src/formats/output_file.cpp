@@ -1,0 +1,130 @@
+// gpualign — OutputFile: an output written to a temporary file next to it and
+// renamed onto it on commit (writers.hpp), and the temporary files of the
+// writers.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "gpualign/formats/writers.hpp"
+#include "gpualign/io/cleanup.hpp"
+#include "writer_detail.hpp"
+
+namespace gpualign {
+namespace format_detail {
+
+std::string shown_output(const std::string& path) { return path == "-" ? std::string("<stdout>") : path; }
+
+std::pair<int, std::string> create_temp(const std::filesystem::path& dir, const std::string& base,
+                                        const std::string& for_path, bool read_write) {
+    static std::atomic<unsigned> counter{0};
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const auto name = (dir / fmt::format(".{}.{}.{}.tmp", base, ::getpid(), counter++)).string();
+        const int fd = ::open(name.c_str(), (read_write ? O_RDWR : O_WRONLY) | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) return {fd, name};
+        if (errno != EEXIST)
+            throw OutputError(fmt::format("{}: cannot create a temporary file in '{}': {}", shown_output(for_path),
+                                          dir.string(), std::strerror(errno)));
+    }
+    throw OutputError(fmt::format("{}: cannot create a temporary file in '{}'", shown_output(for_path), dir.string()));
+}
+
+}  // namespace format_detail
+
+using format_detail::create_temp;
+using format_detail::shown_output;
+
+OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
+    if (path_ == "-") {
+        file_ = stdout;
+        is_stdout_ = true;
+        return;
+    }
+    std::error_code ec;
+    const auto st = std::filesystem::status(path_, ec);
+    if (std::filesystem::is_directory(st)) throw OutputError(fmt::format("{}: is a directory", path_));
+    if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+        file_ = std::fopen(path_.c_str(), "w");
+        if (!file_) fail("open", errno);
+        return;
+    }
+    const std::filesystem::path p(path_);
+    const auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+    auto [fd, name] = create_temp(dir, p.filename().string(), path_);
+    temp_ = std::move(name);
+    cleanup_slot_ = register_cleanup_path(temp_);
+    file_ = ::fdopen(fd, "w");
+    if (!file_) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(temp_.c_str());
+        unregister_cleanup_path(std::exchange(cleanup_slot_, -1));
+        temp_.clear();
+        fail("open", err);
+    }
+}
+
+OutputFile::~OutputFile() { discard(); }
+
+OutputFile::OutputFile(OutputFile&& o) noexcept
+    : path_(std::move(o.path_)), temp_(std::exchange(o.temp_, {})), cleanup_slot_(std::exchange(o.cleanup_slot_, -1)),
+      file_(std::exchange(o.file_, nullptr)),
+      is_stdout_(o.is_stdout_), committed_(o.committed_) {}
+
+OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
+    if (this != &o) {
+        discard();
+        path_ = std::move(o.path_);
+        temp_ = std::exchange(o.temp_, {});
+        cleanup_slot_ = std::exchange(o.cleanup_slot_, -1);
+        file_ = std::exchange(o.file_, nullptr);
+        is_stdout_ = o.is_stdout_;
+        committed_ = o.committed_;
+    }
+    return *this;
+}
+
+void OutputFile::discard() noexcept {
+    if (file_ && !is_stdout_) std::fclose(file_);
+    file_ = nullptr;
+    if (!temp_.empty() && !committed_) ::unlink(temp_.c_str());
+    unregister_cleanup_path(std::exchange(cleanup_slot_, -1));
+    temp_.clear();
+}
+
+void OutputFile::fail(std::string_view action, int err) const {
+    throw OutputError(fmt::format("{}: cannot {}: {}", shown_output(path_), action, std::strerror(err)));
+}
+
+void OutputFile::write(std::string_view bytes) {
+    if (!file_ || committed_) throw OutputError(fmt::format("{}: write after commit", shown_output(path_)));
+    if (bytes.empty()) return;
+    if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write", errno ? errno : EIO);
+}
+
+void OutputFile::commit() {
+    if (!file_ || committed_) throw OutputError(fmt::format("{}: committed twice", shown_output(path_)));
+    if (std::fflush(file_) != 0 || std::ferror(file_)) fail("write", errno ? errno : EIO);
+    if (is_stdout_) {
+        committed_ = true;
+        return;
+    }
+    std::FILE* f = std::exchange(file_, nullptr);
+    if (std::fclose(f) != 0) fail("close", errno);
+    if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename the temporary file onto", errno);
+    unregister_cleanup_path(std::exchange(cleanup_slot_, -1));
+    committed_ = true;
+}
+
+}  // namespace gpualign

@@ -1,0 +1,313 @@
+// gpualign — the SAM writer (SAM v1.6): @HD, an @SQ line per reference, @PG,
+// then one record a pair. The records go to a scratch file until commit,
+// since the @SQ lines are known only once every pair is written.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpualign/formats/writers.hpp"
+#include "gpualign/io/io_error.hpp"
+#include "gpualign/model/strand.hpp"
+#include "writer_detail.hpp"
+
+namespace gpualign::format_detail {
+namespace {
+
+/// A read-write scratch file with no name (unlinked at once): it vanishes
+/// when closed or when the process dies.
+class SpoolFile {
+public:
+    SpoolFile(const std::filesystem::path& dir, const std::string& for_path) : for_path_(for_path) {
+        auto [fd, name] = create_temp(dir, "gpualign-sam-body", for_path, true);
+        ::unlink(name.c_str());
+        file_ = ::fdopen(fd, "w+");
+        if (!file_) {
+            ::close(fd);
+            throw OutputError(fmt::format("{}: cannot open the SAM spool file: {}", shown_output(for_path),
+                                          std::strerror(errno)));
+        }
+    }
+    ~SpoolFile() {
+        if (file_) std::fclose(file_);
+    }
+    SpoolFile(const SpoolFile&) = delete;
+    SpoolFile& operator=(const SpoolFile&) = delete;
+
+    void write(std::string_view bytes) {
+        if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write");
+    }
+    /// Copies everything written so far to `out`.
+    void copy_to(OutputFile& out) {
+        if (std::fflush(file_) != 0) fail("flush");
+        std::rewind(file_);
+        std::vector<char> chunk(1 << 20);
+        std::size_t n = 0;
+        while ((n = std::fread(chunk.data(), 1, chunk.size(), file_)) > 0) out.write({chunk.data(), n});
+        if (std::ferror(file_)) fail("read back");
+    }
+
+private:
+    [[noreturn]] void fail(const char* action) const {
+        throw OutputError(fmt::format("{}: cannot {} the SAM spool file: {}", shown_output(for_path_), action,
+                                      std::strerror(errno)));
+    }
+    std::string for_path_;
+    std::FILE* file_ = nullptr;
+};
+
+/// The directory for scratch files of an output: next to it, or TMPDIR / /tmp.
+std::filesystem::path scratch_dir(const std::string& path) {
+    std::error_code ec;
+    if (path != "-" && (!std::filesystem::exists(path, ec) || std::filesystem::is_regular_file(path, ec))) {
+        const auto parent = std::filesystem::path(path).parent_path();
+        return parent.empty() ? std::filesystem::path(".") : parent;
+    }
+    const char* tmp = std::getenv("TMPDIR");
+    return (tmp && *tmp) ? std::filesystem::path(tmp) : std::filesystem::path("/tmp");
+}
+
+/// Appends "\tMD:Z:..." (SAM tags spec): from ref_begin (0-based) along
+/// `cigar` over `ref` (letters as read, written upper-case), the count of
+/// matching bases, each mismatching reference base, and '^' with the
+/// deleted reference bases, counts (0 included) between them and at both
+/// ends: what `samtools calmd` computes for these CIGARs.
+void append_md(std::string_view ref, std::int64_t ref_begin, std::span<const std::uint32_t> cigar,
+               fmt::memory_buffer& out) {
+    fmt::appender it(out);
+    fmt::format_to(it, "\tMD:Z:");
+    std::uint64_t run = 0;
+    auto pos = static_cast<std::size_t>(ref_begin);
+    const auto upper = [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; };
+    for (const std::uint32_t c : cigar) {
+        const std::uint32_t len = cigar_len(c);
+        switch (cigar_op(c)) {
+            case CigarOp::eq:
+                run += len;
+                pos += len;
+                break;
+            case CigarOp::diff:
+                for (std::uint32_t k = 0; k < len; ++k) {
+                    fmt::format_to(it, "{}{}", run, upper(ref[pos++]));
+                    run = 0;
+                }
+                break;
+            case CigarOp::del:
+                fmt::format_to(it, "{}^", run);
+                for (std::uint32_t k = 0; k < len; ++k) out.push_back(upper(ref[pos++]));
+                run = 0;
+                break;
+            case CigarOp::ins:
+                break;
+        }
+    }
+    fmt::format_to(it, "{}", run);
+}
+
+bool valid_qname(std::string_view s) noexcept {
+    if (s.empty() || s.size() > 254) return false;
+    for (char c : s)
+        if (c < '!' || c > '~' || c == '@') return false;
+    return true;
+}
+
+bool valid_rname(std::string_view s) noexcept {
+    // SAM v1.6 §1.2.1: [0-9A-Za-z!#$%&+./:;?@^_|~-][0-9A-Za-z!#$%&*+./:;=?@^_|~-]*
+    constexpr std::string_view other = "!#$%&+./:;?@^_|~-";
+    const auto ok = [&](char c, bool first) {
+        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+               other.find(c) != std::string_view::npos || (!first && (c == '*' || c == '='));
+    };
+    if (s.empty()) return false;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (!ok(s[i], i == 0)) return false;
+    return true;
+}
+
+std::string header_value(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+    return out;
+}
+
+class SamWriter final : public AlignmentWriter::Impl {
+public:
+    SamWriter(const std::string& path, const WriterOptions& options)
+        : out_(path), body_(scratch_dir(path), path), meta_(options) {
+        if (meta_.version.empty()) meta_.version = GPUALIGN_VERSION;
+    }
+
+    void add_reference(std::string_view name, std::uint64_t length) override {
+        auto it = ref_lengths_.find(name);
+        if (it == ref_lengths_.end()) {
+            ref_lengths_.emplace(std::string(name), length);
+        } else {
+            if (it->second != length)
+                throw InputError(fmt::format("reference name '{}' occurs with two lengths ({} and {}); SAM @SQ "
+                                             "names must be unique",
+                                             name, it->second, length));
+            return;
+        }
+        if (!valid_rname(name))
+            throw OutputError(fmt::format("{}: reference name '{}' is not a valid SAM reference name (SAM v1.6 §1.2.1)",
+                                          shown_output(out_.path()), name));
+        if (length == 0 || length > 2147483647u)
+            throw OutputError(fmt::format("{}: reference '{}' has length {}, outside SAM's 1..2^31-1",
+                                          shown_output(out_.path()), name, length));
+        fmt::format_to(fmt::appender(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
+    }
+
+    void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
+        check_coordinates(q, r, res);
+        add_reference(r.name, r.sequence.size());
+        line_.clear();
+        format_record(q, r, res, line_);
+        body_.write({line_.data(), line_.size()});
+    }
+
+    /// The references are declared in pair order first (stateful); then the
+    /// records are formatted in parallel up to the first pair that failed
+    /// there, whose error comes after any earlier pair's.
+    BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
+                                std::span<const AlignmentResult> res, int threads) override {
+        std::size_t stop = q.size();
+        std::exception_ptr error;
+        for (std::size_t k = 0; k < q.size(); ++k) {
+            try {
+                check_coordinates(q[k], r[k], res[k]);
+                add_reference(r[k].name, r[k].sequence.size());
+            } catch (...) {
+                stop = k;
+                error = std::current_exception();
+                break;
+            }
+        }
+        const BatchWriteTimes times = format_in_parallel(
+            stop, threads, buffers_, [&](std::size_t k, fmt::memory_buffer& b) { format_record(q[k], r[k], res[k], b); },
+            [this](std::string_view bytes) { body_.write(bytes); });
+        if (error) std::rethrow_exception(error);
+        return times;
+    }
+
+    /// Appends the SAM record of one pair (references already declared) to `line_`.
+    void format_record(const RecordView& q, const RecordView& r, const AlignmentResult& res,
+                       fmt::memory_buffer& line_) const {
+        if (!valid_qname(q.name))
+            throw OutputError(fmt::format("{}: query name '{}' (record {}) is not a valid SAM QNAME "
+                                          "[!-?A-~]{{1,254}} (SAM v1.6 §1.4)",
+                                          shown_output(out_.path()), q.name, q.number));
+        const bool unaligned = is_unaligned(res);
+        // A minus-strand record holds the reverse-complemented read (FLAG 16,
+        // SAM v1.6 §1.4.10): SEQ, QUAL and the clips are those of the
+        // sequence that was aligned. An unaligned read keeps its strand as read.
+        const bool reverse = !unaligned && res.strand == Strand::minus;
+        fmt::appender it(line_);
+        if (unaligned) {
+            fmt::format_to(it, "{}\t4\t*\t0\t255\t*\t*\t0\t0\t", q.name);
+        } else {
+            fmt::format_to(it, "{}\t{}\t{}\t{}\t255\t", q.name, reverse ? 16 : 0, r.name, res.ref_begin + 1);
+            if (res.has_cigar) {
+                if (res.query_begin > 0) fmt::format_to(it, "{}S", res.query_begin);
+                if (meta_.sam_cigar_m)
+                    append_cigar_m(res.cigar, line_);
+                else
+                    append_cigar(res.cigar, line_);
+                const auto tail = static_cast<std::int64_t>(q.sequence.size()) - res.query_end;
+                if (tail > 0) fmt::format_to(it, "{}S", tail);
+            } else {
+                line_.push_back('*');
+            }
+            fmt::format_to(it, "\t*\t0\t0\t");
+        }
+        append_seq_qual(q, reverse, line_);
+        fmt::format_to(it, "\tAS:i:{}", res.score);
+        if (!unaligned && res.has_cigar) {
+            fmt::format_to(it, "\tNM:i:{}", cigar_stats(res.cigar).edit_distance());
+            append_md(r.sequence, res.ref_begin, res.cigar, line_);
+        }
+        line_.push_back('\n');
+    }
+
+    void commit() override {
+        fmt::memory_buffer head;
+        fmt::appender it(head);
+        fmt::format_to(it, "@HD\tVN:1.6\tSO:unsorted\n");
+        head.append(sq_lines_.data(), sq_lines_.data() + sq_lines_.size());
+        fmt::format_to(it, "@PG\tID:gpualign\tPN:gpualign\tVN:{}", header_value(meta_.version));
+        if (!meta_.command_line.empty()) fmt::format_to(it, "\tCL:{}", header_value(meta_.command_line));
+        head.push_back('\n');
+        if (meta_.score_only)
+            fmt::format_to(it, "@CO\tgpualign score-only mode: CIGAR is '*' (not computed); POS is ref_begin+1\n");
+        out_.write({head.data(), head.size()});
+        body_.copy_to(out_);
+        out_.commit();
+    }
+
+private:
+    /// Appends SEQ (upper case) and QUAL: as read, or with `reverse` the
+    /// reverse complement of the letters (complement_letter) and the
+    /// qualities reversed.
+    static void append_seq_qual(const RecordView& q, bool reverse, fmt::memory_buffer& line_) {
+        bool ok = !q.sequence.empty();
+        for (char c : q.sequence) {
+            const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '=' || c == '.';
+            if (!letter) {
+                ok = false;
+                break;
+            }
+        }
+        if (!ok) {
+            line_.append(std::string_view("*\t*"));
+            return;
+        }
+        const auto upper = [](char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; };
+        if (reverse)
+            for (auto c = q.sequence.rbegin(); c != q.sequence.rend(); ++c) line_.push_back(upper(complement_letter(*c)));
+        else
+            for (char c : q.sequence) line_.push_back(upper(c));
+        line_.push_back('\t');
+        if (q.quality.size() != q.sequence.size())
+            line_.push_back('*');
+        else if (reverse)
+            for (auto c = q.quality.rbegin(); c != q.quality.rend(); ++c) line_.push_back(*c);
+        else
+            line_.append(q.quality.data(), q.quality.data() + q.quality.size());
+    }
+
+    OutputFile out_;
+    SpoolFile body_;
+    WriterOptions meta_;
+    /// Hashes std::string and std::string_view alike (lookups without a copy).
+    struct NameHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, std::uint64_t, NameHash, std::equal_to<>> ref_lengths_;
+    fmt::memory_buffer sq_lines_;
+    fmt::memory_buffer line_;
+    std::vector<fmt::memory_buffer> buffers_;  // write_batch's, reused
+};
+
+}  // namespace
+
+std::unique_ptr<AlignmentWriter::Impl> make_sam_writer(const std::string& path, const WriterOptions& options) {
+    return std::make_unique<SamWriter>(path, options);
+}
+
+}  // namespace gpualign::format_detail

@@ -1,0 +1,141 @@
+// gpualign — what the writers of src/formats share (internal to lib/): the
+// interface every format implements behind AlignmentWriter, the factories of
+// the formats (one writer a file), temporary files, the coordinate check, the
+// CIGAR text and the parallel formatting of a batch.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpualign/formats/writers.hpp"
+#include "gpualign/model/strand.hpp"
+
+namespace gpualign {
+
+/// The format implementations derive from this.
+class AlignmentWriter::Impl {
+public:
+    virtual ~Impl() = default;
+    virtual void add_reference(std::string_view name, std::uint64_t length) = 0;
+    virtual void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) = 0;
+    virtual BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
+                                        std::span<const AlignmentResult> res, int threads) = 0;
+    virtual void commit() = 0;
+};
+
+namespace format_detail {
+
+// ---- the formats (alignment_writer.cpp picks one) ---------------------------
+
+/// TSV (tsv_writer.cpp): tsv_header, then one line a pair.
+std::unique_ptr<AlignmentWriter::Impl> make_tsv_writer(const std::string& path, const WriterOptions& options);
+/// PAF (paf_writer.cpp): one line an aligned pair.
+std::unique_ptr<AlignmentWriter::Impl> make_paf_writer(const std::string& path, const WriterOptions& options);
+/// BLAST tabular (blast6_writer.cpp): one line an aligned pair.
+std::unique_ptr<AlignmentWriter::Impl> make_blast6_writer(const std::string& path, const WriterOptions& options);
+/// SAM (sam_writer.cpp): header, then one record a pair.
+std::unique_ptr<AlignmentWriter::Impl> make_sam_writer(const std::string& path, const WriterOptions& options);
+
+/// Appends the line of one pair (with its '\n', or nothing for a pair the
+/// format leaves out) to `line`.
+using LineFormat = void (*)(const RecordView& q, const RecordView& r, const AlignmentResult& res,
+                            const WriterOptions& options, fmt::memory_buffer& line);
+
+/// A writer of one text line a pair (TSV, PAF, BLAST tabular; line_writer.cpp):
+/// `header` and '\n' first unless empty, then the lines in call order
+/// (write_batch formats them in parallel), to an OutputFile at `path`.
+/// @throws OutputError as OutputFile.
+std::unique_ptr<AlignmentWriter::Impl> make_line_writer(const std::string& path, std::string_view header,
+                                                        LineFormat format, const WriterOptions& options);
+
+// ---- output files (output_file.cpp) ------------------------------------------
+
+/// `path`, or "<stdout>" for "-": how messages name an output.
+std::string shown_output(const std::string& path);
+
+/// Creates a new file named `dir/.base.PID.N.tmp` (O_EXCL, mode 0666 less
+/// the umask), write-only or, with `read_write`, read-write. Returns the fd
+/// and the name; throws OutputError on failure.
+std::pair<int, std::string> create_temp(const std::filesystem::path& dir, const std::string& base,
+                                        const std::string& for_path, bool read_write = false);
+
+// ---- fields several formats share (text_fields.cpp) ---------------------------
+
+/// @throws std::logic_error when `res` has coordinates outside the two sequences.
+void check_coordinates(const RecordView& q, const RecordView& r, const AlignmentResult& res);
+
+/// True for the result of a pair without an alignment (empty query interval).
+inline bool is_unaligned(const AlignmentResult& res) noexcept { return res.query_begin == res.query_end; }
+
+/// The query interval of `res` on the query's forward strand (strand.hpp):
+/// the result's own for plus, mirrored for minus.
+inline Interval forward_query(const RecordView& q, const AlignmentResult& res) noexcept {
+    return forward_interval(res.strand, res.query_begin, res.query_end, static_cast<std::int64_t>(q.sequence.size()));
+}
+
+/// Appends `cigar` with M for its = and X runs, adjacent ones merged (SAM's
+/// alignment match), I and D as they are.
+void append_cigar_m(std::span<const std::uint32_t> cigar, fmt::memory_buffer& out);
+
+/// Appends the CIGAR text of `cigar`, the same bytes as cigar_string: run
+/// lengths below 100 (nearly all of them) from a table, longer ones through
+/// fmt::format_int.
+void append_cigar(std::span<const std::uint32_t> cigar, fmt::memory_buffer& out);
+
+// ---- parallel formatting ------------------------------------------------------
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Formats pairs [0, n) with `format(k, buffer)` on up to `threads` threads
+/// into buffers of consecutive pairs, then hands the buffers to `write` in
+/// order. A pair whose formatting throws ends its buffer; its error is
+/// rethrown after the buffers before it (and its own first part) are written.
+/// `buffers` are kept by the caller from batch to batch, so that their
+/// memory is reused rather than grown (and first touched) again each time.
+template <typename Format, typename Write>
+BatchWriteTimes format_in_parallel(std::size_t n, int threads, std::vector<fmt::memory_buffer>& buffers,
+                                   Format&& format, Write&& write) {
+    BatchWriteTimes times;
+    auto t0 = std::chrono::steady_clock::now();
+    const std::size_t chunks = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(threads, 1)) * 4);
+    if (buffers.size() < chunks) buffers.resize(chunks);
+    std::vector<std::exception_ptr> errors(chunks);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t first = n * c / chunks, last = n * (c + 1) / chunks;
+        buffers[c].clear();
+        try {
+            for (std::size_t k = first; k < last; ++k) format(k, buffers[c]);
+        } catch (...) {
+            errors[c] = std::current_exception();
+        }
+    }
+    times.format_seconds = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    for (std::size_t c = 0; c < chunks; ++c) {
+        write(std::string_view(buffers[c].data(), buffers[c].size()));
+        if (errors[c]) {
+            times.write_seconds = seconds_since(t0);
+            std::rethrow_exception(errors[c]);
+        }
+    }
+    times.write_seconds = seconds_since(t0);
+    return times;
+}
+
+}  // namespace format_detail
+}  // namespace gpualign

@@ -1,0 +1,526 @@
+// gpualign — FASTA/FASTQ reading: zlib stream -> SeqAn3 parser -> our encoding.
+#include "gpualign/io/record_block.hpp"
+#include "gpualign/io/sequence_io.hpp"
+#include "gz_read.hpp"
+#include "line_ends.hpp"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <istream>
+#include <stdexcept>
+#include <streambuf>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+#include <seqan3/alphabet/aminoacid/aa27.hpp>
+#include <seqan3/alphabet/nucleotide/dna5.hpp>
+#include <seqan3/alphabet/quality/phred94.hpp>
+#include <seqan3/io/sequence_file/input.hpp>
+
+namespace gpualign {
+namespace {
+
+// ---- encoding tables -------------------------------------------------------
+
+constexpr std::string_view dna_letters = "ACGTUNRYKMSWBDHV";
+
+struct EncodeTables {
+    std::array<std::int8_t, 256> dna{};        // DnaCodes::dna5
+    std::array<std::int8_t, 256> dna_iupac{};  // DnaCodes::iupac
+    std::array<std::int8_t, 256> protein{};
+    EncodeTables() {
+        dna.fill(-1);
+        dna_iupac.fill(-1);
+        protein.fill(-1);
+        for (char upper : dna_letters) {
+            const auto wide = dna_code_letters.find(upper);
+            for (char c : {upper, static_cast<char>(upper - 'A' + 'a')}) {
+                const auto u = static_cast<unsigned char>(c);
+                dna[u] = static_cast<std::int8_t>(seqan3::dna5{}.assign_char(c).to_rank());
+                // U has no code of its own: it reads as T, as in dna5.
+                dna_iupac[u] = wide == std::string_view::npos ? dna[u] : static_cast<std::int8_t>(wide);
+            }
+        }
+        for (char upper = 'A'; upper <= 'Z'; ++upper) {
+            for (char c : {upper, static_cast<char>(upper - 'A' + 'a')}) {
+                protein[static_cast<unsigned char>(c)] =
+                    static_cast<std::int8_t>(seqan3::aa27{}.assign_char(c).to_rank());
+            }
+        }
+        protein[static_cast<unsigned char>('*')] = static_cast<std::int8_t>(seqan3::aa27{}.assign_char('*').to_rank());
+    }
+};
+
+const EncodeTables& tables() {
+    static const EncodeTables t;
+    return t;
+}
+
+const std::array<std::int8_t, 256>& table(Alphabet alphabet, DnaCodes codes) {
+    if (alphabet == Alphabet::protein) return tables().protein;
+    return codes == DnaCodes::iupac ? tables().dna_iupac : tables().dna;
+}
+
+std::string printable(int c) {
+    if (c == std::char_traits<char>::eof()) return "end of file";
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x21 && u <= 0x7e) return fmt::format("'{}'", static_cast<char>(u));
+    return fmt::format("byte 0x{:02x}", u);
+}
+
+// ---- zlib input stream -------------------------------------------------------
+
+/// A gzip (or plain) stream failed; converted to InputError with context.
+struct GzFailure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// std::streambuf over a zlib gzFile. Keeps a putback area so that SeqAn3's
+/// compression sniffing (which ungets up to 18 characters) works anywhere.
+class GzStreamBuf : public std::streambuf {
+public:
+    explicit GzStreamBuf(gzFile file) : file_(file), buffer_(putback + chunk) {
+        gzbuffer(file_, chunk);
+        char* start = buffer_.data() + putback;
+        setg(start, start, start);
+    }
+    ~GzStreamBuf() override { gzclose_r(file_); }
+    GzStreamBuf(const GzStreamBuf&) = delete;
+    GzStreamBuf& operator=(const GzStreamBuf&) = delete;
+
+    bool compressed() { return gzdirect(file_) == 0; }
+    /// The failure recorded by underflow, if any (empty otherwise).
+    const std::string& failure() const noexcept { return failure_; }
+
+    /// Skips a UTF-8 byte order mark (EF BB BF) at the current position.
+    /// @throws GzFailure as underflow.
+    void skip_utf8_bom() {
+        if (traits_type::eq_int_type(sgetc(), traits_type::eof())) return;
+        constexpr std::string_view bom = "\xEF\xBB\xBF";
+        if (static_cast<std::size_t>(egptr() - gptr()) >= bom.size() && std::string_view(gptr(), bom.size()) == bom)
+            gbump(static_cast<int>(bom.size()));
+    }
+
+protected:
+    int_type underflow() override {
+        if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+        if (!failure_.empty()) throw GzFailure(failure_);
+        if (at_eof_) return traits_type::eof();
+        const std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(gptr() - eback()), putback);
+        std::memmove(buffer_.data() + putback - keep, gptr() - keep, keep);
+        std::size_t n = 0;
+        while (n == 0) {  // a chunk can shrink to nothing: the LF of a CRLF split across two reads
+            const int got = gzread(file_, buffer_.data() + putback, static_cast<unsigned>(chunk));
+            if (auto why = detail::gz_read_failure(file_, got)) {
+                failure_ = std::move(*why);
+                throw GzFailure(failure_);
+            }
+            if (got == 0) {
+                at_eof_ = true;
+                return traits_type::eof();
+            }
+            n = normalize_line_ends(buffer_.data() + putback, static_cast<std::size_t>(got));
+        }
+        setg(buffer_.data() + putback - keep, buffer_.data() + putback, buffer_.data() + putback + n);
+        return traits_type::to_int_type(*gptr());
+    }
+
+private:
+    static constexpr std::size_t putback = 64;
+    static constexpr std::size_t chunk = 128 * 1024;
+    gzFile file_;
+    std::vector<char> buffer_;
+    std::string failure_;
+    bool at_eof_ = false;
+    detail::LineEndNormalizer normalize_line_ends;  // CRLF / CR -> LF across chunks
+};
+
+/// std::streambuf over borrowed in-memory text (SequenceReader::from_text).
+/// Once armed, the end of the text raises `failure` as GzFailure when one is
+/// set, where GzStreamBuf would raise the same read error.
+class TextStreamBuf : public std::streambuf {
+public:
+    TextStreamBuf(std::string_view text, std::string failure) : failure_(std::move(failure)) {
+        char* p = const_cast<char*>(text.data());
+        setg(p, p, p + text.size());
+    }
+    void arm() noexcept { armed_ = true; }
+
+protected:
+    int_type underflow() override {
+        if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+        if (armed_ && !failure_.empty()) throw GzFailure(failure_);
+        return traits_type::eof();
+    }
+
+private:
+    std::string failure_;
+    bool armed_ = false;
+};
+
+// ---- SeqAn3 file type --------------------------------------------------------
+
+/// Raw characters in, so that we encode and can point at bad letters.
+struct RawTraits : seqan3::sequence_file_input_default_traits_dna {
+    using sequence_alphabet = char;
+    using sequence_legal_alphabet = char;
+    template <typename Alph>
+    using sequence_container = std::basic_string<Alph>;
+    using quality_alphabet = seqan3::phred94;  // the whole printable Phred+33 range '!'..'~'
+    template <typename Alph>
+    using quality_container = std::vector<Alph>;
+};
+
+using RawFileBase = seqan3::sequence_file_input<RawTraits,
+                                                seqan3::fields<seqan3::field::id, seqan3::field::seq, seqan3::field::qual>,
+                                                seqan3::type_list<seqan3::format_fasta, seqan3::format_fastq>>;
+
+/// Gives access to the record buffer, to name the record after a parse error.
+struct RawFile : RawFileBase {
+    using RawFileBase::RawFileBase;
+    const std::string& partial_id() const { return record_buffer.id(); }
+};
+
+std::pair<std::string_view, std::string_view> split_header(std::string_view header) {
+    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; };
+    std::size_t end = 0;
+    while (end < header.size() && !blank(header[end])) ++end;
+    std::size_t desc = end;
+    while (desc < header.size() && blank(header[desc])) ++desc;
+    std::size_t desc_end = header.size();
+    while (desc_end > desc && blank(header[desc_end - 1])) --desc_end;
+    return {header.substr(0, end), header.substr(desc, desc_end - desc)};
+}
+
+}  // namespace
+
+const char* to_string(SequenceFormat f) noexcept { return f == SequenceFormat::fasta ? "FASTA" : "FASTQ"; }
+
+int encode_char(Alphabet alphabet, char c, DnaCodes codes) noexcept {
+    return table(alphabet, codes)[static_cast<unsigned char>(c)];
+}
+
+std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters, std::uint8_t* out,
+                                           DnaCodes codes) noexcept {
+    const auto& t = table(alphabet, codes);
+    // Branch-free over the whole sequence (rejected characters have code -1,
+    // so their sign bit shows in `bad`), eight letters per step with
+    // independent accumulators; the first rejected one is looked up only
+    // when there is one.
+    const auto* in = reinterpret_cast<const unsigned char*>(letters.data());
+    const std::size_t n = letters.size(), n8 = n & ~std::size_t{7};
+    std::uint8_t bad[8] = {};
+    for (std::size_t k = 0; k < n8; k += 8) {
+        for (int u = 0; u < 8; ++u) {
+            const auto code = static_cast<std::uint8_t>(t[in[k + u]]);
+            out[k + u] = code;
+            bad[u] |= code;
+        }
+    }
+    std::uint8_t any = 0;
+    for (std::size_t k = n8; k < n; ++k) {
+        const auto code = static_cast<std::uint8_t>(t[in[k]]);
+        out[k] = code;
+        any |= code;
+    }
+    for (const std::uint8_t b : bad) any |= b;
+    if (!(any & 0x80)) return std::nullopt;
+    for (std::size_t k = 0; k < n; ++k)
+        if (t[in[k]] < 0) return k;
+    return std::nullopt;
+}
+
+std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters,
+                                           std::vector<std::uint8_t>& codes, DnaCodes dna_codes) {
+    codes.resize(letters.size());
+    return encode_sequence(alphabet, letters, codes.data(), dna_codes);
+}
+
+Alphabet guess_alphabet(std::span<const std::string_view> sequences) noexcept {
+    std::uint64_t total = 0, core = 0;
+    for (std::string_view s : sequences) {
+        for (char c : s) {
+            const char u = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+            if (u == '*') return Alphabet::protein;
+            if (u < 'A' || u > 'Z') continue;  // invalid in both: left for the encoder to report
+            if (dna_letters.find(u) == std::string_view::npos) return Alphabet::protein;
+            ++total;
+            if (u == 'A' || u == 'C' || u == 'G' || u == 'T' || u == 'U' || u == 'N') ++core;
+        }
+    }
+    return core * 2 >= total ? Alphabet::dna : Alphabet::protein;
+}
+
+// ---- SequenceReader ----------------------------------------------------------
+
+struct SequenceReader::Impl {
+    std::string path;
+    std::string shown;  // display_path(path)
+    std::optional<Alphabet> alphabet;
+    DnaCodes dna_codes = DnaCodes::dna5;
+    SequenceFormat format = SequenceFormat::fasta;
+    bool compressed = false;
+    std::unique_ptr<GzStreamBuf> buf;
+    std::unique_ptr<TextStreamBuf> text_buf;  // from_text: instead of buf
+    std::unique_ptr<std::istream> stream;
+    std::unique_ptr<RawFile> file;
+    std::optional<RawFileBase::iterator> it;
+    std::deque<SequenceRecord> peeked;
+    std::uint64_t parsed = 0;     // records taken from SeqAn3 so far
+    std::uint64_t handed_out = 0; // records returned by next()
+    bool done = false;
+
+    [[noreturn]] void fail(std::string_view what) const {
+        throw InputError(fmt::format("{}: {}", shown, what));
+    }
+    [[noreturn]] void fail_record(std::uint64_t number, std::string_view name, std::string_view what) const {
+        if (name.empty()) throw InputError(fmt::format("{}: record {}: {}", shown, number, what));
+        throw InputError(fmt::format("{}: record {} '{}': {}", shown, number, name, what));
+    }
+
+    void open() {
+        gzFile gz = nullptr;
+        if (path == "-") {
+            const int fd = ::dup(STDIN_FILENO);
+            if (fd < 0) fail(fmt::format("cannot read stdin: {}", std::strerror(errno)));
+            gz = gzdopen(fd, "rb");
+            if (!gz) {
+                ::close(fd);
+                fail("cannot read stdin");
+            }
+        } else {
+            std::error_code ec;
+            const auto st = std::filesystem::status(path, ec);
+            if (ec || !std::filesystem::exists(st))
+                fail(fmt::format("cannot open: {}", ec ? ec.message() : std::string("no such file")));
+            if (std::filesystem::is_directory(st)) fail("is a directory, not a sequence file");
+            errno = 0;
+            gz = gzopen(path.c_str(), "rb");
+            if (!gz) fail(fmt::format("cannot open: {}", errno ? std::strerror(errno) : "out of memory"));
+        }
+        buf = std::make_unique<GzStreamBuf>(gz);
+        stream = std::make_unique<std::istream>(buf.get());
+        stream->exceptions(std::ios::badbit);  // let GzFailure through istream members
+
+        int c = std::char_traits<char>::eof();
+        try {
+            buf->skip_utf8_bom();
+            for (c = buf->sgetc(); c != std::char_traits<char>::eof() && std::isspace(c); c = buf->snextc()) {}
+        } catch (const GzFailure& e) {
+            fail(e.what());
+        }
+        compressed = buf->compressed();
+        if (c == std::char_traits<char>::eof()) fail("empty file (no FASTA or FASTQ records)");
+        if (c != '>' && c != '@')
+            fail(fmt::format("not FASTA or FASTQ: the first non-blank character is {}, expected '>' or '@'",
+                             printable(c)));
+        format = c == '>' ? SequenceFormat::fasta : SequenceFormat::fastq;
+        // SeqAn3's constructor reads ahead (compression sniffing), which can
+        // hit a truncated or corrupt gzip stream.
+        try {
+            if (format == SequenceFormat::fasta)
+                file = std::make_unique<RawFile>(*stream, seqan3::format_fasta{});
+            else
+                file = std::make_unique<RawFile>(*stream, seqan3::format_fastq{});
+        } catch (const GzFailure& e) {
+            fail(e.what());
+        }
+    }
+
+    /// Moves SeqAn3 on to the next record and checks the FASTQ record
+    /// boundary; the record is then **it, number `parsed`. Returns false at
+    /// the end of the file.
+    bool advance() {
+        if (done) return false;
+        const std::uint64_t number = parsed + 1;
+        try {
+            if (!it)
+                it = file->begin();
+            else
+                ++*it;
+            if (*it == file->end()) {
+                done = true;
+                if (parsed == 0) fail("no records");
+                return false;
+            }
+            if (format == SequenceFormat::fastq) {
+                const int next = stream->rdbuf()->sgetc();
+                if (next != std::char_traits<char>::eof() && next != '@') {
+                    const auto [name, _] = split_header((**it).id());
+                    fail_record(number, name,
+                                fmt::format("the quality string does not match the sequence length ({} letters): "
+                                            "after {} quality characters the next record does not start with '@' "
+                                            "(found {})",
+                                            (**it).sequence().size(), (**it).sequence().size(), printable(next)));
+                }
+            }
+        } catch (const InputError&) {
+            throw;
+        } catch (const std::exception& e) {
+            const std::string partial(split_header(file->partial_id()).first);
+            std::string what = e.what();
+            if (format == SequenceFormat::fastq && dynamic_cast<const seqan3::unexpected_end_of_input*>(&e))
+                what += " (truncated record, or a quality string shorter than the sequence)";
+            if (format == SequenceFormat::fasta && dynamic_cast<const seqan3::unexpected_end_of_input*>(&e))
+                what += " (a header at the end of the file with no sequence after it)";
+            fail_record(number, partial, what);
+        }
+        ++parsed;
+        return true;
+    }
+
+    /// Reads one record from SeqAn3 into `out` (validated, not encoded).
+    /// Returns false at the end of the file.
+    bool parse(SequenceRecord& out) {
+        if (!advance()) return false;
+        const std::uint64_t number = parsed;
+        auto& rec = **it;
+        const auto [name, description] = split_header(rec.id());
+        out.name.assign(name);
+        out.description.assign(description);
+        out.sequence.assign(rec.sequence());  // a copy: SeqAn3 keeps its buffer's capacity for the next record
+        out.quality.clear();
+        for (const seqan3::phred94 q : rec.base_qualities()) out.quality.push_back(q.to_char());
+        out.number = number;
+        check_fields(number, out.name, out.sequence);
+        if (format == SequenceFormat::fastq && out.quality.size() != out.sequence.size())
+            fail_record(number, out.name,
+                        fmt::format("{} quality characters for {} letters", out.quality.size(), out.sequence.size()));
+        return true;
+    }
+
+    /// FASTA only: the next record from SeqAn3, validated as parse() does,
+    /// encoded and appended to `block` without an intermediate copy.
+    bool parse_into(RecordBlock& block) {
+        if (!advance()) return false;
+        const std::uint64_t number = parsed;
+        auto& rec = **it;
+        const auto [name, description] = split_header(rec.id());
+        const std::string_view letters(rec.sequence());
+        check_fields(number, name, letters);
+        if (const auto bad = block.append_encoded(name, description, letters, {}, *alphabet, dna_codes))
+            fail_bad_letter(number, name, letters, *bad);
+        return true;
+    }
+
+    /// The checks every record passes (parse and parse_into): a name and at least one letter.
+    void check_fields(std::uint64_t number, std::string_view name, std::string_view letters) const {
+        if (name.empty()) fail_record(number, "", "the header has no name");
+        if (letters.empty()) fail_record(number, name, "empty sequence");
+    }
+
+    [[noreturn]] void fail_bad_letter(std::uint64_t number, std::string_view name, std::string_view letters,
+                                      std::size_t bad) const {
+        fail_record(number, name,
+                    fmt::format("character {} at position {} is not in the {} alphabet{}", printable(letters[bad]),
+                                bad + 1, to_string(*alphabet),
+                                *alphabet == Alphabet::dna
+                                    ? " (accepted: A C G T U N and IUPAC R Y K M S W B D H V, any case)"
+                                    : " (accepted: letters A-Z in any case and '*')"));
+    }
+
+    void encode(SequenceRecord& rec) const {
+        if (const auto bad = encode_sequence(*alphabet, rec.sequence, rec.codes, dna_codes))
+            fail_bad_letter(rec.number, rec.name, rec.sequence, *bad);
+    }
+
+    Alphabet detect() {
+        if (alphabet) return *alphabet;
+        std::size_t letters = 0;
+        while (peeked.size() < detect_max_records && letters < detect_max_letters) {
+            SequenceRecord rec;
+            if (!parse(rec)) break;
+            letters += rec.sequence.size();
+            peeked.push_back(std::move(rec));
+        }
+        std::vector<std::string_view> views;
+        for (const auto& r : peeked) views.emplace_back(r.sequence);
+        alphabet = guess_alphabet(views);
+        return *alphabet;
+    }
+};
+
+SequenceReader::SequenceReader(std::string path, AlphabetChoice choice) : impl_(std::make_unique<Impl>()) {
+    impl_->path = std::move(path);
+    impl_->shown = display_path(impl_->path);
+    if (choice == AlphabetChoice::dna) impl_->alphabet = Alphabet::dna;
+    if (choice == AlphabetChoice::protein) impl_->alphabet = Alphabet::protein;
+    impl_->open();
+}
+
+SequenceReader::SequenceReader() : impl_(std::make_unique<Impl>()) {}
+
+SequenceReader SequenceReader::from_text(std::string_view text, std::string path, SequenceFormat format,
+                                         Alphabet alphabet, std::uint64_t first_number, std::string failure) {
+    SequenceReader r;
+    Impl& im = *r.impl_;
+    im.path = std::move(path);
+    im.shown = display_path(im.path);
+    im.alphabet = alphabet;
+    im.format = format;
+    im.parsed = first_number > 0 ? first_number - 1 : 0;
+    im.text_buf = std::make_unique<TextStreamBuf>(text, std::move(failure));
+    im.stream = std::make_unique<std::istream>(im.text_buf.get());
+    im.stream->exceptions(std::ios::badbit);
+    if (format == SequenceFormat::fasta)
+        im.file = std::make_unique<RawFile>(*im.stream, seqan3::format_fasta{});
+    else
+        im.file = std::make_unique<RawFile>(*im.stream, seqan3::format_fastq{});
+    im.text_buf->arm();
+    return r;
+}
+
+SequenceReader::~SequenceReader() = default;
+SequenceReader::SequenceReader(SequenceReader&&) noexcept = default;
+SequenceReader& SequenceReader::operator=(SequenceReader&&) noexcept = default;
+
+bool SequenceReader::next(SequenceRecord& out) {
+    impl_->detect();
+    if (!impl_->peeked.empty()) {
+        out = std::move(impl_->peeked.front());
+        impl_->peeked.pop_front();
+    } else if (!impl_->parse(out)) {
+        return false;
+    }
+    impl_->encode(out);
+    ++impl_->handed_out;
+    return true;
+}
+
+bool SequenceReader::next_into(RecordBlock& block) {
+    Impl& im = *impl_;
+    im.detect();
+    if (!im.peeked.empty() || im.format == SequenceFormat::fastq) {
+        SequenceRecord rec;
+        if (!next(rec)) return false;
+        block.append(rec);
+        return true;
+    }
+    if (!im.parse_into(block)) return false;
+    ++im.handed_out;
+    return true;
+}
+
+Alphabet SequenceReader::alphabet() { return impl_->detect(); }
+
+void SequenceReader::set_dna_codes(DnaCodes codes) {
+    if (impl_->handed_out > 0 && codes != impl_->dna_codes)
+        throw std::logic_error("SequenceReader::set_dna_codes: " + impl_->shown +
+                               " already handed out records in the other DNA coding");
+    impl_->dna_codes = codes;
+}
+SequenceFormat SequenceReader::format() const noexcept { return impl_->format; }
+bool SequenceReader::compressed() const noexcept { return impl_->compressed; }
+const std::string& SequenceReader::path() const noexcept { return impl_->path; }
+std::uint64_t SequenceReader::records_read() const noexcept { return impl_->handed_out; }
+
+}  // namespace gpualign

@@ -1,0 +1,80 @@
+// parse_byte_size (--gpu-memory) and the validation of AlignConfig::gpu_memory.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "gpualign/model/config.hpp"
+
+namespace gpualign {
+namespace {
+
+TEST(ParseByteSize, SuffixesAreBinary) {
+    EXPECT_EQ(parse_byte_size("0", "--gpu-memory"), 0u);
+    EXPECT_EQ(parse_byte_size("1048576", "--gpu-memory"), 1048576u);
+    EXPECT_EQ(parse_byte_size("512K", "--gpu-memory"), 512u << 10);
+    EXPECT_EQ(parse_byte_size("512M", "--gpu-memory"), 512u << 20);
+    EXPECT_EQ(parse_byte_size("64m", "--gpu-memory"), 64u << 20);
+    EXPECT_EQ(parse_byte_size("2G", "--gpu-memory"), std::size_t{2} << 30);
+    EXPECT_EQ(parse_byte_size("2GiB", "--gpu-memory"), std::size_t{2} << 30);
+    EXPECT_EQ(parse_byte_size("2GB", "--gpu-memory"), std::size_t{2} << 30);
+    EXPECT_EQ(parse_byte_size("1T", "--gpu-memory"), std::size_t{1} << 40);
+}
+
+TEST(ParseByteSize, MalformedValuesNameTheOption) {
+    for (const char* bad : {"", "M", "-1", "1.5G", "12X", "1 G", "99999999999999999999", "99999999999999T"}) {
+        try {
+            parse_byte_size(bad, "--gpu-memory");
+            ADD_FAILURE() << "accepted '" << bad << "'";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("--gpu-memory"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(ParseByteSize, ValidateRefusesCapsUnderTheMinimum) {
+    AlignConfig c;
+    c.query_path = "q.fa";
+    c.ref_path = "r.fa";
+    c.gpu_memory = 0;
+    EXPECT_NO_THROW(c.validate());
+    c.gpu_memory = Defaults::gpu_memory_min;
+    EXPECT_NO_THROW(c.validate());
+    c.gpu_memory = 4096;
+    try {
+        c.validate();
+        ADD_FAILURE() << "4096 accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("--gpu-memory 4096 bytes"), std::string::npos) << e.what();
+    }
+}
+
+// --gpu-streams: 0 (the default) picks per output mode; 1-16 as given; others refused.
+TEST(GpuStreams, AutoPicksPerModeAndValidateRefusesOutOfRange) {
+    AlignConfig c;
+    c.query_path = "q.fa";
+    c.ref_path = "r.fa";
+    EXPECT_EQ(c.gpu_streams, 0);
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_traceback);
+    c.gpu_memory = std::size_t{64} << 20;  // a cap is split between the streams: fewer, larger
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_score_only);
+    c.gpu_memory = 0;
+    c.score_only = true;
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_score_only);
+    EXPECT_NE(Defaults::gpu_streams_traceback, Defaults::gpu_streams_score_only);
+    c.gpu_streams = 3;
+    EXPECT_EQ(c.engine_streams(), 3);
+    EXPECT_NO_THROW(c.validate());
+    for (int bad : {-1, Defaults::gpu_streams_max + 1}) {
+        c.gpu_streams = bad;
+        try {
+            c.validate();
+            ADD_FAILURE() << bad << " accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("--gpu-streams"), std::string::npos) << e.what();
+        }
+    }
+}
+
+}  // namespace
+}  // namespace gpualign
