@@ -33,6 +33,8 @@ std::string fmt_seconds(double s) {
     return t;
 }
 
+/// Every option of the command line, with its help text and default: one
+/// flat table on purpose (it is --help's text, in --help's order).
 cxxopts::Options make_options() {
     cxxopts::Options o("gpualign", "GPU-accelerated pairwise sequence alignment.\n"
                                    "  gpualign sw QUERIES REFS [-o OUT]   local (Smith-Waterman-Gotoh)\n"

@@ -72,6 +72,10 @@ void ComputeTile(const LongTile&, const LongTileScheme&, std::int32_t*, LongTile
 #else
 bool Available() { return true; }
 
+/// One function body on purpose: the pass's vectors (H, E, F, the bests and
+/// their cells) stay in registers across the whole loop nest, which helper
+/// calls would have to pass through memory; the recurrence is in the file's
+/// header.
 template <bool kLocal, bool kDirs, bool kByteTable>
 HWY_NOINLINE void Tile(const LongTile& t, const LongTileScheme& s, std::int32_t* scratch, LongTileBest& best) {
     const hn::ScalableTag<std::int32_t> d;

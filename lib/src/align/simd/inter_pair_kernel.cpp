@@ -63,6 +63,10 @@ inline std::int16_t border(const KernelScheme& s, std::size_t k) {
 // one after another, passing H(i-1,j) and F(i-1,j) down in registers, so only
 // the strip's last row goes to memory (one load and one store of H and F per
 // strip and column instead of per cell).
+/// One function body on purpose: the pass's vectors (H, E, F, the bests and
+/// their cells) stay in registers across the whole loop nest, which helper
+/// calls would have to pass through memory; the recurrence is in the file's
+/// header.
 template <AlignMode kMode, KernelKind kKind, ScoreLookup kLookup, std::size_t kRows>
 HWY_NOINLINE void Run(const LaneGroup& g, const KernelScheme& ks, const LaneResults& out) {
     constexpr bool kLocal = kMode == AlignMode::local;

@@ -155,6 +155,10 @@ HWY_NOINLINE std::int16_t ColumnMax(const std::int16_t* HWY_RESTRICT h, std::siz
     return best;
 }
 
+/// One function body on purpose: the pass's vectors (H, E, F, the bests and
+/// their cells) stay in registers across the whole loop nest, which helper
+/// calls would have to pass through memory; the recurrence is in the file's
+/// header.
 template <AlignMode kMode, KernelKind kKind>
 HWY_NOINLINE StripedResult Run(const StripedPair& p, const KernelScheme& ks, std::uint8_t* dir) {
     constexpr bool kLocal = kMode == AlignMode::local;

@@ -108,6 +108,10 @@ HWY_INLINE V8 ShiftUp1(D8 d, V8 v, std::uint8_t* HWY_RESTRICT tmp) {
     return hn::LoadU(d, tmp);
 }
 
+/// One function body on purpose: the pass's vectors (H, E, F, the bests and
+/// their cells) stay in registers across the whole loop nest, which helper
+/// calls would have to pass through memory; the recurrence is in the file's
+/// header.
 template <bool kStore>
 HWY_NOINLINE Score8Result Run(const StripedPair& p, const Score8Scheme& ks, std::uint8_t* h_out) {
     const D8 d;
