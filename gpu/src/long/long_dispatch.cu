@@ -38,27 +38,6 @@ cudaError_t row_peaks(void* temp, std::size_t& temp_bytes, const int2* cells, co
                                               stream);
 }
 
-RegionParams to_params(const RegionLaunch& a) {
-    RegionParams p{};
-    p.query = a.query;
-    p.ref = a.ref;
-    p.matrix = a.matrix;
-    p.size = a.size;
-    p.gap_open = a.gap_open;
-    p.gap_extend = a.gap_extend;
-    p.regions = a.regions_dev;
-    p.count = a.count;
-    p.stripes = a.stripes;
-    p.ring = static_cast<int4*>(a.ring);
-    p.ring_mask = a.ring_cols - 1;
-    p.ring_slots = a.ring_slots;
-    p.flow_control = a.flow_control;
-    p.progress = a.progress;
-    p.cells_done = a.cells_done;
-    p.launch_done = a.launch_done;
-    return p;
-}
-
 /// The variant of R rows per lane, mode, direction bytes and packed scores,
 /// with the tuning table's columns per step.
 template <int R, AlignMode Mode, bool Dirs, bool Packed>
@@ -123,27 +102,30 @@ int region_max_blocks(int device, int rows_per_lane, AlignMode mode, bool dirs, 
 bool region_has_spare_code(int size, bool packed) { return size < (packed ? long_kernels::packed_letters : 32); }
 
 std::size_t region_ring_bytes(const RegionLaunch& a) {
-    return static_cast<std::size_t>(a.ring_slots) * static_cast<std::size_t>(a.ring_cols) * sizeof(int4);
+    return static_cast<std::size_t>(a.params.ring_slots) * (static_cast<std::size_t>(a.params.ring_mask) + 1) *
+           sizeof(int4);
 }
 
 void launch_region(const RegionLaunch& a, cudaStream_t stream) {
-    GPUALIGN_CUDA(cudaMemcpyAsync(a.regions_dev, a.regions_host, sizeof(long_kernels::RegionDesc) * a.count,
+    const RegionParams& p = a.params;
+    GPUALIGN_CUDA(cudaMemcpyAsync(const_cast<long_kernels::RegionDesc*>(p.regions), a.regions_host,
+                                  sizeof(long_kernels::RegionDesc) * p.count,
                                   cudaMemcpyHostToDevice, stream),
                   "region descriptors upload");
-    GPUALIGN_CUDA(cudaMemsetAsync(a.progress, 0, sizeof(int) * (static_cast<std::size_t>(a.stripes) + 2), stream),
+    GPUALIGN_CUDA(cudaMemsetAsync(p.progress, 0, sizeof(int) * (static_cast<std::size_t>(p.stripes) + 2), stream),
                   "region progress reset");
     // Tags of -1 (all bytes 0xFF) match no stripe: no entry of an earlier launch is taken for new.
-    GPUALIGN_CUDA(cudaMemsetAsync(a.ring, 0xFF, region_ring_bytes(a), stream), "region ring reset");
-    RegionParams p = to_params(a);
-    void* args[] = {&p};
+    GPUALIGN_CUDA(cudaMemsetAsync(p.ring, 0xFF, region_ring_bytes(a), stream), "region ring reset");
+    RegionParams params = p;
+    void* args[] = {&params};
     // Flow control needs every warp co-resident (cooperative launch); without
     // it the kernel finishes with any resident subset (region_kernel.cuh), so
     // an ordinary launch may share the GPU with other streams' launches.
     const void* kernel = kernel_for(a.rows_per_lane, a.mode, a.dirs, a.packed);
     const dim3 grid(static_cast<unsigned>(a.blocks)), block(static_cast<unsigned>(long_kernels::region_block));
-    const cudaError_t e = a.flow_control ? cudaLaunchCooperativeKernel(kernel, grid, block, args, 0, stream)
+    const cudaError_t e = p.flow_control ? cudaLaunchCooperativeKernel(kernel, grid, block, args, 0, stream)
                                          : cudaLaunchKernel(kernel, grid, block, args, 0, stream);
-    GPUALIGN_CUDA(e, "region kernel launch (" + std::to_string(a.count) + " region(s), " + std::to_string(a.stripes) +
+    GPUALIGN_CUDA(e, "region kernel launch (" + std::to_string(p.count) + " region(s), " + std::to_string(p.stripes) +
                          " stripes, " + std::to_string(a.blocks) + " blocks)");
 }
 

@@ -12,31 +12,21 @@
 
 namespace gpualign::gpu::detail {
 
-/// One launch over `count` regions of one pair (see long/region_params.cuh
-/// for each field). Device memory unless said otherwise.
+/// One launch over `count` regions of one pair: the kernel's parameters as
+/// the kernel takes them (`params`, long/region_params.cuh; device memory
+/// unless said there) and the host's choices of kernel variant and grid.
 ///
-/// Rings: `ring_slots` rings of `ring_cols` entries. Without flow control
-/// (every ring holds a region's whole row: ring_cols >= cols + 64) any
-/// ring_slots >= 1 is correct and the launch is an ordinary one, safe beside
-/// other launches; ring_slots below the stripes in flight only makes stripes
-/// wait. With flow control the launch is cooperative, and the caller keeps
-/// cols < (warps) * (ring_cols - 64) with ring_slots = 2 * warps.
+/// Rings: `params.ring_slots` rings of `params.ring_mask + 1` entries.
+/// Without flow control (every ring holds a region's whole row: ring
+/// columns >= cols + 64) any ring_slots >= 1 is correct and the launch is an
+/// ordinary one, safe beside other launches; ring_slots below the stripes in
+/// flight only makes stripes wait. With flow control the launch is
+/// cooperative, and the caller keeps cols < (warps) * (ring columns - 64)
+/// with ring_slots = 2 * warps. launch_region resets the rings' tags to -1
+/// and zeroes `params.progress`.
 struct RegionLaunch {
-    const std::uint8_t* query;
-    const std::uint8_t* ref;
-    const std::int32_t* matrix;
-    std::int32_t size, gap_open, gap_extend;
-    const long_kernels::RegionDesc* regions_host;  ///< host memory, `count` descriptors
-    long_kernels::RegionDesc* regions_dev;         ///< device memory for them
-    int count;
-    int stripes;                 ///< all regions' stripes (stripe_begin of each is set)
-    void* ring;                  ///< int4 rings; tags reset to -1 by launch_region
-    int ring_cols;               ///< a power of two
-    int ring_slots;              ///< rings (>= 1)
-    bool flow_control;           ///< single region only; cooperative launch
-    int* progress;               ///< int[stripes + 2], zeroed by launch_region
-    unsigned long long* cells_done;  ///< mapped pinned host memory, one per warp, or null
-    unsigned int* launch_done;       ///< mapped pinned host memory, zeroed, or null (RegionParams::launch_done)
+    long_kernels::RegionParams params;             ///< passed to the kernel as it is
+    const long_kernels::RegionDesc* regions_host;  ///< host memory: `params.count` descriptors, copied to params.regions
     AlignMode mode;              ///< the recurrence (zero floor: local) and best-cell output (RegionDesc::stripe_best)
     bool dirs;                   ///< the regions have direction-byte outputs
     bool packed;                 ///< scores as a packed int8 profile (region_uses_packed_scores)
@@ -112,7 +102,7 @@ void launch_row_peaks(const int2* cells, const std::int64_t* begin, const std::i
 
 /// Uploads the descriptors, zeroes `progress`, resets the rings' tags and
 /// launches the region kernel on `stream` (asynchronous; cooperatively when
-/// `a.flow_control`).
+/// `a.params.flow_control`).
 /// @throws std::runtime_error naming the CUDA error (cudaGetErrorName).
 void launch_region(const RegionLaunch& a, cudaStream_t stream);
 

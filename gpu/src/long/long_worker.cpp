@@ -117,12 +117,12 @@ int Worker::rows_per_lane(std::int64_t rows, bool want_dirs) const {
 
 detail::RegionLaunch Worker::base_launch(bool want_dirs, int R) const {
     detail::RegionLaunch a{};
-    a.query = dq;
-    a.ref = dr;
-    a.matrix = static_cast<const std::int32_t*>(cx.matrix);
-    a.size = cx.scheme.size;
-    a.gap_open = cx.scheme.gap_open;
-    a.gap_extend = cx.scheme.gap_extend;
+    a.params.query = dq;
+    a.params.ref = dr;
+    a.params.matrix = static_cast<const std::int32_t*>(cx.matrix);
+    a.params.size = cx.scheme.size;
+    a.params.gap_open = cx.scheme.gap_open;
+    a.params.gap_extend = cx.scheme.gap_extend;
     a.mode = cx.mode;
     a.dirs = want_dirs;
     a.packed = cx.packed;
@@ -175,12 +175,12 @@ void Worker::run_launch(detail::RegionLaunch& a, std::vector<long_kernels::Regio
     descs_host.ensure(descs.size(), false, "pinned region descriptors", mem_);
     std::memcpy(descs_host.host, descs.data(), sizeof(long_kernels::RegionDesc) * descs.size());
     a.regions_host = descs_host.host;
-    a.regions_dev = static_cast<long_kernels::RegionDesc*>(descs_dev.ptr);
-    a.count = static_cast<int>(descs.size());
+    a.params.regions = static_cast<long_kernels::RegionDesc*>(descs_dev.ptr);
+    a.params.count = static_cast<int>(descs.size());
     ring.ensure(detail::region_ring_bytes(a), "long engine rings", mem_);
-    a.ring = ring.ptr;
-    progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.stripes) + 2), "long engine progress flags", mem_);
-    a.progress = static_cast<int*>(progress.ptr);
+    a.params.ring = static_cast<int4*>(ring.ptr);
+    progress.ensure(sizeof(int) * (static_cast<std::size_t>(a.params.stripes) + 2), "long engine progress flags", mem_);
+    a.params.progress = static_cast<int*>(progress.ptr);
     const bool report = solo && on_cells && cells >= long_tuning::progress_min_cells;
     if (report) {
         if (!cells_host) {  // one counter per warp of the largest grid (a later launch may have more warps)
@@ -189,17 +189,17 @@ void Worker::run_launch(detail::RegionLaunch& a, std::vector<long_kernels::Regio
         }
         std::fill(cells_host, cells_host + warps, 0ull);
     }
-    a.cells_done = report ? cells_dev : nullptr;
+    a.params.cells_done = report ? cells_dev : nullptr;
     note_peak();
 
     // align_many's workers: the kernel signals its end in mapped memory
     // (StreamWaiter::poll), with no event recorded after it; their device
     // time is the host's, launch to end.
     const bool polled = !solo;
-    a.launch_done = nullptr;
+    a.params.launch_done = nullptr;
     if (polled) {
         __atomic_store_n(done_word(), 0u, __ATOMIC_RELEASE);
-        a.launch_done = done.dev;
+        a.params.launch_done = done.dev;
     }
     const auto t_launch = std::chrono::steady_clock::now();
     if (!polled) GPUALIGN_CUDA(cudaEventRecord(ev_start, stream), "region start event");
@@ -343,10 +343,10 @@ Worker::WindowedResult Worker::compute_region(const Region& reg, const RegionOut
     d.stripe_begin = 0;
     d.stripes = stripes;
     detail::RegionLaunch a = base_launch(want_dirs, R);
-    a.stripes = stripes;
-    a.ring_cols = static_cast<int>(geo.ring_cols);
-    a.ring_slots = geo.slots;
-    a.flow_control = geo.flow;
+    a.params.stripes = stripes;
+    a.params.ring_mask = static_cast<int>(geo.ring_cols) - 1;
+    a.params.ring_slots = geo.slots;
+    a.params.flow_control = geo.flow;
     a.blocks = geo.blocks;
     run_launch(a, descs, static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols), on_cells, geo.warps);
 

@@ -1,5 +1,9 @@
-// gpualign — launch parameters of the long-pair region kernel. Device code
-// only (included by long_dispatch.cu), and the layout the host fills.
+// gpualign — launch parameters of the long-pair region kernel, one layout
+// for the host and the kernel: the host fills RegionParams
+// (long_dispatch.hpp, RegionLaunch::params) and the kernel takes it as it
+// is. Plain structs, no device code; the only CUDA names are the vector
+// types int2 and int4 (vector_types.h), the device's layout of
+// gpualign::BoundaryCell and of a ring entry.
 #pragma once
 
 #include <cstdint>

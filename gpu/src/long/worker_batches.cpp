@@ -55,10 +55,11 @@ void WorkerBatches::compute_leaves(std::span<const Region> leaves) {
     const int blocks =
         long_geometry::launch_blocks(w_.max_blocks_for(R, true), stripes, warps_per_block, w_.cx.options.max_blocks);
     detail::RegionLaunch a = w_.base_launch(true, R);
-    a.stripes = stripes;
-    a.ring_cols = static_cast<int>(long_geometry::whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
-    a.ring_slots = long_geometry::whole_row_slots(w_.ring_budget_, a.ring_cols, stripes);  // whole rows: no flow control
-    a.flow_control = false;
+    const int ring_cols = static_cast<int>(long_geometry::whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
+    a.params.stripes = stripes;
+    a.params.ring_mask = ring_cols - 1;
+    a.params.ring_slots = long_geometry::whole_row_slots(w_.ring_budget_, ring_cols, stripes);  // whole rows: no flow control
+    a.params.flow_control = false;
     a.blocks = blocks;
     w_.run_launch(a, descs, cells, {}, static_cast<std::size_t>(blocks) * warps_per_block, walks_leaves());
     leaf_count = static_cast<int>(descs.size());
@@ -254,12 +255,14 @@ void WorkerBatches::compute_tiles(std::span<const Region> tiles, std::span<const
         long_geometry::launch_blocks(w_.max_blocks_for(R, false), stripes, warps_per_block, w_.cx.options.max_blocks);
     const std::size_t warps = static_cast<std::size_t>(blocks) * warps_per_block;
     detail::RegionLaunch a = w_.base_launch(false, R);
-    a.stripes = stripes;
-    a.ring_cols = static_cast<int>(long_geometry::whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
+    const int ring_cols = static_cast<int>(long_geometry::whole_row_ring_cols(static_cast<std::size_t>(max_cols)));
+    a.params.stripes = stripes;
+    a.params.ring_mask = ring_cols - 1;
     // A slot per resident warp where the tile ring budget allows (a stripe
     // whose slot is still being read waits).
-    a.ring_slots = long_geometry::tile_batch_slots(std::max(w_.tile_ring_budget, w_.ring_budget_), a.ring_cols, warps, stripes);
-    a.flow_control = false;
+    a.params.ring_slots =
+        long_geometry::tile_batch_slots(std::max(w_.tile_ring_budget, w_.ring_budget_), ring_cols, warps, stripes);
+    a.params.flow_control = false;
     a.blocks = blocks;
     w_.run_launch(a, descs, cells, {}, warps);
 }
