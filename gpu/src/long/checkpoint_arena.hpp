@@ -49,8 +49,6 @@ public:
 
     /// Frees both parts (the next pair allocates again).
     void release_buffers();
-    /// Frees the rest only.
-    void release_rest() { rest_.release(mem_); }
 
     /// The first part (q = 0) or the rest (q = 1), for a lookup of which
     /// part a row lies in (row_peaks).
