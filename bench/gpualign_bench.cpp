@@ -6,7 +6,13 @@
 //   b  the 10,000 real pacbio_ecoli pairs (reads.fa vs ref_windows.fa)
 //   c  100,000 synthetic protein pairs of ~512 (background amino-acid
 //      composition, ~30% divergence), BLOSUM62, gap 11+1
-// each score-only and with CIGAR, local (and global with --global).
+//   r  1,000,000 synthetic 150-bp reads against 150-200-bp windows holding a
+//      ~5% divergent copy (seeded), the DNA scheme of (a)
+//   l  20,000 synthetic DNA pairs of 2-5 kb at ~10% divergence, scheme of (a)
+// each score-only and with CIGAR, local (and global with --global,
+// semi-global with --semi-global). Score-only rows run the inter-pair
+// kernel (BatchEngineOptions::pair_kernels) and, with --kernels both, the
+// warp-per-pair kernel alone beside it.
 //
 // Kernel GCUPS: a BatchEngine with one stream, so that the CUDA events around
 // each batch's kernels (BatchEngine::last_kernel_ms) time the kernels alone; one
@@ -60,12 +66,58 @@ Workload synthetic(const std::string& name, Alphabet a, std::size_t pairs, std::
     return w;
 }
 
+// Reads of `len` against windows of len..len+extra holding a copy at
+// `divergence`, flanked by random letters.
+Workload reads(const std::string& name, std::size_t pairs, std::size_t len, std::size_t extra, double divergence,
+               std::uint64_t seed) {
+    Workload w;
+    w.name = name;
+    w.scheme = make_dna_scheme(2, 3, 5, 2, -3);
+    w.description = std::to_string(pairs) + " synthetic " + std::to_string(len) + "-bp reads vs " +
+                    std::to_string(len) + "-" + std::to_string(len + extra) + "-bp windows, " +
+                    std::to_string(static_cast<int>(divergence * 100)) + "% divergence, seed " + std::to_string(seed);
+    test::Generator g(Alphabet::dna, seed);
+    for (std::size_t k = 0; k < pairs; ++k) {
+        Seq q = g.random(len);
+        const Seq copy = g.mutate(q, divergence, len + extra);
+        const std::size_t flank = extra ? g.rng()() % (extra + 1) : 0;
+        const std::size_t left = flank ? g.rng()() % (flank + 1) : 0;
+        Seq r = g.random(left);
+        r.insert(r.end(), copy.begin(), copy.end());
+        while (r.size() < copy.size() + flank) r.push_back(g.residue());
+        w.q.push_back(std::move(q));
+        w.r.push_back(std::move(r));
+    }
+    return w;
+}
+
+// DNA pairs of min_len..max_len at `divergence`.
+Workload long_dna(const std::string& name, std::size_t pairs, std::size_t min_len, std::size_t max_len,
+                  double divergence, std::uint64_t seed) {
+    Workload w;
+    w.name = name;
+    w.scheme = make_dna_scheme(2, 3, 5, 2, -3);
+    w.description = std::to_string(pairs) + " synthetic DNA pairs of " + std::to_string(min_len) + "-" +
+                    std::to_string(max_len) + ", " + std::to_string(static_cast<int>(divergence * 100)) +
+                    "% divergence, seed " + std::to_string(seed);
+    test::Generator g(Alphabet::dna, seed);
+    for (std::size_t k = 0; k < pairs; ++k) {
+        Seq q = g.random(min_len + g.rng()() % (max_len - min_len + 1));
+        Seq r = g.mutate(q, divergence, 2 * max_len);
+        w.q.push_back(std::move(q));
+        w.r.push_back(std::move(r));
+    }
+    return w;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string csv = "gpualign_bench.csv", which = "abc";
     int runs = 5, streams = 4, host_threads = 0;
     bool with_global = false, with_semi_global = false;
+    std::string kernels = "pair", dump;
+    bool with_cigar = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--csv" && i + 1 < argc) csv = argv[++i];
@@ -73,11 +125,15 @@ int main(int argc, char** argv) {
         else if (a == "--workloads" && i + 1 < argc) which = argv[++i];
         else if (a == "--global") with_global = true;
         else if (a == "--semi-global") with_semi_global = true;
+        else if (a == "--kernels" && i + 1 < argc) kernels = argv[++i];
+        else if (a == "--dump" && i + 1 < argc) dump = argv[++i];
+        else if (a == "--no-cigar") with_cigar = false;
         else if (a == "--streams" && i + 1 < argc) streams = std::max(1, std::atoi(argv[++i]));
         else if (a == "--host-threads" && i + 1 < argc) host_threads = std::max(0, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: gpualign_bench [--workloads abc] [--runs 5] [--global] [--semi-global] [--streams 4] [--host-threads 0=all]\n"
-                                 "                      [--csv FILE]\n"
+            std::fprintf(stderr, "usage: gpualign_bench [--workloads abcrl] [--runs 5] [--global] [--semi-global] [--streams 4] [--host-threads 0=all]\n"
+                                 "                      [--kernels pair|warp|both] [--no-cigar] [--csv FILE] [--dump DIR]\n"
+                                 "  --dump DIR: write each DNA workload as DIR/<name>_q.fa and _r.fa (for peers) and exit\n"
                                  "  real data from $GPUALIGN_SHARED_DATA (default %s)\n", test::shared_data_dir().c_str());
             return 2;
         }
@@ -106,11 +162,28 @@ int main(int argc, char** argv) {
     }
     if (which.find('c') != std::string::npos)
         loads.push_back(synthetic("c_protein512", Alphabet::protein, 100000, 512, 0.30, 20261123));
+    if (which.find('r') != std::string::npos) loads.push_back(reads("r_reads150", 1000000, 150, 50, 0.05, 20261127));
+    if (which.find('l') != std::string::npos) loads.push_back(long_dna("l_dna2k5k", 20000, 2000, 5000, 0.10, 20261128));
 
+    if (!dump.empty()) {  // the same pairs as FASTA, for a peer aligner run beside the bench
+        for (const Workload& w : loads) {
+            if (w.scheme.alphabet != Alphabet::dna) continue;
+            for (const auto& [side, seqs] : {std::pair{"_q.fa", &w.q}, std::pair{"_r.fa", &w.r}}) {
+                std::ofstream f(dump + "/" + w.name + side);
+                for (std::size_t i = 0; i < seqs->size(); ++i) {
+                    f << '>' << i << '\n';
+                    for (std::uint8_t c : (*seqs)[i]) f << dna_code_letters[c];
+                    f << '\n';
+                }
+            }
+        }
+        return 0;
+    }
     std::ofstream out(csv);
-    out << "workload,pairs,cells,mode,output,kernel_ms_median,kernel_gcups,e2e_ms_median,e2e_gcups,checked_pairs\n";
-    std::printf("\n%-16s %-7s %-10s %12s %12s %12s %12s\n", "workload", "mode", "output", "kernel ms", "kernel GCUPS",
-                "e2e ms", "e2e GCUPS");
+    out << "workload,pairs,cells,mode,output,kernel,kernel_ms_median,kernel_gcups,e2e_ms_median,e2e_gcups,checked_pairs,"
+           "inter_pair_pairs,inter_pair_fallbacks\n";
+    std::printf("\n%-16s %-7s %-10s %-5s %12s %12s %12s %12s\n", "workload", "mode", "output", "kern", "kernel ms",
+                "kernel GCUPS", "e2e ms", "e2e GCUPS");
     for (const Workload& w : loads) {
         const auto views = test::views(w.q, w.r);
         double cells = 0;
@@ -120,12 +193,18 @@ int main(int argc, char** argv) {
         if (with_global) modes.push_back(AlignMode::global);
         if (with_semi_global) modes.push_back(AlignMode::semi_global);
         for (AlignMode mode : modes) {
-            for (bool score_only : {true, false}) {
+            std::vector<std::pair<bool, bool>> runs_of;  // (score_only, pair_kernels)
+            if (kernels != "warp") runs_of.push_back({true, true});
+            if (kernels != "pair") runs_of.push_back({true, false});
+            if (with_cigar) runs_of.push_back({false, false});
+            for (const auto& [score_only, pair_kernels] : runs_of) {
                 std::vector<double> kms, wall;
                 std::size_t checked = 0;
+                std::uint64_t inter_pair = 0, fallbacks = 0;
                 {
                     gpu::BatchEngineOptions opt;
                     opt.streams = 1;
+                    opt.pair_kernels = pair_kernels;
                     gpu::BatchEngine e(w.scheme, mode, score_only, opt);
                     auto res = e.align(views);  // warm-up
                     // Spot check against the CPU reference (every 500th pair).
@@ -140,15 +219,19 @@ int main(int argc, char** argv) {
                         }
                     }
                     checked = idx.size();
+                    const gpu::BatchEngineProfile p0 = e.profile();
                     for (int k = 0; k < runs; ++k) {
                         e.align(views);
                         kms.push_back(e.last_kernel_ms());
                     }
+                    inter_pair = (e.profile().inter_pair_pairs - p0.inter_pair_pairs) / runs;
+                    fallbacks = (e.profile().inter_pair_fallbacks - p0.inter_pair_fallbacks) / runs;
                 }
                 {
                     gpu::BatchEngineOptions opt;
                     opt.streams = streams;
                     opt.host_threads = host_threads;
+                    opt.pair_kernels = pair_kernels;
                     gpu::BatchEngine e(w.scheme, mode, score_only, opt);
                     e.align(views);  // warm-up
                     const gpu::BatchEngineProfile p0 = e.profile();
@@ -173,11 +256,17 @@ int main(int argc, char** argv) {
                 const double km = median(kms), wm = median(wall);
                 const double kg = cells / (km * 1e-3) / 1e9, wg = cells / (wm * 1e-3) / 1e9;
                 const char* o = score_only ? "score-only" : "cigar";
-                std::printf("%-16s %-7s %-10s %12.2f %12.1f %12.2f %12.1f\n", w.name.c_str(), to_string(mode), o, km, kg,
-                            wm, wg);
+                const char* kn = pair_kernels ? "pair" : "warp";
+                std::printf("%-16s %-7s %-10s %-5s %12.2f %12.1f %12.2f %12.1f", w.name.c_str(), to_string(mode), o, kn,
+                            km, kg, wm, wg);
+                if (pair_kernels)
+                    std::printf("  (inter-pair %llu, to warp kernel %llu)", static_cast<unsigned long long>(inter_pair),
+                                static_cast<unsigned long long>(fallbacks));
+                std::printf("\n");
                 std::fflush(stdout);
-                out << w.name << ',' << w.q.size() << ',' << cells << ',' << to_string(mode) << ',' << o << ',' << km
-                    << ',' << kg << ',' << wm << ',' << wg << ',' << checked << '\n';
+                out << w.name << ',' << w.q.size() << ',' << cells << ',' << to_string(mode) << ',' << o << ',' << kn << ','
+                    << km << ',' << kg << ',' << wm << ',' << wg << ',' << checked << ',' << inter_pair << ',' << fallbacks
+                    << '\n';
             }
         }
     }

@@ -22,47 +22,6 @@ namespace {
 ScoringScheme dna_scheme(bool affine) { return make_dna_scheme(2, 3, affine ? 5 : 0, 2, -3); }
 ScoringScheme protein_scheme(bool affine) { return blosum62_scheme(affine ? 11 : 0, affine ? 1 : 2); }
 
-// Compares GPU and CPU results pair by pair; reports the first few
-// differences. Returns the engine's profile.
-gpu::BatchEngineProfile expect_identical(const std::vector<Seq>& q, const std::vector<Seq>& r, const ScoringScheme& s,
-                                         AlignMode mode, bool score_only, const gpu::BatchEngineOptions& opt = {}) {
-    gpu::BatchEngine engine(s, mode, score_only, opt);
-    const auto v = views(q, r);
-    for (const auto& p : v) {
-        EXPECT_TRUE(engine.accepts(p.query.size(), p.ref.size()));
-        if (!engine.accepts(p.query.size(), p.ref.size())) return {};
-    }
-    const std::vector<AlignmentResult> got = engine.align(v);
-    const std::vector<AlignmentResult> want = cpu_align_all(q, r, s, mode, score_only);
-    EXPECT_EQ(got.size(), want.size());
-    if (got.size() != want.size()) return {};
-    std::size_t bad = 0, bad_cigar = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        if (!(got[i] == want[i])) {
-            if (++bad <= 5)
-                ADD_FAILURE() << "pair " << i << " (" << q[i].size() << " x " << r[i].size() << "): gpu score "
-                              << got[i].score << " q[" << got[i].query_begin << "," << got[i].query_end << ") r["
-                              << got[i].ref_begin << "," << got[i].ref_end << ") " << cigar_string(got[i].cigar)
-                              << " has_cigar " << got[i].has_cigar << "\n   cpu score " << want[i].score << " q["
-                              << want[i].query_begin << "," << want[i].query_end << ") r[" << want[i].ref_begin << ","
-                              << want[i].ref_end << ") " << cigar_string(want[i].cigar);
-        }
-        if (got[i].has_cigar && !(mode == AlignMode::local && got[i].score == 0)) {
-            try {
-                if (rescore_cigar(got[i], q[i], r[i], s) != got[i].score) ++bad_cigar;
-            } catch (const std::exception& e) {
-                if (++bad_cigar <= 5) ADD_FAILURE() << "pair " << i << ": rescore_cigar threw " << e.what();
-            }
-        }
-    }
-    EXPECT_EQ(bad, 0u) << "of " << got.size() << " pairs";
-    EXPECT_EQ(bad_cigar, 0u) << "CIGARs that do not rescore";
-    std::printf("  %zu pairs identical to align_pair (%s, %s, %s, go=%d ge=%d)\n", got.size() - bad,
-                to_string(s.alphabet), to_string(mode), score_only ? "score-only" : "traceback", s.gap_open,
-                s.gap_extend);
-    return engine.profile();
-}
-
 // Lengths at lane (R = 8, 16), warp (32 lanes / 32-column chunks) and stripe
 // (256, 512 rows) boundaries, +-1.
 const std::vector<std::size_t> edge_lengths = {1,   2,   3,   7,   8,   9,   15,  16,   17,   31,   32,   33,   63,
@@ -133,6 +92,11 @@ TEST_P(RandomPairs, IdenticalToCpuReference) {
     make_pairs(c.alphabet, seed, 20000, q, r);
     const ScoringScheme s = c.alphabet == Alphabet::dna ? dna_scheme(c.affine) : protein_scheme(c.affine);
     expect_identical(q, r, s, c.mode, c.score_only);
+    if (c.score_only) {  // the inter-pair kernel on every batch, where the scheme allows it
+        gpu::BatchEngineOptions o;
+        o.pair_kernel_min_pairs = 1;
+        expect_identical(q, r, s, c.mode, c.score_only, o);
+    }
 }
 
 std::vector<Config> all_configs() {
@@ -290,18 +254,6 @@ TEST(Engine, SmallMixedBatch) {
 }
 
 // ---- real data ---------------------------------------------------------
-
-bool load_pairs(const std::string& qpath, const std::string& rpath, Alphabet alphabet, std::vector<Seq>& q,
-                std::vector<Seq>& r) {
-    const std::string dir = shared_data_dir();
-    try {
-        q = read_fasta(dir + "/" + qpath, alphabet);
-        r = read_fasta(dir + "/" + rpath, alphabet);
-    } catch (const std::exception&) {
-        return false;
-    }
-    return true;
-}
 
 TEST(RealData, PacbioEcoli) {
     SKIP_WITHOUT_GPU();

@@ -17,6 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
 #include "gpualign/align/reference_aligner.hpp"
 #include "gpualign/gpu/batch_engine.hpp"
 #include "gpualign/gpu/device.hpp"
@@ -146,6 +150,61 @@ inline std::vector<gpu::PairView> views(const std::vector<Seq>& q, const std::ve
     std::vector<gpu::PairView> v(q.size());
     for (std::size_t i = 0; i < q.size(); ++i) v[i] = {q[i], r[i]};
     return v;
+}
+
+/// Reads the pairs of two FASTA files under shared_data_dir(); false when
+/// either cannot be read (tests skip then).
+inline bool load_pairs(const std::string& qpath, const std::string& rpath, Alphabet alphabet, std::vector<Seq>& q,
+                std::vector<Seq>& r) {
+    const std::string dir = shared_data_dir();
+    try {
+        q = read_fasta(dir + "/" + qpath, alphabet);
+        r = read_fasta(dir + "/" + rpath, alphabet);
+    } catch (const std::exception&) {
+        return false;
+    }
+    return true;
+}
+
+// Compares GPU and CPU results pair by pair; reports the first few
+// differences. Returns the engine's profile.
+inline gpu::BatchEngineProfile expect_identical(const std::vector<Seq>& q, const std::vector<Seq>& r, const ScoringScheme& s,
+                                         AlignMode mode, bool score_only, const gpu::BatchEngineOptions& opt = {}) {
+    gpu::BatchEngine engine(s, mode, score_only, opt);
+    const auto v = views(q, r);
+    for (const auto& p : v) {
+        EXPECT_TRUE(engine.accepts(p.query.size(), p.ref.size()));
+        if (!engine.accepts(p.query.size(), p.ref.size())) return {};
+    }
+    const std::vector<AlignmentResult> got = engine.align(v);
+    const std::vector<AlignmentResult> want = cpu_align_all(q, r, s, mode, score_only);
+    EXPECT_EQ(got.size(), want.size());
+    if (got.size() != want.size()) return {};
+    std::size_t bad = 0, bad_cigar = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (!(got[i] == want[i])) {
+            if (++bad <= 5)
+                ADD_FAILURE() << "pair " << i << " (" << q[i].size() << " x " << r[i].size() << "): gpu score "
+                              << got[i].score << " q[" << got[i].query_begin << "," << got[i].query_end << ") r["
+                              << got[i].ref_begin << "," << got[i].ref_end << ") " << cigar_string(got[i].cigar)
+                              << " has_cigar " << got[i].has_cigar << "\n   cpu score " << want[i].score << " q["
+                              << want[i].query_begin << "," << want[i].query_end << ") r[" << want[i].ref_begin << ","
+                              << want[i].ref_end << ") " << cigar_string(want[i].cigar);
+        }
+        if (got[i].has_cigar && !(mode == AlignMode::local && got[i].score == 0)) {
+            try {
+                if (rescore_cigar(got[i], q[i], r[i], s) != got[i].score) ++bad_cigar;
+            } catch (const std::exception& e) {
+                if (++bad_cigar <= 5) ADD_FAILURE() << "pair " << i << ": rescore_cigar threw " << e.what();
+            }
+        }
+    }
+    EXPECT_EQ(bad, 0u) << "of " << got.size() << " pairs";
+    EXPECT_EQ(bad_cigar, 0u) << "CIGARs that do not rescore";
+    std::printf("  %zu pairs identical to align_pair (%s, %s, %s, go=%d ge=%d)\n", got.size() - bad,
+                to_string(s.alphabet), to_string(mode), score_only ? "score-only" : "traceback", s.gap_open,
+                s.gap_extend);
+    return engine.profile();
 }
 
 }  // namespace gpualign::test

@@ -9,13 +9,36 @@
 #include "kernels/cigar_scan_kernel.cuh"
 #include "kernels/dp_kernel.cuh"
 #include "kernels/fault_kernel.cuh"
+#include "kernels/pair_kernel.cuh"
 #include "kernels/traceback_kernel.cuh"
 
 namespace gpualign::gpu::detail {
 namespace {
 
+// The inter-pair kernel's passes (score-only, p.status set): forward, then
+// for local and semi-global the reverse pass for the begin cells.
+template <AlignMode Mode>
+void launch_pairs(const BatchParams& p, cudaStream_t stream) {
+    const int smem = kernels::pair_block * kernels::pair_profile_bytes(p.size + 1);
+    const unsigned threads = (p.count + 1) / 2;
+    const unsigned blocks = (threads + kernels::pair_block - 1) / kernels::pair_block;
+    GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                  "pair_kernel shared memory");
+    kernels::pair_kernel<Mode, false><<<blocks, kernels::pair_block, smem, stream>>>(p);
+    GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel launch");
+    if constexpr (Mode != AlignMode::global) {
+        GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                      "pair_kernel shared memory");
+        kernels::pair_kernel<Mode, true><<<blocks, kernels::pair_block, smem, stream>>>(p);
+        GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel (reverse pass) launch");
+    }
+}
+
 template <AlignMode Mode, bool Traceback>
 void launch(const BatchParams& p, cudaStream_t stream) {
+    if constexpr (!Traceback) {
+        if (p.status) launch_pairs<Mode>(p, stream);
+    }
     constexpr int R = rows_per_thread(Mode != AlignMode::global, Traceback);
     if (p.size <= max_profile_alphabet) {
         const std::size_t smem = static_cast<std::size_t>(p.size) * R * 32 * 16 / 4;

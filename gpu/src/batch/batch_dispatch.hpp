@@ -10,8 +10,11 @@
 
 namespace gpualign::gpu::detail {
 
-/// Enqueues, for the `p.count` pairs of `p` (nothing when 0), the DP kernel
-/// of `mode` (grid = count blocks of 32 threads) and, when `traceback`, the
+/// Enqueues, for the `p.count` pairs of `p` (nothing when 0): in score-only
+/// batches with `p.status` set (all pair_forward), the inter-pair kernel's
+/// passes (grid = ceil(count/2) threads), then the DP kernel
+/// of `mode` (grid = count blocks of 32 threads; pairs already pair_done
+/// return at once) and, when `traceback`, the
 /// traceback, CIGAR scan and CIGAR gather kernels on `stream`; each kernel
 /// takes `p` as it is. Asynchronous. With `inject_fault` (test hook
 /// GPUALIGN_INJECT_CUDA_FAULT, docs/gpu.md) a kernel that executes __trap()

@@ -54,12 +54,32 @@ struct Shape {
     std::uint64_t dirs = 0;   // direction-bit bytes per batch (traceback only)
 };
 
+/// Bytes of the inter-pair kernel's strip boundaries per query+ref base of
+/// batch capacity (score-only): a thread's entry is 8 bytes per query row of
+/// the batch's longest query, for two pairs.
+constexpr std::size_t pair_boundary_per_base = 8;
+
 /// Device bytes of one slot of shape `s`, as allocated by alloc_buffers.
 std::size_t slot_device_bytes(const Shape& s, bool traceback) {
     std::size_t b = rounded(s.bases) + rounded(s.pairs * sizeof(PairTask)) +
                     rounded(s.pairs * detail::out_fields * sizeof(std::int32_t)) + rounded((s.bases + s.pairs) * 16);
-    if (traceback) b += rounded(s.bases * sizeof(std::uint32_t)) + rounded(static_cast<std::size_t>(s.dirs));
+    if (traceback)
+        b += rounded(s.bases * sizeof(std::uint32_t)) + rounded(static_cast<std::size_t>(s.dirs));
+    else
+        b += rounded(s.bases * pair_boundary_per_base) + rounded(s.pairs * sizeof(std::uint32_t));
     return b;
+}
+
+/// Whether the inter-pair kernel can take pairs of `s` (pair_kernel.cuh):
+/// at most 15 codes (the per-thread profile in shared memory) and
+/// 0 <= s + gap_open + gap_extend <= 127 for every code pair (a profile
+/// byte, added to a 16-bit half without a borrow).
+bool pair_kernel_scheme(const ScoringScheme& s) {
+    if (s.size + 1 > 16) return false;
+    const std::int64_t open = static_cast<std::int64_t>(s.gap_open) + s.gap_extend;
+    for (const std::int32_t v : s.matrix)
+        if (v + open < 0 || v + open > 127) return false;
+    return true;
 }
 
 /// The largest shape whose slot_device_bytes fit `budget`: a quarter of the
@@ -76,7 +96,7 @@ Shape shape_for_budget(std::size_t budget, std::size_t max_bases, bool traceback
         s.bases = std::min(max_bases, rest / 8 / 21);
         s.dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, rest - s.bases * 21) & ~std::uint64_t{7};
     } else {
-        s.bases = std::min(max_bases, rest / 17);
+        s.bases = std::min(max_bases, rest / (17 + pair_boundary_per_base + 4));
     }
     return s;
 }
@@ -146,6 +166,7 @@ struct SlotBuffers {
     PinnedAllocation h_seqs;            // uint8_t codes
     PinnedAllocation h_tasks;           // PairTask
     PinnedAllocation h_out;             // int32_t SoA results
+    PinnedAllocation h_status;          // uint32_t PairStatus per pair (score-only)
     PinnedAllocation h_cigar;           // uint32_t compact CIGAR runs (mapped: the gather kernel writes them)
     std::size_t h_cigar_capacity = 0;   // runs
     std::vector<std::uint32_t> overflow;  // pageable copy of d_cigar for a batch whose runs do not fit h_cigar
@@ -156,6 +177,8 @@ struct SlotBuffers {
     DeviceAllocation d_cigar;    // uint32_t CIGAR run slots
     DeviceAllocation d_dirs;     // direction bits
     DeviceAllocation d_scratch;  // int4 boundary rows
+    DeviceAllocation d_status;   // uint32_t PairStatus per pair (score-only)
+    DeviceAllocation d_pair_boundary;  // uint2 strip boundaries of the inter-pair kernel (score-only)
 };
 
 /// One stream with its own pinned host and device buffers.
@@ -169,6 +192,7 @@ struct Slot {
     std::vector<std::size_t> members;  // input index (in owner->pairs) of batch slot b
     std::size_t cigar_slots = 0;
     std::uint64_t h2d_bytes = 0, d2h_bytes = 0;
+    bool inter_pair = false;  // the batch ran the inter-pair kernel (its status array comes back)
     bool busy = false;
 };
 
@@ -176,6 +200,9 @@ struct BatchEngine::Impl {
     ScoringScheme scheme;
     AlignMode mode;
     bool score_only;
+    bool pair_kernels = false;           // score-only batches start on the inter-pair kernel
+    std::int32_t max_score = 0;          // the scheme's largest substitution score
+    std::size_t pair_kernel_min_pairs = 0;  // smallest batch the inter-pair kernel takes (SMs x tuning)
     BatchEngineOptions options;
     int rows = 16;                       // tuning: rows per lane of the DP kernel in use
     Shape shape;                         // capacity of every slot
@@ -233,7 +260,12 @@ void BatchEngine::Impl::alloc_buffers(Slot& s) {
     b.d_tasks = device_alloc<PairTask>(shape.pairs, "device task buffer", device_bytes);
     b.d_out = device_alloc<std::int32_t>(shape.pairs * detail::out_fields, "device result buffer", device_bytes);
     b.d_scratch = device_alloc<std::uint8_t>((shape.bases + shape.pairs) * 16, "device boundary rows", device_bytes);
-    if (!score_only) {
+    if (score_only) {
+        b.h_status = host_alloc<std::uint32_t>(shape.pairs, "pinned pair status");
+        b.d_status = device_alloc<std::uint32_t>(shape.pairs, "device pair status", device_bytes);
+        b.d_pair_boundary = device_alloc<std::uint8_t>(shape.bases * pair_boundary_per_base,
+                                                       "device inter-pair strip boundaries", device_bytes);
+    } else {
         b.h_cigar_capacity = std::max<std::size_t>(
             1, static_cast<std::size_t>(static_cast<double>(shape.bases) * options.cigar_runs_per_base));
         const std::size_t bytes = b.h_cigar_capacity * sizeof(std::uint32_t);
@@ -308,7 +340,7 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
     : impl_(std::make_unique<Impl>()) {
     scheme.validate();
     if (options.streams < 1) throw std::invalid_argument("BatchEngineOptions::streams must be >= 1");
-    if (options.max_batch_bases < 2) throw std::invalid_argument("BatchEngineOptions::max_batch_bases must be >= 2");
+    if (options.max_batch_bases == 1) throw std::invalid_argument("BatchEngineOptions::max_batch_bases must be 0 or >= 2");
     if (!(options.cigar_runs_per_base > 0.0 && options.cigar_runs_per_base <= 1.0))
         throw std::invalid_argument("BatchEngineOptions::cigar_runs_per_base must be in (0, 1]");
     Impl& im = *impl_;
@@ -316,10 +348,14 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
     im.mode = mode;
     im.score_only = score_only;
     im.options = options;
+    if (im.options.max_batch_bases == 0)
+        im.options.max_batch_bases = score_only ? detail::score_only_batch_bases : detail::traceback_batch_bases;
 #ifdef _OPENMP
     im.host_threads = options.host_threads > 0 ? options.host_threads : omp_get_num_procs();
 #endif
     im.rows = detail::rows_per_thread(mode != AlignMode::global, !score_only);
+    im.pair_kernels = score_only && options.pair_kernels && pair_kernel_scheme(scheme);
+    im.max_score = *std::max_element(scheme.matrix.begin(), scheme.matrix.end());
     im.fault_batch = injected_fault_batch();
     const std::size_t nstreams = static_cast<std::size_t>(options.streams);
     im.matrix_bytes = rounded(scheme.matrix.size() * sizeof(std::int32_t));
@@ -342,6 +378,11 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
             if (e != cudaErrorSetOnActiveProcess) GPUALIGN_CUDA(e, "setting the device's scheduling flags");
             (void)cudaGetLastError();
         }
+        int sms = 0;
+        GPUALIGN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, options.device), "querying the SM count");
+        im.pair_kernel_min_pairs = options.pair_kernel_min_pairs
+                                       ? options.pair_kernel_min_pairs
+                                       : static_cast<std::size_t>(sms) * detail::pair_kernel_min_pairs_per_sm;
         im.d_matrix = device_alloc<std::int32_t>(scheme.matrix.size(), "substitution matrix", im.device_bytes);
         GPUALIGN_CUDA(cudaMemcpy(im.d_matrix.data(), scheme.matrix.data(), scheme.matrix.size() * sizeof(std::int32_t),
                                  cudaMemcpyHostToDevice),
@@ -471,6 +512,13 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
     a.gap_open = scheme.gap_open;
     a.gap_extend = scheme.gap_extend;
     a.identical_codes = identical_codes(scheme.alphabet);
+    a.max_score = max_score;
+    const bool inter_pair = pair_kernels && count >= pair_kernel_min_pairs;
+    if (inter_pair) {
+        a.status = buf.d_status.data<std::uint32_t>();
+        a.pair_boundary = buf.d_pair_boundary.data<std::uint64_t>();
+        GPUALIGN_CUDA(cudaMemsetAsync(a.status, 0, std::size_t{count} * sizeof(std::uint32_t), slot.stream), what);
+    }
     const bool inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_start, slot.stream), what);
     detail::launch_alignment(a, mode, !score_only, inject_fault, slot.stream);
@@ -478,9 +526,14 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
     GPUALIGN_CUDA(cudaMemcpyAsync(buf.h_out.data(), buf.d_out.data(), std::size_t{count} * detail::out_fields * sizeof(std::int32_t),
                                   cudaMemcpyDeviceToHost, slot.stream),
                   what);
+    slot.inter_pair = inter_pair;
+    if (inter_pair)
+        GPUALIGN_CUDA(cudaMemcpyAsync(buf.h_status.data(), a.status, std::size_t{count} * sizeof(std::uint32_t),
+                                      cudaMemcpyDeviceToHost, slot.stream),
+                      what);
     GPUALIGN_CUDA(cudaEventRecord(slot.copy_stop, slot.stream), what);
     slot.h2d_bytes = seq_off + count * sizeof(PairTask);
-    slot.d2h_bytes = std::size_t{count} * detail::out_fields * sizeof(std::int32_t);
+    slot.d2h_bytes = std::size_t{count} * (detail::out_fields + (inter_pair ? 1 : 0)) * sizeof(std::int32_t);
     ++batches_launched;
     ++profile.batches;
     profile.pack_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -527,6 +580,13 @@ void BatchEngine::Impl::finish(Slot& slot) {
                           what + " (CIGAR runs beyond the compact buffer)");
             profile.d2h_bytes += slot.cigar_slots * sizeof(std::uint32_t);
             ++profile.cigar_overflows;
+        }
+    }
+    if (slot.inter_pair) {
+        const std::uint32_t* st = buf.h_status.data<std::uint32_t>();
+        for (std::size_t b = 0; b < count; ++b) {
+            profile.inter_pair_pairs += st[b] == detail::pair_done;
+            profile.inter_pair_fallbacks += st[b] == detail::pair_fallback;
         }
     }
 #pragma omp parallel for schedule(static, 256) num_threads(host_threads)
@@ -601,14 +661,19 @@ void BatchEngine::Impl::enqueue(Request& r) {
                 on_host.push_back(order[first++]);
                 continue;
             }
-            std::size_t last = first, bases = 0;
+            std::size_t last = first, bases = 0, max_m = 0;
             std::uint64_t dirs = 0;
+            const std::size_t pair_boundary_bytes = shape.bases * pair_boundary_per_base;
             while (last < order.size() && last - first < shape.pairs) {
                 const std::size_t m = pairs[order[last]].query.size(), n = pairs[order[last]].ref.size();
                 const std::uint64_t d = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
                 if (bases + m + n > shape.bases || dirs + d > shape.dirs) break;
+                // The inter-pair kernel's boundaries: the longest query's rows x one entry per two pairs.
+                const std::size_t rows = std::max(max_m, m);
+                if (pair_kernels && last > first && rows * ((last - first + 2) / 2) * 8 > pair_boundary_bytes) break;
                 bases += m + n;
                 dirs += d;
+                max_m = rows;
                 ++last;
             }
             Slot& slot = acquire();

@@ -27,6 +27,26 @@ struct BatchParams {
     std::int32_t gap_open;               ///< go >= 0
     std::int32_t gap_extend;             ///< ge >= 0
     std::uint32_t identical_codes;       ///< bit c set: equal codes c are written '=' (gpualign::identical_codes)
+    // The inter-pair kernel (kernels/pair_kernel.cuh; score-only batches)
+    std::uint32_t* status;               ///< count PairStatus values (null: every pair goes to dp_kernel)
+    std::uint64_t* pair_boundary;        ///< (T, Ecell) of a strip's last column: max query length x ceil(count/2) entries
+    std::int32_t max_score;              ///< the largest substitution score of the scheme
 };
+
+/// Where a pair of a score-only batch stands between the kernels of
+/// launch_alignment: pair_kernel's forward pass takes pair_forward pairs,
+/// its reverse pass pair_reverse pairs, and dp_kernel every pair not
+/// pair_done.
+enum PairStatus : std::uint32_t { pair_forward = 0, pair_reverse = 1, pair_done = 2, pair_fallback = 3 };
+
+/// Whether an m x n DP with bias `bias` (the stored value of H = 0) stays
+/// within the 16-bit halves of pair_kernel: the largest H is at most
+/// max(max_score, 0) * min(m, n), and a diagonal term adds at most
+/// max_score + open to a stored T. Host and device use the same test.
+constexpr bool pair_fits_16bit(std::int64_t bias, std::int64_t max_score, std::int64_t open, std::int64_t m,
+                               std::int64_t n) noexcept {
+    const std::int64_t top = (max_score > 0 ? max_score : 0) * (m < n ? m : n);
+    return bias + top + (max_score > 0 ? max_score : 0) + open + 1 <= 65535;
+}
 
 }  // namespace gpualign::gpu::detail

@@ -42,8 +42,25 @@ constexpr std::size_t max_sequence_length = 65535;
 
 /// Batch shape: at most this many pairs per device batch (the engine also
 /// caps query+ref bases per batch by BatchEngineOptions::max_batch_bases and the
-/// direction-bit bytes by the traceback budget).
-constexpr std::size_t max_batch_pairs = 32768;
+/// direction-bit bytes by the traceback budget). The inter-pair kernel runs
+/// two pairs a thread, and an H100 holds about 34,000 of its threads at
+/// once (8 warps an SM, bound by the profiles in shared memory), so a
+/// batch needs well over 68,000 pairs to fill the GPU.
+constexpr std::size_t max_batch_pairs = 262144;
+
+/// A score-only batch runs the inter-pair kernel only with at least this
+/// many pairs per SM of the device (two pairs a thread: 4 warps an SM, a
+/// quarter of the kernel's occupancy); a smaller batch (a few thousand long reads)
+/// would leave most SMs idle, and goes to the warp-per-pair kernel, which
+/// spreads each pair over 32 lanes.
+constexpr std::size_t pair_kernel_min_pairs_per_sm = 256;
+
+/// Default query+ref bases per device batch (BatchEngineOptions::max_batch_bases
+/// = 0): score-only engines take 128 Mi (about 26 bytes of device memory a
+/// base: 3.4 GB a stream; 100,000 pairs of 512 + 512 in one batch), engines
+/// with traceback 8 Mi.
+constexpr std::size_t score_only_batch_bases = std::size_t{128} << 20;
+constexpr std::size_t traceback_batch_bases = std::size_t{8} << 20;
 
 /// Pairs sorted together by length before being cut into batches.
 constexpr std::size_t window_pairs = 262144;

@@ -30,6 +30,8 @@ void add_profile(gpu::BatchEngineProfile& a, const gpu::BatchEngineProfile& b) {
     a.h2d_bytes += b.h2d_bytes;
     a.d2h_bytes += b.d2h_bytes;
     a.cigar_overflows += b.cigar_overflows;
+    a.inter_pair_pairs += b.inter_pair_pairs;
+    a.inter_pair_fallbacks += b.inter_pair_fallbacks;
 }
 
 }  // namespace
@@ -41,6 +43,13 @@ GpuWorkers::GpuWorkers(const AlignConfig& c, const ScoringScheme& s, const std::
     engine_options_.host_threads = engine_threads;
     engine_options_.gpu_memory_limit = c.batch_engine_memory();
     engine_options_.streams = c.engine_streams();
+    // The engine's device batches hold up to 8 Mi bases, as many as the
+    // default input batches (--batch-pairs 32768) fill, which keeps the
+    // default device memory small. A larger --batch-pairs makes them as large
+    // as the input batch (--batch-bases): batches of over SMs x 256 pairs run
+    // the inter-pair kernel (docs/gpu.md).
+    engine_options_.max_batch_bases =
+        c.batch_pairs > Defaults::batch_pairs ? c.batch_bases : std::size_t{8} << 20;
     for (const int d : devices) {
         auto worker = std::make_unique<GpuWorker>();
         worker->device = d;

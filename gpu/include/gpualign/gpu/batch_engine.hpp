@@ -28,7 +28,11 @@ struct PairView {
 struct BatchEngineOptions {
     int device = 0;                              ///< CUDA device ordinal
     int streams = 4;                             ///< CUDA streams in rotation (>= 1)
-    std::size_t max_batch_bases = 8u << 20;      ///< query+ref bases per device batch (upper bound)
+    /// Query+ref bases per device batch (upper bound); 0 = the default of the
+    /// engine's kind: 128 Mi bases for score-only engines (the inter-pair
+    /// kernel fills the GPU with hundreds of thousands of pairs), 8 Mi with
+    /// traceback (its direction bits bound the batch first).
+    std::size_t max_batch_bases = 0;
     /// Cap on the engine's device memory in bytes, 0 = no cap. Every device
     /// allocation of the engine (sequences, tasks, results, CIGAR runs,
     /// boundary rows, direction bits, the substitution matrix) counts, each
@@ -43,6 +47,18 @@ struct BatchEngineOptions {
     /// traceback buffer instead: slower, same results. 0.25 fits DNA and
     /// protein pairs up to about 12% divergence with room to spare.
     double cigar_runs_per_base = 0.25;
+    /// Score-only batches run the inter-pair 16-bit kernel (one thread per
+    /// two pairs, docs/gpu.md "Inter-pair kernel") where the scheme allows
+    /// (at most 15 codes, s + gap_open + gap_extend >= 0 for every code
+    /// pair) and each pair's scores fit 16 bits; the warp-per-pair kernel
+    /// takes the rest. false: the warp-per-pair kernel only (comparisons).
+    /// The output is the same bytes either way.
+    bool pair_kernels = true;
+    /// The smallest device batch (pairs) that runs the inter-pair kernel; 0
+    /// = the device's SM count x 256, below which most SMs would idle and
+    /// the warp-per-pair kernel is faster. Tests lower it to reach the
+    /// kernel with few pairs.
+    std::size_t pair_kernel_min_pairs = 0;
 };
 
 /// How a BatchEngine sized its buffers (BatchEngineOptions and the
@@ -76,6 +92,14 @@ struct BatchEngineProfile {
     std::uint64_t h2d_bytes = 0;   ///< bytes copied host to device
     std::uint64_t d2h_bytes = 0;   ///< bytes copied device to host (compact CIGAR runs included)
     std::uint64_t cigar_overflows = 0;  ///< batches whose runs overflowed the compact CIGAR buffer
+    /// Score-only pairs finished by the inter-pair 16-bit kernel
+    /// (BatchEngineOptions::pair_kernels); the rest of the pairs ran on the
+    /// warp-per-pair kernel.
+    std::uint64_t inter_pair_pairs = 0;
+    /// Of the pairs the inter-pair kernel started, those it handed to the
+    /// warp-per-pair kernel: scores beyond 16 bits, or a begin cell that its
+    /// reverse pass found more than one candidate for.
+    std::uint64_t inter_pair_fallbacks = 0;
 };
 
 /// Identifies one BatchEngine::align_async submission until BatchEngine::collect.

@@ -87,6 +87,9 @@ __global__ void __launch_bounds__(32) dp_kernel(detail::BatchParams p) {
     constexpr unsigned full = 0xFFFFFFFFu;
     constexpr int stripe_rows = 32 * R;
 
+    // A pair that pair_kernel finished (score-only batches) is not aligned again.
+    if (p.status && p.status[blockIdx.x] == detail::pair_done) return;
+
     // Substitution matrix plus O, transposed and padded: mat[c * 32 + q] = s(q, c) + O.
     __shared__ std::int32_t mat[32 * 32];
     const int lane = threadIdx.x;

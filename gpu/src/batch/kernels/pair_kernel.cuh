@@ -1,0 +1,457 @@
+// gpualign — the inter-pair kernel of the batch engine (score-only): one
+// thread aligns two pairs at once, pair 2t in the low 16-bit half of each
+// register and pair 2t+1 in the high half, with the u16x2 DPX instructions
+// (inter-sequence parallelism as in SWIPE (Rognes 2011) and the search
+// engine's scan_kernel_s16x2, here with a query and a ref of its own in each
+// half). Device code only (included by batch_dispatch.cu).
+//
+// Layout (transposed against dp_kernel): a thread holds pair_cols = 32 ref
+// columns of both pairs in registers (a column strip) and sweeps the query
+// rows i = 1..m top to bottom, each row left to right across its columns;
+// the strip's last column (T and Ecell of each row) goes to the next strip
+// through a per-thread boundary buffer in device memory, entry (row i,
+// thread t) at pair_boundary[(i-1) * threads + t], so a warp's stores
+// coalesce. Sweeping rows of a column strip visits the strip's cells in
+// row-major order, which is the order of the canonical tie rule
+// (docs/scoring.md): the first row that raises a strip's best holds the
+// strip's canonical best cell.
+//
+// Recurrence (Gotoh 1982; docs/scoring.md), O = go + ge, T = H - O per cell:
+//   Ecell(i,j) = max(Ecell(i,j-1) - ge, T(i,j-1) [, 0])   one __vimax3_u16x2
+//   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))          one __viaddmax_u16x2
+//   H(i,j)     = max(T(i-1,j-1) + (s + O), Ecell, Fcell)    one __vimax3_u16x2
+//   T(i,j)     = H(i,j) - O
+// Values are stored biased, H + B in [0, 65535] per half with
+// B = O + ge + L (L = 0 for the forward local pass, where the zero enters
+// through Ecell floored at B as in the search kernel; otherwise
+// L = 2go + (m+n)ge + 2O, below the all-gap path's -(2go + (m+n)ge)), and
+// every Ecell is floored at O + ge, which no real value reaches: so the
+// plain 32-bit subtractions (Ecell - ge, H - O) and the addition
+// (T + (s + O), with s + O >= 0 required of the scheme) never borrow or
+// carry between the halves. The host routes a pair here only when
+// B + max(s, 0) * min(m, n) + max(s + O) fits 16 bits (pair_fits_16bit),
+// so nothing saturates; other pairs keep status pair_fallback and are
+// aligned by dp_kernel in 32 bits.
+// Pad letters (rows past a query's end, columns past a ref's end) score
+// s + O = 0; no real cell depends on them, and the scans below read real
+// cells only.
+//
+// Passes (template Reverse):
+//  - forward: the score and the canonical end cell. Local: per row the
+//    running maximum of the row's H (one __vimax3 per two cells); a row that
+//    raises the strip's best is scanned for its first real cell of that
+//    value (a branch taken by few rows), strips are merged on (H desc,
+//    i asc, j asc). Global: H(m, n). Semi-global: row m scanned in each
+//    strip for its best cell (smallest j), from H(m, 0) = -(go + m ge).
+//  - reverse: the begin cell, for local and semi-global pairs. The DP of
+//    the reversed prefixes q[0..ie) and r[0..je), anchored at the end cell
+//    with global borders (H_rev(k,l) = the best score of a path from cell
+//    (ie-k, je-l) to (ie, je)). Every path from a cell X to the end scores
+//    at most H(end) - H(X) <= S (H >= 0 in local mode; H(0,j) = 0 in
+//    semi-global mode), and the canonical traceback's path from its begin
+//    B scores exactly S, so B is among the cells with H_rev = S (local: any
+//    cell; semi-global: the query's first row, reversed row ie). The pass
+//    counts them; when exactly one exists it is B (docs/scoring.md,
+//    "Begin cells of the batch engine"). Two or more: status pair_fallback.
+#pragma once
+
+#include <cstdint>
+
+#include "../batch_params.hpp"
+#include "gpualign/model/scoring.hpp"
+
+namespace gpualign::gpu::kernels {
+
+#ifndef GPUALIGN_TUNE_PAIR_COLS
+#define GPUALIGN_TUNE_PAIR_COLS 32
+#endif
+/// Ref columns per strip (registers per thread: 2 per column; a multiple of
+/// 16). Overridable at build time (-DGPUALIGN_TUNE_PAIR_COLS=16) to compare.
+constexpr int pair_cols = GPUALIGN_TUNE_PAIR_COLS;
+constexpr int pair_block = 64;   ///< threads per block
+/// Shared memory per thread for `letters` profile letters (the alphabet and
+/// the pad letter): two halves x letters x pair_cols bytes (s + O, at most
+/// 127), plus 16 bytes so that neighbouring threads' profiles start in
+/// different bank groups. DNA: 400 bytes, 16 warps an SM.
+__host__ __device__ constexpr int pair_profile_bytes(int letters) { return 2 * letters * pair_cols + 16; }
+
+namespace pair_detail {
+/// v in both 16-bit halves.
+__device__ __forceinline__ unsigned twice(int v) { return (static_cast<unsigned>(v) & 0xFFFFu) * 0x10001u; }
+__device__ __forceinline__ unsigned pack(int lo, int hi) {
+    return (static_cast<unsigned>(lo) & 0xFFFFu) | (static_cast<unsigned>(hi) << 16);
+}
+__device__ __forceinline__ int half(unsigned v, int h) { return h ? static_cast<int>(v >> 16) : static_cast<int>(v & 0xFFFFu); }
+/// PTX prmt in its default mode, where a selector nibble with bit 3 set
+/// replicates the sign bit of the byte it selects (__byte_perm ignores that
+/// bit): with bytes below 128 it zero-extends them.
+__device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
+    unsigned d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+    return d;
+}
+}  // namespace pair_detail
+
+/// One function body on purpose: the registers it sweeps with (the strip's
+/// columns, gap states, bests) live across the whole loop nest; the
+/// recurrence and the passes are in the file's header.
+#ifndef GPUALIGN_TUNE_PAIR_MIN_BLOCKS
+#define GPUALIGN_TUNE_PAIR_MIN_BLOCKS 6
+#endif
+template <AlignMode Mode, bool Reverse>
+__global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pair_kernel(detail::BatchParams p) {
+    using namespace pair_detail;
+    constexpr int R = pair_cols;
+    constexpr bool Local = Mode == AlignMode::local;
+    constexpr bool Semi = Mode == AlignMode::semi_global;
+    constexpr bool Global = Mode == AlignMode::global;
+    constexpr bool ZeroFloor = Local && !Reverse;        // H >= 0 through Ecell
+    constexpr bool TopFree = !Global && !Reverse;        // H(0,j) = 0
+    constexpr bool LeftFree = Local && !Reverse;         // H(i,0) = 0
+    static_assert(!(Reverse && Global), "a global pair's begin is (0,0)");
+
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int letters = p.size + 1;  // the alphabet and the pad letter (code p.size)
+    const std::uint32_t t = blockIdx.x * pair_block + threadIdx.x;
+    const std::uint32_t threads = (p.count + 1) / 2;
+    if (t >= threads) return;
+    std::uint8_t* const prof = smem + threadIdx.x * pair_profile_bytes(letters);
+    const int half_bytes = letters * R;  // one half's profile: letters x R bytes
+
+    const int go = p.gap_open, ge = p.gap_extend, open = go + ge;
+    const std::uint32_t wanted = Reverse ? detail::pair_reverse : detail::pair_forward;
+
+    // Per half: the pair, its DP's extent, bias and sequences.
+    bool on[2];
+    int m[2], n[2], bias[2], ie[2] = {0, 0}, je[2] = {0, 0}, target[2] = {0, 0};
+    const std::uint8_t* qs[2];
+    const std::uint8_t* rs[2];
+    for (int h = 0; h < 2; ++h) {
+        const std::uint32_t b = 2 * t + h;
+        on[h] = b < p.count && p.status[b] == wanted;
+        m[h] = n[h] = 0;
+        qs[h] = rs[h] = p.seqs;
+        if (on[h]) {
+            const detail::PairTask task = p.tasks[b];
+            qs[h] = p.seqs + task.query_offset;
+            rs[h] = p.seqs + task.ref_offset;
+            if constexpr (Reverse) {
+                ie[h] = p.out[detail::out_query_end * p.count + b];
+                je[h] = p.out[detail::out_ref_end * p.count + b];
+                target[h] = p.out[detail::out_score * p.count + b];
+                m[h] = ie[h];
+                n[h] = je[h];
+            } else {
+                m[h] = static_cast<int>(task.query_len);
+                n[h] = static_cast<int>(task.ref_len);
+            }
+        }
+        const int L = ZeroFloor ? 0 : 2 * go + (m[h] + n[h]) * ge + 2 * open;
+        bias[h] = open + ge + L;
+        if (on[h] && !detail::pair_fits_16bit(bias[h], p.max_score, open, m[h], n[h])) {
+            p.status[b] = detail::pair_fallback;
+            on[h] = false;
+            m[h] = n[h] = 0;
+        }
+    }
+    const int M = max(m[0], m[1]), N = max(n[0], n[1]);
+    if (M == 0 || N == 0) return;
+    const int strips = (N + R - 1) / R;
+
+    const unsigned open2 = twice(open), ge2 = twice(ge), neg_ge2 = twice(-ge);
+    const unsigned floor2 = twice(open + ge);  // every Ecell's floor (= H 0 in the forward local pass)
+    const unsigned fninf2 = ge2;               // Fcell "-inf": Fcell - ge = 0, below every T
+    // Biased T of a real H on the borders, floored like every value.
+    auto border_t = [&](int h, int H) { return max(H + bias[h] - open, ge); };
+    auto top_h = [&](int j) { return (TopFree || j == 0) ? 0 : -(go + j * ge); };
+    auto left_h = [&](int i) { return (LeftFree || i == 0) ? 0 : -(go + i * ge); };
+    auto code = [&](int h, const std::uint8_t* s, int len, int k) -> int {
+        if (k >= len) return p.size;  // pad letter
+        return s[Reverse ? len - 1 - k : k];
+    };
+
+    uint2* const boundary = reinterpret_cast<uint2*>(p.pair_boundary);
+
+    // Results per half. Forward local: best H (biased) and its cell;
+    // semi-global: best of row m and its column; global: H(m, n).
+    // Reverse: candidates found and the first one.
+    int best[2], bi[2] = {0, 0}, bj[2] = {0, 0}, found[2] = {0, 0};
+    for (int h = 0; h < 2; ++h) {
+        best[h] = bias[h];  // H = 0
+        if constexpr (Semi && !Reverse) best[h] = bias[h] - (go + m[h] * ge);  // H(m, 0)
+        if constexpr (Semi && Reverse)  // H_rev(m, 0): the whole query inserted before the end
+            if (on[h] && target[h] == -(go + m[h] * ge)) {
+                found[h] = 1;
+                bi[h] = m[h];
+                bj[h] = 0;
+            }
+    }
+
+    for (int s = 0; s < strips; ++s) {
+        const int j0 = s * R;  // the strip holds columns j0+1 .. j0+R
+        const bool last_strip = s + 1 == strips;
+        // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a byte), 0 for pad letters and columns.
+        for (int h = 0; h < 2; ++h) {
+            std::uint8_t* ph = prof + h * half_bytes;
+            for (int c = 0; c < R; ++c) {
+                const int rc = code(h, rs[h], n[h], j0 + c);
+                for (int a = 0; a < letters; ++a)
+                    ph[a * R + c] = static_cast<std::uint8_t>((a < p.size && rc < p.size) ? p.matrix[a * p.size + rc] + open : 0);
+            }
+        }
+        // Row 0 of the strip's columns: T = H(0, j) - O, Fcell = -inf.
+        unsigned T[R], F[R];
+#pragma unroll
+        for (int c = 0; c < R; ++c) {
+            T[c] = pack(border_t(0, top_h(j0 + c + 1)), border_t(1, top_h(j0 + c + 1)));
+            F[c] = fninf2;
+        }
+        unsigned up_left = pack(border_t(0, top_h(j0)), border_t(1, top_h(j0)));  // T(i-1, j0)
+        // Strip-local best (forward local): strictly raised only, so the first row holding it wins.
+        unsigned sbest = pack(bias[0], bias[1]);
+        int sbi[2] = {0, 0}, sbj[2] = {0, 0};
+        // Real columns of this strip per half.
+        const int lim0 = min(R, max(n[0] - j0, 0)), lim1 = min(R, max(n[1] - j0, 0));
+        const unsigned tgt2 = pack(target[0] + bias[0], target[1] + bias[1]);
+
+        // Loads two rows ahead of use (the boundary entries come from device
+        // memory): the left column's (T, Ecell) and the two query letters.
+        uint2 b_next[2] = {make_uint2(0, 0), make_uint2(0, 0)};
+        int qa_next[2], qb_next[2];
+#pragma unroll
+        for (int x = 0; x < 2; ++x) {
+            if (s > 0 && x < M) b_next[x] = boundary[static_cast<std::size_t>(x) * threads + t];
+            qa_next[x] = code(0, qs[0], m[0], x);
+            qb_next[x] = code(1, qs[1], m[1], x);
+        }
+        // Row i's inputs, from the prefetch (then row i + 2 is prefetched):
+        // the strip's left column T(i, j0), Ecell(i, j0) and the query letters.
+        auto next_row = [&](int i, unsigned& t_left, unsigned& e, int& qa, int& qb) {
+            const uint2 b = b_next[0];
+            qa = qa_next[0];
+            qb = qb_next[0];
+            b_next[0] = b_next[1];
+            qa_next[0] = qa_next[1];
+            qb_next[0] = qb_next[1];
+            if (s > 0 && i + 1 < M) b_next[1] = boundary[static_cast<std::size_t>(i + 1) * threads + t];
+            qa_next[1] = code(0, qs[0], m[0], i + 1);
+            qb_next[1] = code(1, qs[1], m[1], i + 1);
+            if (s == 0) {
+                t_left = pack(border_t(0, left_h(i)), border_t(1, left_h(i)));
+                e = floor2;
+            } else {
+                t_left = b.x;
+                e = b.y;
+            }
+        };
+        // Row i across the strip (T and F updated in place); returns the
+        // row's largest T (local modes) and stores the strip's boundary.
+        auto compute_row = [&](int i, unsigned t_left, unsigned e, int qa, int qb) -> unsigned {
+            const uint4* pa = reinterpret_cast<const uint4*>(prof + qa * R);
+            const uint4* pb = reinterpret_cast<const uint4*>(prof + half_bytes + qb * R);
+            unsigned diag = up_left;
+            up_left = t_left;
+            unsigned tl = t_left;
+            unsigned rowmax = 0;  // the row's largest T (local)
+#pragma unroll
+            for (int g = 0; g < R / 16; ++g) {
+                const uint4 wa = pa[g], wb = pb[g];
+                const unsigned aw[4] = {wa.x, wa.y, wa.z, wa.w}, bw[4] = {wb.x, wb.y, wb.z, wb.w};
+#pragma unroll
+                for (int k = 0; k < 16; ++k) {
+                    const int c = 16 * g + k;
+                    // Byte k&3 of each half's word, zero-extended (sign mode of a byte < 128) into the two halves.
+                    constexpr unsigned widen[4] = {0xC480u, 0xD591u, 0xE6A2u, 0xF7B3u};
+                    const unsigned so = prmt(aw[k >> 2], bw[k >> 2], widen[k & 3]);
+                    e = __vimax3_u16x2(e - ge2, tl, floor2);
+                    F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
+                    const unsigned hv = __vimax3_u16x2(diag + so, e, F[c]);
+                    diag = T[c];
+                    T[c] = hv - open2;
+                    tl = T[c];
+                    if constexpr (Local) {
+                        if (c & 1) rowmax = __vimax3_u16x2(rowmax, T[c - 1], T[c]);
+                    }
+                }
+            }
+            if (!last_strip) boundary[static_cast<std::size_t>(i - 1) * threads + t] = make_uint2(T[R - 1], e);
+            return rowmax;
+        };
+        // What the pass keeps of row i (values Tr, largest T rowmax).
+        auto track_row = [&](int i, const unsigned* Tr, unsigned rowmax) {
+            if constexpr (Local && !Reverse) {
+                // rowmax holds max T = max H - O; a half whose row beats the strip's best is scanned.
+                const unsigned rm = rowmax + open2;
+                if (__vmaxu2(sbest, rm) != sbest) {
+                    for (int h = 0; h < 2; ++h) {
+                        const int lim = h ? lim1 : lim0;
+                        if (i > m[h] || half(rm, h) <= half(sbest, h)) continue;
+                        int v = -1, at = 0;
+#pragma unroll
+                        for (int c = 0; c < R; ++c) {
+                            const int x = half(Tr[c], h);
+                            if (c < lim && x > v) {
+                                v = x;
+                                at = c;
+                            }
+                        }
+                        if (v + open > half(sbest, h)) {
+                            sbest = h ? ((sbest & 0xFFFFu) | (static_cast<unsigned>(v + open) << 16))
+                                      : ((sbest & 0xFFFF0000u) | static_cast<unsigned>(v + open));
+                            sbi[h] = i;
+                            sbj[h] = j0 + at + 1;
+                        }
+                    }
+                }
+            } else if constexpr (Local && Reverse) {
+                // Candidates: real cells with H_rev = S.
+                const unsigned x = (rowmax + open2) ^ tgt2;
+                if ((x & 0xFFFFu) == 0 || (x >> 16) == 0) {
+                    for (int h = 0; h < 2; ++h) {
+                        const int lim = h ? lim1 : lim0;
+                        if (!on[h] || i > m[h]) continue;
+                        const int want = target[h] + bias[h] - open;
+#pragma unroll
+                        for (int c = 0; c < R; ++c) {
+                            if (c < lim && half(Tr[c], h) == want) {
+                                if (found[h] == 0) {
+                                    bi[h] = i;
+                                    bj[h] = j0 + c + 1;
+                                }
+                                ++found[h];
+                            }
+                        }
+                    }
+                }
+            } else {
+                // Global and semi-global: the query's last row.
+                if (i == m[0] || i == m[1]) {
+                    for (int h = 0; h < 2; ++h) {
+                        if (i != m[h] || !on[h]) continue;
+                        const int lim = h ? lim1 : lim0;
+                        if constexpr (Global) {
+                            const int at = n[h] - 1 - j0;
+#pragma unroll
+                            for (int c = 0; c < R; ++c)
+                                if (c == at) best[h] = half(Tr[c], h) + open;
+                        } else if constexpr (!Reverse) {
+#pragma unroll
+                            for (int c = 0; c < R; ++c) {
+                                const int x = half(Tr[c], h) + open;
+                                if (c < lim && x > best[h]) {
+                                    best[h] = x;
+                                    bj[h] = j0 + c + 1;
+                                }
+                            }
+                        } else {
+                            const int want = target[h] + bias[h] - open;
+#pragma unroll
+                            for (int c = 0; c < R; ++c) {
+                                if (c < lim && half(Tr[c], h) == want) {
+                                    if (found[h] == 0) {
+                                        bi[h] = i;
+                                        bj[h] = j0 + c + 1;
+                                    }
+                                    ++found[h];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        };
+#ifndef GPUALIGN_TUNE_PAIR_ROWS
+#define GPUALIGN_TUNE_PAIR_ROWS 2
+#endif
+        int i = 1;
+#ifndef GPUALIGN_TUNE_PAIR_REVERSE_ROWS
+#define GPUALIGN_TUNE_PAIR_REVERSE_ROWS 2
+#endif
+        if constexpr ((Reverse ? GPUALIGN_TUNE_PAIR_REVERSE_ROWS : GPUALIGN_TUNE_PAIR_ROWS) == 2) {
+            // Two rows a step, in one basic block: row i+1's cells can issue
+            // while row i's Ecell chain runs (row i's values stay for its tracking).
+            while (i + 1 <= M) {
+                unsigned tl0, e0, tl1, e1;
+                int qa0, qb0, qa1, qb1;
+                if constexpr (!Local) {
+                    // Global and semi-global keep row m only: it takes a step
+                    // of its own, so a step's first row needs no copy.
+                    if (i == m[0] || i == m[1]) {
+                        next_row(i, tl0, e0, qa0, qb0);
+                        track_row(i, T, compute_row(i, tl0, e0, qa0, qb0));
+                        ++i;
+                        continue;
+                    }
+                }
+                next_row(i, tl0, e0, qa0, qb0);
+                next_row(i + 1, tl1, e1, qa1, qb1);
+                const unsigned rm0 = compute_row(i, tl0, e0, qa0, qb0);
+                if constexpr (Local) {
+                    unsigned T0[R];
+#pragma unroll
+                    for (int c = 0; c < R; ++c) T0[c] = T[c];
+                    const unsigned rm1 = compute_row(i + 1, tl1, e1, qa1, qb1);
+                    track_row(i, T0, rm0);
+                    track_row(i + 1, T, rm1);
+                } else {
+                    track_row(i + 1, T, compute_row(i + 1, tl1, e1, qa1, qb1));
+                }
+                i += 2;
+            }
+        }
+        for (; i <= M; ++i) {
+            unsigned tl0, e0;
+            int qa0, qb0;
+            next_row(i, tl0, e0, qa0, qb0);
+            const unsigned rm0 = compute_row(i, tl0, e0, qa0, qb0);
+            track_row(i, T, rm0);
+        }
+        if constexpr (Local && !Reverse) {
+            // Merge the strip on (H desc, i asc, j asc): an earlier strip has smaller columns.
+            for (int h = 0; h < 2; ++h) {
+                const int v = half(sbest, h);
+                if (v > best[h] || (v == best[h] && v > bias[h] && sbi[h] < bi[h])) {
+                    best[h] = v;
+                    bi[h] = sbi[h];
+                    bj[h] = sbj[h];
+                }
+            }
+        }
+    }
+
+    for (int h = 0; h < 2; ++h) {
+        if (!on[h]) continue;
+        const std::uint32_t b = 2 * t + h, cnt = p.count;
+        std::int32_t* out = p.out;
+        if constexpr (!Reverse) {
+            const int score = best[h] - bias[h];
+            out[detail::out_score * cnt + b] = score;
+            out[detail::out_cigar_runs * cnt + b] = 0;
+            if constexpr (Local) {
+                const bool aligned = score > 0;
+                out[detail::out_query_end * cnt + b] = aligned ? bi[h] : 0;
+                out[detail::out_ref_end * cnt + b] = aligned ? bj[h] : 0;
+                out[detail::out_query_begin * cnt + b] = 0;
+                out[detail::out_ref_begin * cnt + b] = 0;
+                p.status[b] = aligned ? detail::pair_reverse : detail::pair_done;
+            } else {
+                out[detail::out_query_begin * cnt + b] = 0;
+                out[detail::out_query_end * cnt + b] = m[h];
+                out[detail::out_ref_begin * cnt + b] = 0;
+                out[detail::out_ref_end * cnt + b] = Global ? n[h] : bj[h];
+                // Semi-global ending at column 0: the whole query inserted, begin (0,0).
+                p.status[b] = (Global || bj[h] == 0) ? detail::pair_done : detail::pair_reverse;
+            }
+        } else {
+            if (found[h] == 1) {
+                out[detail::out_query_begin * cnt + b] = ie[h] - bi[h];
+                out[detail::out_ref_begin * cnt + b] = je[h] - bj[h];
+                p.status[b] = detail::pair_done;
+            } else {
+                p.status[b] = detail::pair_fallback;
+            }
+        }
+    }
+}
+
+}  // namespace gpualign::gpu::kernels

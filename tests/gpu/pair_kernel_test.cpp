@@ -1,0 +1,153 @@
+// The batch engine's inter-pair 16-bit kernel (gpu/src/batch/kernels/
+// pair_kernel.cuh): score-only results byte-identical to the CPU reference
+// on the pairs it takes, at the edges of its 16-bit range, on tie-heavy
+// pairs (repeats, all-N, length 1) and mixed lengths in one batch, with the
+// engine's counters showing which kernel finished each pair. Skips without
+// a CUDA device.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "test_matrices.hpp"
+
+namespace gpualign::test {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device visible"
+
+constexpr AlignMode all_modes[] = {AlignMode::local, AlignMode::global, AlignMode::semi_global};
+
+// The inter-pair kernel for batches of any size (by default it waits for
+// enough pairs to fill the GPU).
+gpu::BatchEngineOptions inter_pair_options() {
+    gpu::BatchEngineOptions o;
+    o.pair_kernel_min_pairs = 1;
+    return o;
+}
+
+// Related pairs of 1-400 letters (0-30% divergence) and unrelated ones.
+void related_pairs(std::uint64_t seed, std::size_t count, std::size_t max_len, std::vector<Seq>& q,
+                   std::vector<Seq>& r) {
+    Generator g(Alphabet::dna, seed);
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::size_t m = 1 + g.rng()() % max_len;
+        Seq qs = g.random(m);
+        Seq rs = k % 5 == 4 ? g.random(1 + g.rng()() % max_len) : g.mutate(qs, 0.3 * (k % 7) / 6.0, 4 * max_len);
+        if (rs.empty()) rs = g.random(1);
+        q.push_back(std::move(qs));
+        r.push_back(std::move(rs));
+    }
+}
+
+// Every DNA mode on mixed lengths: the inter-pair kernel finishes most pairs
+// (a begin cell with several candidates goes to the warp kernel) and the
+// bytes equal the CPU reference's and those of the warp kernel alone.
+TEST(PairKernel, MixedLengthsIdenticalToCpuReference) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    related_pairs(3800, 20000, 400, q, r);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    for (AlignMode mode : all_modes) {
+        const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, true, inter_pair_options());
+        EXPECT_GT(p.inter_pair_pairs, q.size() * 3 / 4) << to_string(mode);
+        EXPECT_EQ(p.inter_pair_pairs + p.inter_pair_fallbacks, q.size()) << to_string(mode);
+        gpu::BatchEngineOptions warp_only;
+        warp_only.pair_kernels = false;
+        const gpu::BatchEngineProfile w = expect_identical(q, r, s, mode, true, warp_only);
+        EXPECT_EQ(w.inter_pair_pairs, 0u);
+    }
+}
+
+// By default a batch too small to fill the GPU goes to the warp-per-pair
+// kernel; one of well over SMs x 512 pairs runs on the inter-pair kernel.
+TEST(PairKernel, RoutesBySize) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    related_pairs(3805, 2000, 60, q, r);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    EXPECT_EQ(expect_identical(q, r, s, AlignMode::local, true).inter_pair_pairs, 0u);
+    q.clear();
+    r.clear();
+    related_pairs(3806, 150000, 60, q, r);
+    EXPECT_GT(expect_identical(q, r, s, AlignMode::local, true).inter_pair_pairs, 100000u);
+}
+
+// Pairs across the 16-bit range: with match 40 / mismatch -40 / gaps
+// 40 + 40 (s + O up to 120, within a profile byte) a global pair of about
+// 540 x 540 is the largest that fits; the lengths around it go to the warp
+// kernel and must give the same bytes.
+TEST(PairKernel, SixteenBitRangeEdges) {
+    SKIP_WITHOUT_GPU();
+    Generator g(Alphabet::dna, 3801);
+    std::vector<Seq> q, r;
+    for (std::size_t len = 480; len <= 620; len += 4)
+        for (int k = 0; k < 4; ++k) {
+            Seq qs = g.random(len);
+            q.push_back(qs);
+            r.push_back(k == 0 ? qs : g.mutate(qs, 0.05 * k, 2 * len));  // identical: the largest scores
+        }
+    const ScoringScheme s = make_dna_scheme(40, 40, 40, 40, -40);
+    for (AlignMode mode : all_modes) {
+        const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, true, inter_pair_options());
+        EXPECT_GT(p.inter_pair_pairs, 0u) << to_string(mode);
+        EXPECT_GT(p.inter_pair_fallbacks, 0u) << to_string(mode);
+    }
+}
+
+// Tie-heavy pairs: tandem repeats (many cells share the best score), all-N
+// sides, length 1, a query equal to a repeated ref window.
+TEST(PairKernel, TieHeavyPairs) {
+    SKIP_WITHOUT_GPU();
+    Generator g(Alphabet::dna, 3802);
+    std::vector<Seq> q, r;
+    const std::uint8_t N = 3;
+    for (int k = 0; k < 400; ++k) {
+        const Seq unit = g.random(1 + k % 6);
+        Seq rep;
+        while (rep.size() < static_cast<std::size_t>(20 + k % 180)) rep.insert(rep.end(), unit.begin(), unit.end());
+        Seq sub(rep.begin(), rep.begin() + static_cast<std::ptrdiff_t>(rep.size() / 3 + 1));
+        q.push_back(sub);
+        r.push_back(rep);
+        q.push_back(rep);
+        r.push_back(sub);
+        q.push_back(Seq(1 + k % 50, N));
+        r.push_back(g.random(1 + k % 70));
+        q.push_back(g.random(1));
+        r.push_back(k % 2 ? Seq(1 + k % 30, N) : g.random(1 + k % 30));
+    }
+    for (const ScoringScheme& s : {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(1, 1, 1, 1, -1)})
+        for (AlignMode mode : all_modes) {
+            const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, true, inter_pair_options());
+            EXPECT_GT(p.inter_pair_pairs, 0u) << to_string(mode);
+        }
+}
+
+// A 15-code IUPAC scheme (the largest alphabet the kernel takes) and real
+// reads.
+TEST(PairKernel, IupacAndRealReads) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    related_pairs(3803, 4000, 300, q, r);
+    Generator g(Alphabet::dna, 3804);
+    for (auto* side : {&q, &r})
+        for (Seq& s : *side)
+            for (auto& c : s)
+                if (g.rng()() % 6 == 0) c = static_cast<std::uint8_t>(g.rng()() % dna_code_letters.size());
+    for (AlignMode mode : all_modes) {
+        const gpu::BatchEngineProfile p = expect_identical(q, r, ednafull_scheme(10, 1), mode, true, inter_pair_options());
+        EXPECT_GT(p.inter_pair_pairs, 0u) << to_string(mode);
+    }
+    std::vector<Seq> rq, rr;
+    if (!load_pairs("dna/miseq_16S/reads.fa", "dna/miseq_16S/ref_windows.fa", Alphabet::dna, rq, rr))
+        GTEST_SKIP() << "miseq_16S not found under " << shared_data_dir();
+    for (AlignMode mode : all_modes) {
+        const gpu::BatchEngineProfile p = expect_identical(rq, rr, make_dna_scheme(2, 3, 5, 2, -3), mode, true, inter_pair_options());
+        EXPECT_GT(p.inter_pair_pairs, rq.size() / 2) << to_string(mode);
+    }
+}
+
+}  // namespace
+}  // namespace gpualign::test
