@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 #ifdef _OPENMP
 #include <omp.h>
+#include <parallel/algorithm>
 #endif
 
 #include <algorithm>
@@ -636,7 +637,8 @@ void BatchEngine::Impl::align_on_host(Request& r, const std::vector<std::size_t>
 
 void BatchEngine::Impl::enqueue(Request& r) {
     const std::span<const PairView> pairs = r.pairs;
-    std::vector<std::size_t> order, on_host;
+    std::vector<std::size_t> order, on_host, sorted;
+    std::vector<std::uint64_t> keys;
     for (std::size_t w0 = 0; w0 < pairs.size(); w0 += detail::window_pairs) {
         const std::size_t w1 = std::min(pairs.size(), w0 + detail::window_pairs);
         order.clear();
@@ -647,11 +649,24 @@ void BatchEngine::Impl::enqueue(Request& r) {
             else
                 order.push_back(i);
         }
-        // Longest first: similar lengths share a batch and the long ones start early.
+        // Longest first: similar lengths share a batch and the long ones start
+        // early. Sorted as 64-bit keys (cells descending, then input order:
+        // the order a stable sort gives) on the engine's host threads.
         const auto t0 = std::chrono::steady_clock::now();
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return pairs[a].query.size() * pairs[a].ref.size() > pairs[b].query.size() * pairs[b].ref.size();
-        });
+        keys.resize(order.size());
+#pragma omp parallel for schedule(static) num_threads(host_threads)
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            const std::uint64_t cells = pairs[order[k]].query.size() * pairs[order[k]].ref.size();  // < 2^32
+            keys[k] = ((std::uint64_t{0xFFFFFFFFu} - cells) << 32) | k;
+        }
+#ifdef _OPENMP
+        __gnu_parallel::sort(keys.begin(), keys.end());
+#else
+        std::sort(keys.begin(), keys.end());
+#endif
+        sorted.resize(order.size());
+        for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = order[keys[k] & 0xFFFFFFFFu];
+        order.swap(sorted);
         profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::size_t first = 0;
         while (first < order.size()) {
