@@ -207,8 +207,16 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
             F[c] = fninf2;
         }
         unsigned up_left = pack(border_t(0, top_h(j0)), border_t(1, top_h(j0)));  // T(i-1, j0)
-        // Strip-local best (forward local): strictly raised only, so the first row holding it wins.
+        // Strip-local best (forward local): strictly raised only, so the first
+        // row holding it wins. It starts just below the best of the strips
+        // before (a strip that cannot reach it cannot win, and one that ties
+        // it may, with a smaller row), so rows below it are never scanned.
+#ifndef GPUALIGN_TUNE_PAIR_CARRY_BEST
+#define GPUALIGN_TUNE_PAIR_CARRY_BEST 1
+#endif
         unsigned sbest = pack(bias[0], bias[1]);
+        if (GPUALIGN_TUNE_PAIR_CARRY_BEST)
+            sbest = pack(best[0] > bias[0] ? best[0] - 1 : bias[0], best[1] > bias[1] ? best[1] - 1 : bias[1]);
         int sbi[2] = {0, 0}, sbj[2] = {0, 0};
         // Real columns of this strip per half.
         const int lim0 = min(R, max(n[0] - j0, 0)), lim1 = min(R, max(n[1] - j0, 0));
