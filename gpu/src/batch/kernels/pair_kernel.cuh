@@ -5,6 +5,10 @@
 // engine's scan_kernel_s16x2, here with a query and a ref of its own in each
 // half). Device code only (included by batch_dispatch.cu).
 //
+// Rows are swept two a step (GPUALIGN_TUNE_PAIR_ROWS): the second row's
+// cells issue while the first row's Ecell chain, the serial part of a row,
+// runs.
+//
 // Layout (transposed against dp_kernel): a thread holds pair_cols = 32 ref
 // columns of both pairs in registers (a column strip) and sweeps the query
 // rows i = 1..m top to bottom, each row left to right across its columns;
@@ -40,8 +44,9 @@
 //  - forward: the score and the canonical end cell. Local: per row the
 //    running maximum of the row's H (one __vimax3 per two cells); a row that
 //    raises the strip's best is scanned for its first real cell of that
-//    value (a branch taken by few rows), strips are merged on (H desc,
-//    i asc, j asc). Global: H(m, n). Semi-global: row m scanned in each
+//    value (a branch taken by few rows: each strip's best starts just below
+//    the best of the strips before, which a strip must reach to win), and
+//    strips are merged on (H desc, i asc, j asc). Global: H(m, n). Semi-global: row m scanned in each
 //    strip for its best cell (smallest j), from H(m, 0) = -(go + m ge).
 //  - reverse: the begin cell, for local and semi-global pairs. The DP of
 //    the reversed prefixes q[0..ie) and r[0..je), anchored at the end cell
@@ -69,6 +74,23 @@ namespace gpualign::gpu::kernels {
 /// 16). Overridable at build time (-DGPUALIGN_TUNE_PAIR_COLS=16) to compare.
 constexpr int pair_cols = GPUALIGN_TUNE_PAIR_COLS;
 constexpr int pair_block = 64;   ///< threads per block
+
+// Build-time switches to compare variants (docs/gpu.md, "Tuning"): rows a
+// step of the forward and reverse passes (1 or 2), whether a local strip's
+// best starts below the best so far, the blocks an SM that
+// __launch_bounds__ asks for.
+#ifndef GPUALIGN_TUNE_PAIR_ROWS
+#define GPUALIGN_TUNE_PAIR_ROWS 2
+#endif
+#ifndef GPUALIGN_TUNE_PAIR_REVERSE_ROWS
+#define GPUALIGN_TUNE_PAIR_REVERSE_ROWS 2
+#endif
+#ifndef GPUALIGN_TUNE_PAIR_CARRY_BEST
+#define GPUALIGN_TUNE_PAIR_CARRY_BEST 1
+#endif
+#ifndef GPUALIGN_TUNE_PAIR_MIN_BLOCKS
+#define GPUALIGN_TUNE_PAIR_MIN_BLOCKS 6
+#endif
 /// Shared memory per thread for `letters` profile letters (the alphabet and
 /// the pad letter): two halves x letters x pair_cols bytes (s + O, at most
 /// 127), plus 16 bytes so that neighbouring threads' profiles start in
@@ -95,9 +117,6 @@ __device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
 /// One function body on purpose: the registers it sweeps with (the strip's
 /// columns, gap states, bests) live across the whole loop nest; the
 /// recurrence and the passes are in the file's header.
-#ifndef GPUALIGN_TUNE_PAIR_MIN_BLOCKS
-#define GPUALIGN_TUNE_PAIR_MIN_BLOCKS 6
-#endif
 template <AlignMode Mode, bool Reverse>
 __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pair_kernel(detail::BatchParams p) {
     using namespace pair_detail;
@@ -211,9 +230,6 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
         // row holding it wins. It starts just below the best of the strips
         // before (a strip that cannot reach it cannot win, and one that ties
         // it may, with a smaller row), so rows below it are never scanned.
-#ifndef GPUALIGN_TUNE_PAIR_CARRY_BEST
-#define GPUALIGN_TUNE_PAIR_CARRY_BEST 1
-#endif
         unsigned sbest = pack(bias[0], bias[1]);
         if (GPUALIGN_TUNE_PAIR_CARRY_BEST)
             sbest = pack(best[0] > bias[0] ? best[0] - 1 : bias[0], best[1] > bias[1] ? best[1] - 1 : bias[1]);
@@ -285,6 +301,21 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
             if (!last_strip) boundary[static_cast<std::size_t>(i - 1) * threads + t] = make_uint2(T[R - 1], e);
             return rowmax;
         };
+        // Reverse passes: counts the real cells of row i (values Tr) in half
+        // h with H_rev = S, and keeps the first.
+        auto count_candidates = [&](int h, int i, const unsigned* Tr, int lim) {
+            const int want = target[h] + bias[h] - open;
+#pragma unroll
+            for (int c = 0; c < R; ++c) {
+                if (c < lim && half(Tr[c], h) == want) {
+                    if (found[h] == 0) {
+                        bi[h] = i;
+                        bj[h] = j0 + c + 1;
+                    }
+                    ++found[h];
+                }
+            }
+        };
         // What the pass keeps of row i (values Tr, largest T rowmax).
         auto track_row = [&](int i, const unsigned* Tr, unsigned rowmax) {
             if constexpr (Local && !Reverse) {
@@ -315,21 +346,8 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
                 // Candidates: real cells with H_rev = S.
                 const unsigned x = (rowmax + open2) ^ tgt2;
                 if ((x & 0xFFFFu) == 0 || (x >> 16) == 0) {
-                    for (int h = 0; h < 2; ++h) {
-                        const int lim = h ? lim1 : lim0;
-                        if (!on[h] || i > m[h]) continue;
-                        const int want = target[h] + bias[h] - open;
-#pragma unroll
-                        for (int c = 0; c < R; ++c) {
-                            if (c < lim && half(Tr[c], h) == want) {
-                                if (found[h] == 0) {
-                                    bi[h] = i;
-                                    bj[h] = j0 + c + 1;
-                                }
-                                ++found[h];
-                            }
-                        }
-                    }
+                    for (int h = 0; h < 2; ++h)
+                        if (on[h] && i <= m[h]) count_candidates(h, i, Tr, h ? lim1 : lim0);
                 }
             } else {
                 // Global and semi-global: the query's last row.
@@ -352,29 +370,13 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
                                 }
                             }
                         } else {
-                            const int want = target[h] + bias[h] - open;
-#pragma unroll
-                            for (int c = 0; c < R; ++c) {
-                                if (c < lim && half(Tr[c], h) == want) {
-                                    if (found[h] == 0) {
-                                        bi[h] = i;
-                                        bj[h] = j0 + c + 1;
-                                    }
-                                    ++found[h];
-                                }
-                            }
+                            count_candidates(h, i, Tr, lim);
                         }
                     }
                 }
             }
         };
-#ifndef GPUALIGN_TUNE_PAIR_ROWS
-#define GPUALIGN_TUNE_PAIR_ROWS 2
-#endif
         int i = 1;
-#ifndef GPUALIGN_TUNE_PAIR_REVERSE_ROWS
-#define GPUALIGN_TUNE_PAIR_REVERSE_ROWS 2
-#endif
         if constexpr ((Reverse ? GPUALIGN_TUNE_PAIR_REVERSE_ROWS : GPUALIGN_TUNE_PAIR_ROWS) == 2) {
             // Two rows a step, in one basic block: row i+1's cells can issue
             // while row i's Ecell chain runs (row i's values stay for its tracking).
