@@ -39,6 +39,17 @@ struct BatchParams {
 /// pair_done.
 enum PairStatus : std::uint32_t { pair_forward = 0, pair_reverse = 1, pair_done = 2, pair_fallback = 3 };
 
+/// The stored value of H = 0 in pair_kernel's 16-bit halves for an m x n
+/// DP (kernels/pair_kernel.cuh): O + ge (O = go + ge), the floor of every
+/// Ecell, plus room below zero for what H can reach: nothing in the forward
+/// local pass (`zero_floor`, H >= 0), otherwise 2go + (m+n)ge + 2O, more
+/// than the all-gap path's -(2go + (m+n)ge) and the gap states below it.
+constexpr std::int64_t pair_bias(bool zero_floor, std::int64_t go, std::int64_t ge, std::int64_t m,
+                                 std::int64_t n) noexcept {
+    const std::int64_t open = go + ge;
+    return open + ge + (zero_floor ? 0 : 2 * go + (m + n) * ge + 2 * open);
+}
+
 /// Whether an m x n DP with bias `bias` (the stored value of H = 0) stays
 /// within the 16-bit halves of pair_kernel: the largest H is at most
 /// max(max_score, 0) * min(m, n), and a diagonal term adds at most

@@ -165,8 +165,7 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
                 n[h] = static_cast<int>(task.ref_len);
             }
         }
-        const int L = ZeroFloor ? 0 : 2 * go + (m[h] + n[h]) * ge + 2 * open;
-        bias[h] = open + ge + L;
+        bias[h] = static_cast<int>(detail::pair_bias(ZeroFloor, go, ge, m[h], n[h]));
         if (on[h] && !detail::pair_fits_16bit(bias[h], p.max_score, open, m[h], n[h])) {
             p.status[b] = detail::pair_fallback;
             on[h] = false;
