@@ -170,6 +170,7 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
             p.status[b] = detail::pair_fallback;
             on[h] = false;
             m[h] = n[h] = 0;
+            bias[h] = static_cast<int>(detail::pair_bias(ZeroFloor, go, ge, 0, 0));  // an idle half
         }
     }
     const int M = max(m[0], m[1]), N = max(n[0], n[1]);
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
     auto border_t = [&](int h, int H) { return max(H + bias[h] - open, ge); };
     auto top_h = [&](int j) { return (TopFree || j == 0) ? 0 : -(go + j * ge); };
     auto left_h = [&](int i) { return (LeftFree || i == 0) ? 0 : -(go + i * ge); };
-    auto code = [&](int h, const std::uint8_t* s, int len, int k) -> int {
+    auto code = [&](const std::uint8_t* s, int len, int k) -> int {
         if (k >= len) return p.size;  // pad letter
         return s[Reverse ? len - 1 - k : k];
     };
@@ -212,7 +213,7 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
         for (int h = 0; h < 2; ++h) {
             std::uint8_t* ph = prof + h * half_bytes;
             for (int c = 0; c < R; ++c) {
-                const int rc = code(h, rs[h], n[h], j0 + c);
+                const int rc = code(rs[h], n[h], j0 + c);
                 for (int a = 0; a < letters; ++a)
                     ph[a * R + c] = static_cast<std::uint8_t>((a < p.size && rc < p.size) ? p.matrix[a * p.size + rc] + open : 0);
             }
@@ -244,8 +245,8 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
 #pragma unroll
         for (int x = 0; x < 2; ++x) {
             if (s > 0 && x < M) b_next[x] = boundary[static_cast<std::size_t>(x) * threads + t];
-            qa_next[x] = code(0, qs[0], m[0], x);
-            qb_next[x] = code(1, qs[1], m[1], x);
+            qa_next[x] = code(qs[0], m[0], x);
+            qb_next[x] = code(qs[1], m[1], x);
         }
         // Row i's inputs, from the prefetch (then row i + 2 is prefetched):
         // the strip's left column T(i, j0), Ecell(i, j0) and the query letters.
@@ -257,8 +258,8 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
             qa_next[0] = qa_next[1];
             qb_next[0] = qb_next[1];
             if (s > 0 && i + 1 < M) b_next[1] = boundary[static_cast<std::size_t>(i + 1) * threads + t];
-            qa_next[1] = code(0, qs[0], m[0], i + 1);
-            qb_next[1] = code(1, qs[1], m[1], i + 1);
+            qa_next[1] = code(qs[0], m[0], i + 1);
+            qb_next[1] = code(qs[1], m[1], i + 1);
             if (s == 0) {
                 t_left = pack(border_t(0, left_h(i)), border_t(1, left_h(i)));
                 e = floor2;
