@@ -32,10 +32,10 @@
 // every Ecell is floored at O + ge, which no real value reaches: so the
 // plain 32-bit subtractions (Ecell - ge, H - O) and the addition
 // (T + (s + O), with s + O >= 0 required of the scheme) never borrow or
-// carry between the halves. The host routes a pair here only when
-// B + max(s, 0) * min(m, n) + max(s + O) fits 16 bits (pair_fits_16bit),
-// so nothing saturates; other pairs keep status pair_fallback and are
-// aligned by dp_kernel in 32 bits.
+// carry between the halves. Each pass takes a pair only when
+// B + max(s, 0) * min(m, n) + max(s + O) fits 16 bits (pair_fits_16bit,
+// from its lengths and the scheme), so nothing saturates; other pairs get
+// status pair_fallback and are aligned by dp_kernel in 32 bits.
 // Pad letters (rows past a query's end, columns past a ref's end) score
 // s + O = 0; no real cell depends on them, and the scans below read real
 // cells only.
@@ -46,8 +46,9 @@
 //    raises the strip's best is scanned for its first real cell of that
 //    value (a branch taken by few rows: each strip's best starts just below
 //    the best of the strips before, which a strip must reach to win), and
-//    strips are merged on (H desc, i asc, j asc). Global: H(m, n). Semi-global: row m scanned in each
-//    strip for its best cell (smallest j), from H(m, 0) = -(go + m ge).
+//    strips are merged on (H desc, i asc, j asc). Global: H(m, n).
+//    Semi-global: row m scanned in each strip for its best cell (smallest
+//    j), from H(m, 0) = -(go + m ge).
 //  - reverse: the begin cell, for local and semi-global pairs. The DP of
 //    the reversed prefixes q[0..ie) and r[0..je), anchored at the end cell
 //    with global borders (H_rev(k,l) = the best score of a path from cell
@@ -57,7 +58,8 @@
 //    B scores exactly S, so B is among the cells with H_rev = S (local: any
 //    cell; semi-global: the query's first row, reversed row ie). The pass
 //    counts them; when exactly one exists it is B (docs/scoring.md,
-//    "Begin cells of the batch engine"). Two or more: status pair_fallback.
+//    "Begin cells of the inter-pair kernel"). Two or more: status
+//    pair_fallback.
 #pragma once
 
 #include <cstdint>
