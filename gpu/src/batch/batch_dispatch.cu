@@ -19,17 +19,17 @@ namespace {
 // for local and semi-global the reverse pass for the begin cells.
 template <AlignMode Mode>
 void launch_pairs(const BatchParams& p, cudaStream_t stream) {
-    const int smem = kernels::pair_block * kernels::pair_profile_bytes(p.size + 1);
+    const int smem = pair_block * pair_profile_bytes(p.size + 1);
     const unsigned threads = (p.count + 1) / 2;
-    const unsigned blocks = (threads + kernels::pair_block - 1) / kernels::pair_block;
+    const unsigned blocks = (threads + pair_block - 1) / pair_block;
     GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                   "pair_kernel shared memory");
-    kernels::pair_kernel<Mode, false><<<blocks, kernels::pair_block, smem, stream>>>(p);
+    kernels::pair_kernel<Mode, false><<<blocks, pair_block, smem, stream>>>(p);
     GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel launch");
     if constexpr (Mode != AlignMode::global) {
         GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                       "pair_kernel shared memory");
-        kernels::pair_kernel<Mode, true><<<blocks, kernels::pair_block, smem, stream>>>(p);
+        kernels::pair_kernel<Mode, true><<<blocks, pair_block, smem, stream>>>(p);
         GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel (reverse pass) launch");
     }
 }

@@ -48,6 +48,37 @@ constexpr std::size_t max_sequence_length = 65535;
 /// batch needs well over 68,000 pairs to fill the GPU.
 constexpr std::size_t max_batch_pairs = 262144;
 
+// The inter-pair kernel (kernels/pair_kernel.cuh).
+#ifndef GPUALIGN_TUNE_PAIR_COLS
+#define GPUALIGN_TUNE_PAIR_COLS 32
+#endif
+/// Ref columns per strip (registers per thread: 2 per column; a multiple of
+/// 16). Overridable at build time (-DGPUALIGN_TUNE_PAIR_COLS=16) to compare.
+constexpr int pair_cols = GPUALIGN_TUNE_PAIR_COLS;
+constexpr int pair_block = 64;   ///< threads per block of the inter-pair kernel
+
+// Build-time switches to compare variants (docs/gpu.md, "Tuning"): rows a
+// step of the forward and reverse passes (1 or 2), whether a local strip's
+// best starts below the best so far, the blocks an SM that
+// __launch_bounds__ asks for.
+#ifndef GPUALIGN_TUNE_PAIR_ROWS
+#define GPUALIGN_TUNE_PAIR_ROWS 2
+#endif
+#ifndef GPUALIGN_TUNE_PAIR_REVERSE_ROWS
+#define GPUALIGN_TUNE_PAIR_REVERSE_ROWS 2
+#endif
+#ifndef GPUALIGN_TUNE_PAIR_CARRY_BEST
+#define GPUALIGN_TUNE_PAIR_CARRY_BEST 1
+#endif
+#ifndef GPUALIGN_TUNE_PAIR_MIN_BLOCKS
+#define GPUALIGN_TUNE_PAIR_MIN_BLOCKS 6
+#endif
+/// Shared memory per thread for `letters` profile letters (the alphabet and
+/// the pad letter): two halves x letters x pair_cols bytes (s + O, at most
+/// 127), plus 16 bytes so that neighbouring threads' profiles start in
+/// different bank groups. DNA: 400 bytes a thread.
+constexpr int pair_profile_bytes(int letters) { return 2 * letters * pair_cols + 16; }
+
 /// A score-only batch runs the inter-pair kernel only with at least this
 /// many pairs per SM of the device (two pairs a thread: 4 warps an SM, a
 /// quarter of the kernel's occupancy); a smaller batch (a few thousand long reads)

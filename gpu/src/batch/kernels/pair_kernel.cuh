@@ -65,39 +65,10 @@
 #include <cstdint>
 
 #include "../batch_params.hpp"
+#include "../batch_tuning.hpp"
 #include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
-
-#ifndef GPUALIGN_TUNE_PAIR_COLS
-#define GPUALIGN_TUNE_PAIR_COLS 32
-#endif
-/// Ref columns per strip (registers per thread: 2 per column; a multiple of
-/// 16). Overridable at build time (-DGPUALIGN_TUNE_PAIR_COLS=16) to compare.
-constexpr int pair_cols = GPUALIGN_TUNE_PAIR_COLS;
-constexpr int pair_block = 64;   ///< threads per block
-
-// Build-time switches to compare variants (docs/gpu.md, "Tuning"): rows a
-// step of the forward and reverse passes (1 or 2), whether a local strip's
-// best starts below the best so far, the blocks an SM that
-// __launch_bounds__ asks for.
-#ifndef GPUALIGN_TUNE_PAIR_ROWS
-#define GPUALIGN_TUNE_PAIR_ROWS 2
-#endif
-#ifndef GPUALIGN_TUNE_PAIR_REVERSE_ROWS
-#define GPUALIGN_TUNE_PAIR_REVERSE_ROWS 2
-#endif
-#ifndef GPUALIGN_TUNE_PAIR_CARRY_BEST
-#define GPUALIGN_TUNE_PAIR_CARRY_BEST 1
-#endif
-#ifndef GPUALIGN_TUNE_PAIR_MIN_BLOCKS
-#define GPUALIGN_TUNE_PAIR_MIN_BLOCKS 6
-#endif
-/// Shared memory per thread for `letters` profile letters (the alphabet and
-/// the pad letter): two halves x letters x pair_cols bytes (s + O, at most
-/// 127), plus 16 bytes so that neighbouring threads' profiles start in
-/// different bank groups. DNA: 400 bytes, 16 warps an SM.
-__host__ __device__ constexpr int pair_profile_bytes(int letters) { return 2 * letters * pair_cols + 16; }
 
 namespace pair_detail {
 /// v in both 16-bit halves.
@@ -120,9 +91,9 @@ __device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
 /// columns, gap states, bests) live across the whole loop nest; the
 /// recurrence and the passes are in the file's header.
 template <AlignMode Mode, bool Reverse>
-__global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pair_kernel(detail::BatchParams p) {
+__global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pair_kernel(detail::BatchParams p) {
     using namespace pair_detail;
-    constexpr int R = pair_cols;
+    constexpr int R = detail::pair_cols;
     constexpr bool Local = Mode == AlignMode::local;
     constexpr bool Semi = Mode == AlignMode::semi_global;
     constexpr bool Global = Mode == AlignMode::global;
@@ -133,10 +104,10 @@ __global__ void __launch_bounds__(pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pai
 
     extern __shared__ __align__(16) unsigned char smem[];
     const int letters = p.size + 1;  // the alphabet and the pad letter (code p.size)
-    const std::uint32_t t = blockIdx.x * pair_block + threadIdx.x;
+    const std::uint32_t t = blockIdx.x * detail::pair_block + threadIdx.x;
     const std::uint32_t threads = (p.count + 1) / 2;
     if (t >= threads) return;
-    std::uint8_t* const prof = smem + threadIdx.x * pair_profile_bytes(letters);
+    std::uint8_t* const prof = smem + threadIdx.x * detail::pair_profile_bytes(letters);
     const int half_bytes = letters * R;  // one half's profile: letters x R bytes
 
     const int go = p.gap_open, ge = p.gap_extend, open = go + ge;
