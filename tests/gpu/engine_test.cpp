@@ -92,11 +92,8 @@ TEST_P(RandomPairs, IdenticalToCpuReference) {
     make_pairs(c.alphabet, seed, 20000, q, r);
     const ScoringScheme s = c.alphabet == Alphabet::dna ? dna_scheme(c.affine) : protein_scheme(c.affine);
     expect_identical(q, r, s, c.mode, c.score_only);
-    if (c.score_only) {  // the inter-pair kernel on every batch, where the scheme allows it
-        gpu::BatchEngineOptions o;
-        o.pair_kernel_min_pairs = 1;
-        expect_identical(q, r, s, c.mode, c.score_only, o);
-    }
+    if (c.score_only)  // the inter-pair kernel on every batch, where the scheme allows it
+        expect_identical(q, r, s, c.mode, c.score_only, inter_pair_options());
 }
 
 std::vector<Config> all_configs() {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,8 +19,6 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-
-#include <cstdio>
 
 #include "gpualign/align/reference_aligner.hpp"
 #include "gpualign/gpu/batch_engine.hpp"
@@ -150,6 +149,14 @@ inline std::vector<gpu::PairView> views(const std::vector<Seq>& q, const std::ve
     std::vector<gpu::PairView> v(q.size());
     for (std::size_t i = 0; i < q.size(); ++i) v[i] = {q[i], r[i]};
     return v;
+}
+
+/// Engine options that run the inter-pair kernel on batches of any size (by
+/// default it waits for enough pairs to fill the GPU).
+inline gpu::BatchEngineOptions inter_pair_options() {
+    gpu::BatchEngineOptions o;
+    o.pair_kernel_min_pairs = 1;
+    return o;
 }
 
 /// Reads the pairs of two FASTA files under shared_data_dir(); false when

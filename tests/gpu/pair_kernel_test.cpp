@@ -20,14 +20,6 @@ namespace {
 
 constexpr AlignMode all_modes[] = {AlignMode::local, AlignMode::global, AlignMode::semi_global};
 
-// The inter-pair kernel for batches of any size (by default it waits for
-// enough pairs to fill the GPU).
-gpu::BatchEngineOptions inter_pair_options() {
-    gpu::BatchEngineOptions o;
-    o.pair_kernel_min_pairs = 1;
-    return o;
-}
-
 // Related pairs of 1-400 letters (0-30% divergence) and unrelated ones.
 void related_pairs(std::uint64_t seed, std::size_t count, std::size_t max_len, std::vector<Seq>& q,
                    std::vector<Seq>& r) {

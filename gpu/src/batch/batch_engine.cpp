@@ -685,7 +685,8 @@ void BatchEngine::Impl::enqueue(Request& r) {
                 if (bases + m + n > shape.bases || dirs + d > shape.dirs) break;
                 // The inter-pair kernel's boundaries: the longest query's rows x one entry per two pairs.
                 const std::size_t rows = std::max(max_m, m);
-                if (pair_kernels && last > first && rows * ((last - first + 2) / 2) * 8 > pair_boundary_bytes) break;
+                if (pair_kernels && last > first && rows * ((last - first + 2) / 2) * sizeof(std::uint64_t) > pair_boundary_bytes)
+                    break;
                 bases += m + n;
                 dirs += d;
                 max_m = rows;

@@ -43,9 +43,9 @@ constexpr std::size_t max_sequence_length = 65535;
 /// Batch shape: at most this many pairs per device batch (the engine also
 /// caps query+ref bases per batch by BatchEngineOptions::max_batch_bases and the
 /// direction-bit bytes by the traceback budget). The inter-pair kernel runs
-/// two pairs a thread, and an H100 holds about 34,000 of its threads at
-/// once (8 warps an SM, bound by the profiles in shared memory), so a
-/// batch needs well over 68,000 pairs to fill the GPU.
+/// two pairs a thread, and an H100 holds about 50,000 of its threads at
+/// once (12 warps an SM, bound by its registers: __launch_bounds__ asks for
+/// 6 blocks of 64), so a batch needs well over 100,000 pairs to fill the GPU.
 constexpr std::size_t max_batch_pairs = 262144;
 
 // The inter-pair kernel (kernels/pair_kernel.cuh).
