@@ -1,7 +1,9 @@
 // gpualign — FASTA cut into blocks (a memory map of a plain file, or zlib for
-// gzip) and parsed by OpenMP tasks with SeqAn3 (SequenceReader::from_text);
+// gzip) and parsed by OpenMP tasks with the hot-path block parser
+// (fasta_block.hpp), SeqAn3 (SequenceReader::from_text) where it declines;
 // records handed out in file order.
 #include "gpualign/io/parallel_reader.hpp"
+#include "fasta_block.hpp"
 #include "gz_read.hpp"
 #include "line_ends.hpp"
 
@@ -310,10 +312,14 @@ struct ParallelSequenceReader::Impl {
         while (r.next_into(*b.records)) {}
     }
 
-    /// Parses one block with SeqAn3 into its RecordBlock; marks it failed on any error.
+    /// Parses one block into its RecordBlock: with the hot-path parser
+    /// (fasta_block.hpp), and with SeqAn3 when that declines the block or a
+    /// read error follows it; marks it failed on any error.
     void parse(Block& b) noexcept {
         if (b.error) return;
         try {
+            if (b.failure.empty() && detail::parse_fasta_block(b.text(), alphabet, dna_codes, *b.records)) return;
+            b.records->clear();
             parse_block(b, 1);
         } catch (...) {
             b.failed = true;
@@ -490,7 +496,7 @@ ParallelSequenceReader::ParallelSequenceReader(std::string path, AlphabetChoice 
     im.probe.emplace(im.path, choice);
     // A FIFO or /dev/fd/N cannot be opened a second time for the blocks.
     std::error_code ec;
-    im.parallel = im.threads > 1 && im.path != "-" && im.probe->format() == SequenceFormat::fasta &&
+    im.parallel = im.path != "-" && im.probe->format() == SequenceFormat::fasta &&
                   std::filesystem::is_regular_file(im.path, ec);
 }
 
@@ -519,7 +525,7 @@ void ParallelSequenceReader::set_dna_codes(DnaCodes codes) {
 }
 const std::string& ParallelSequenceReader::path() const noexcept { return impl_->path; }
 std::uint64_t ParallelSequenceReader::records_read() const noexcept { return impl_->handed_out; }
-bool ParallelSequenceReader::parallel() const noexcept { return impl_->parallel; }
+bool ParallelSequenceReader::in_blocks() const noexcept { return impl_->parallel; }
 int ParallelSequenceReader::threads() const noexcept { return impl_->threads; }
 
 bool holds_one_fasta_record(const std::string& path, std::size_t max_bytes) noexcept {

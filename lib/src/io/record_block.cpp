@@ -93,6 +93,11 @@ void RecordBlock::copy_to(std::size_t k, SequenceRecord& out) const {
     out.number = v.number;
 }
 
+void RecordBlock::reserve(std::size_t text_bytes, std::size_t letters) {
+    text_.reserve(text_bytes);
+    codes_.reserve(letters);
+}
+
 void RecordBlock::clear() noexcept {
     text_.clear();
     codes_.clear();

@@ -1,6 +1,8 @@
 // gpualign — FASTA/FASTQ reading: zlib stream -> SeqAn3 parser -> our encoding.
 #include "gpualign/io/record_block.hpp"
 #include "gpualign/io/sequence_io.hpp"
+#include "fasta_block.hpp"
+#include "encode_letters.hpp"
 #include "gz_read.hpp"
 #include "line_ends.hpp"
 
@@ -57,6 +59,19 @@ struct EncodeTables {
             }
         }
         protein[static_cast<unsigned char>('*')] = static_cast<std::int8_t>(seqan3::aa27{}.assign_char('*').to_rank());
+        prepare(dna, simd_dna);
+        prepare(dna_iupac, simd_dna_iupac);
+        prepare(protein, simd_protein);
+    }
+    // The same tables for the SIMD encoder, which requires every accepted
+    // character to be printable ASCII (0x20..0x7F), as all of them are.
+    detail::LetterTable simd_dna, simd_dna_iupac, simd_protein;
+
+    static void prepare(const std::array<std::int8_t, 256>& t, detail::LetterTable& out) {
+        for (std::size_t c = 0; c < 256; ++c) {
+            if ((c < 0x20 || c >= 0x80) && t[c] >= 0) throw std::logic_error("encode table: a letter outside 0x20..0x7F");
+            if (c < 128) out.code[c] = c < 0x20 ? 0xFF : static_cast<std::uint8_t>(t[c]);
+        }
     }
 };
 
@@ -68,6 +83,11 @@ const EncodeTables& tables() {
 const std::array<std::int8_t, 256>& table(Alphabet alphabet, DnaCodes codes) {
     if (alphabet == Alphabet::protein) return tables().protein;
     return codes == DnaCodes::iupac ? tables().dna_iupac : tables().dna;
+}
+
+const detail::LetterTable& simd_table(Alphabet alphabet, DnaCodes codes) {
+    if (alphabet == Alphabet::protein) return tables().simd_protein;
+    return codes == DnaCodes::iupac ? tables().simd_dna_iupac : tables().simd_dna;
 }
 
 std::string printable(int c) {
@@ -190,16 +210,7 @@ struct RawFile : RawFileBase {
     const std::string& partial_id() const { return record_buffer.id(); }
 };
 
-std::pair<std::string_view, std::string_view> split_header(std::string_view header) {
-    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; };
-    std::size_t end = 0;
-    while (end < header.size() && !blank(header[end])) ++end;
-    std::size_t desc = end;
-    while (desc < header.size() && blank(header[desc])) ++desc;
-    std::size_t desc_end = header.size();
-    while (desc_end > desc && blank(header[desc_end - 1])) --desc_end;
-    return {header.substr(0, end), header.substr(desc, desc_end - desc)};
-}
+using detail::split_header;
 
 }  // namespace
 
@@ -211,30 +222,12 @@ int encode_char(Alphabet alphabet, char c, DnaCodes codes) noexcept {
 
 std::optional<std::size_t> encode_sequence(Alphabet alphabet, std::string_view letters, std::uint8_t* out,
                                            DnaCodes codes) noexcept {
-    const auto& t = table(alphabet, codes);
-    // Branch-free over the whole sequence (rejected characters have code -1,
-    // so their sign bit shows in `bad`), eight letters per step with
-    // independent accumulators; the first rejected one is looked up only
-    // when there is one.
+    // SIMD over the whole sequence (encode_letters.hpp); the first rejected
+    // character is looked up only when there is one.
     const auto* in = reinterpret_cast<const unsigned char*>(letters.data());
-    const std::size_t n = letters.size(), n8 = n & ~std::size_t{7};
-    std::uint8_t bad[8] = {};
-    for (std::size_t k = 0; k < n8; k += 8) {
-        for (int u = 0; u < 8; ++u) {
-            const auto code = static_cast<std::uint8_t>(t[in[k + u]]);
-            out[k + u] = code;
-            bad[u] |= code;
-        }
-    }
-    std::uint8_t any = 0;
-    for (std::size_t k = n8; k < n; ++k) {
-        const auto code = static_cast<std::uint8_t>(t[in[k]]);
-        out[k] = code;
-        any |= code;
-    }
-    for (const std::uint8_t b : bad) any |= b;
-    if (!(any & 0x80)) return std::nullopt;
-    for (std::size_t k = 0; k < n; ++k)
+    if (detail::encode_letters(simd_table(alphabet, codes), in, letters.size(), out)) return std::nullopt;
+    const auto& t = table(alphabet, codes);
+    for (std::size_t k = 0; k < letters.size(); ++k)
         if (t[in[k]] < 0) return k;
     return std::nullopt;
 }

@@ -63,7 +63,8 @@ public:
     /// of `threads`. @throws InputError when a file cannot be opened.
     PairReader(const AlignConfig& c, int threads);
 
-    bool parallel() const noexcept { return queries_.reader.parallel() || refs_.reader.parallel(); }
+    /// True when either file is read in blocks (ParallelSequenceReader::in_blocks).
+    bool in_blocks() const noexcept { return queries_.reader.in_blocks() || refs_.reader.in_blocks(); }
 
     /// The alphabet of both files; with --alphabet auto they must agree.
     /// @throws InputError naming both files when they do not.

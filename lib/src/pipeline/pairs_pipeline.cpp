@@ -87,7 +87,7 @@ struct WriteItem {
     std::vector<AlignmentResult> results;
 };
 
-void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThreads& split, bool parallel_read,
+void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThreads& split, bool block_read,
                 double kernel_ms, const gpu::BatchEngineProfile& e) {
     spdlog::debug("stages (s): open+detect {:.3f}; CUDA start {:.3f} from the run's start; backend init {:.3f} after "
                   "open+detect (main waited {:.3f}); first batch aligned at {:.3f}; {} batches, loop {:.3f}",
@@ -95,7 +95,7 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
     spdlog::debug("stages (s): read {:.3f} busy on {} threads{} (aligner waited {:.3f}); align {:.3f} busy (GPU "
                   "kernels {:.3f}, engine host threads {}); format {:.3f} on {} threads + write {:.3f} (aligner waited "
                   "{:.3f}); commit {:.3f}; teardown {:.3f}; total {:.3f}",
-                  t.read, split.read, parallel_read ? "" : " (serial parse)", t.read_waited, t.align,
+                  t.read, split.read, block_read ? "" : " (serial parse)", t.read_waited, t.align,
                   kernel_ms / 1000.0, split.engine, t.format, split.write, t.write, t.write_waited, t.commit,
                   t.teardown, stats.seconds);
     if (e.batches > 0)
@@ -279,7 +279,7 @@ void PairsRun::finish(std::unique_ptr<detail::PairBackend> backend, RunStats& st
     backend.reset();
     t_.teardown = seconds_since(d0);
     stats.seconds = seconds_since(start_);
-    log_stages(t_, stats, split_, reader_.parallel(), totals.kernel_ms, totals.engine_profile);
+    log_stages(t_, stats, split_, reader_.in_blocks(), totals.kernel_ms, totals.engine_profile);
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
-// gpualign — reading one FASTA file on several threads, still with SeqAn3.
+// gpualign — reading one FASTA file in blocks, on one or several threads.
 //
 // The text is cut into blocks of about 1 MiB at record starts: views of a
 // read-only memory map for a plain file (no copy), or decompressed chunks for
-// gzip. OpenMP tasks parse each block with SeqAn3's sequence_file_input
-// through SequenceReader::from_text and encode it. Records come out in file
+// gzip. OpenMP tasks parse each block with the hot-path block parser
+// (lib/src/io/fasta_block.hpp: memchr over lines, encoding straight into the
+// RecordBlock), or, for a block it declines (anything outside well-formed
+// FASTA, and every error), with SeqAn3's sequence_file_input through
+// SequenceReader::from_text. Records come out in file
 // order with the same numbers, contents and error messages as SequenceReader
 // gives for the whole file.
 #pragma once
@@ -23,9 +26,9 @@ namespace gpualign {
 /// Streaming reader of one FASTA or FASTQ file (plain or gzip) that parses
 /// FASTA on several threads; a drop-in for SequenceReader's next()/alphabet().
 ///
-/// Parallel for FASTA from a path. FASTQ ('@' may begin a quality line, so
-/// record starts cannot be found without parsing) and stdin fall back to one
-/// SequenceReader, as does threads == 1.
+/// Blocks for FASTA from a path (on one thread too). FASTQ ('@' may begin a
+/// quality line, so record starts cannot be found without parsing) and stdin
+/// fall back to one SequenceReader.
 ///
 /// Cut points: a block ends just before a '>' that begins a line whose
 /// preceding line is non-empty and holds no '>' or ';'. SeqAn3 ends a FASTA
@@ -51,7 +54,7 @@ public:
     static constexpr std::size_t block_bytes = 1u << 20;
 
     /// Opens `path` ("-" = stdin) as SequenceReader does, with its checks.
-    /// @param threads  parser threads (>= 1; 1 = one SequenceReader).
+    /// @param threads  parser threads (>= 1).
     /// @throws InputError as SequenceReader's constructor.
     ParallelSequenceReader(std::string path, AlphabetChoice choice, int threads);
     ~ParallelSequenceReader();
@@ -98,8 +101,8 @@ public:
     const std::string& path() const noexcept;
     /// Records handed out by next() so far.
     std::uint64_t records_read() const noexcept;
-    /// True when blocks are parsed on several threads (FASTA from a path, threads > 1).
-    bool parallel() const noexcept;
+    /// True when the file is read in blocks (FASTA from a path).
+    bool in_blocks() const noexcept;
     /// The threads given to the constructor (at least 1).
     int threads() const noexcept;
 

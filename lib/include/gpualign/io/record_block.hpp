@@ -85,6 +85,10 @@ public:
     void copy_to(std::size_t k, SequenceRecord& out) const;
     /// Removes every record; keeps the capacity.
     void clear() noexcept;
+    /// Reserves room for `text_bytes` header, letter and quality characters
+    /// and `letters` codes in all, so that appending that much does not
+    /// reallocate. @throws std::bad_alloc, std::length_error.
+    void reserve(std::size_t text_bytes, std::size_t letters);
 
     /// The 1-based file number of record 0.
     std::uint64_t first_number() const noexcept { return first_number_; }

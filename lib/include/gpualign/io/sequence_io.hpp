@@ -66,7 +66,7 @@ int encode_char(Alphabet alphabet, char c, DnaCodes codes = DnaCodes::dna5) noex
 
 /// Encodes `letters` into `out[0, letters.size())` (host memory the caller
 /// owns, at least letters.size() bytes), with encode_char's codes.
-/// Unrolled, branch-free over the letters; the first rejected one is looked
+/// In SIMD (Google Highway, chosen at run time) over the letters; the first rejected one is looked
 /// up only when there is one.
 /// @return the 0-based index of the first character that encode_char
 ///         rejects, or std::nullopt when all are accepted (then `out` is

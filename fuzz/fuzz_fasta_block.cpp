@@ -1,0 +1,66 @@
+// Fuzz target: the FASTA hot-path block parser (lib/src/io/fasta_block.hpp)
+// against SeqAn3 (SequenceReader::from_text) on the same bytes.
+//
+// Input layout: byte 0 is a flag byte, the rest is the block's text.
+//   bit 0     alphabet: 0 dna, 1 protein
+//   bit 1     DNA codes: 0 dna5, 1 iupac
+// The text is put in the block reader's form first: CR becomes LF, and a
+// '>' is put in front unless it starts with '>' or ';'. Contract checked:
+// whenever parse_fasta_block accepts the text, SeqAn3 reads the same text
+// without an error and gives the same records (names, descriptions,
+// letters, codes), in the same order; when it declines, nothing is claimed
+// (the block reader then parses with SeqAn3). Both parsers throw nothing
+// but InputError (SeqAn3) or nothing at all (the block parser).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_check.hpp"
+#include "gpualign/io/record_block.hpp"
+#include "gpualign/io/sequence_io.hpp"
+#include "io/fasta_block.hpp"
+
+namespace {
+
+bool same_records(const gpualign::RecordBlock& a, const gpualign::RecordBlock& b) {
+    if (a.size() != b.size() || a.bases() != b.bases()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+        const gpualign::RecordView x = a[k], y = b[k];
+        if (x.name != y.name || x.description != y.description || x.sequence != y.sequence ||
+            x.quality != y.quality || !std::equal(x.codes.begin(), x.codes.end(), y.codes.begin(), y.codes.end()))
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace gpualign;
+    if (size == 0) return 0;
+    const std::uint8_t flags = data[0];
+    const Alphabet alphabet = (flags & 1) ? Alphabet::protein : Alphabet::dna;
+    const DnaCodes codes = (flags & 2) ? DnaCodes::iupac : DnaCodes::dna5;
+    std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
+    for (char& c : text)
+        if (c == '\r') c = '\n';
+    if (text.empty() || (text[0] != '>' && text[0] != ';')) text.insert(0, 1, '>');
+
+    RecordBlock fast;
+    const bool accepted = detail::parse_fasta_block(text, alphabet, codes, fast);
+
+    RecordBlock reference;
+    std::string error;
+    try {
+        SequenceReader r = SequenceReader::from_text(text, "block.fa", SequenceFormat::fasta, alphabet, 1);
+        r.set_dna_codes(codes);
+        while (r.next_into(reference)) {}
+    } catch (const InputError& e) {
+        error = e.what();
+    }
+    if (accepted) {
+        FUZZ_CHECK(error.empty());
+        FUZZ_CHECK(same_records(fast, reference));
+    }
+    return 0;
+}
