@@ -43,9 +43,11 @@ cxxopts::Options make_options() {
                                    "                                      free (a read fitted into a window)\n"
                                    "  gpualign search QUERIES DB [-o OUT] every query against every DB record: the best hits,\n"
                                    "                                      their alignments, E-values and bit scores\n"
+                                   "  gpualign makedb DB.fa DB.gadb       a prebuilt search DB (parsed and encoded once; memory-\n"
+                                   "                                      mapped by search; options: --alphabet, --threads, -v, -q)\n"
                                    "sw/nw/sg align record i of QUERIES with record i of REFS. FASTA or FASTQ, plain or gzip; '-' reads stdin.");
     o.set_width(100);
-    o.custom_help("sw|nw|sg QUERIES REFS [options] | search QUERIES DB [options]");
+    o.custom_help("sw|nw|sg QUERIES REFS [options] | search QUERIES DB [options] | makedb DB.fa DB.gadb [options]");
     o.positional_help("");
     const auto str = [](auto v) { return std::to_string(v); };
     o.add_options("Scoring")
@@ -122,7 +124,7 @@ AlignMode parse_command(const std::string& word) {
     if (word == "sw") return AlignMode::local;
     if (word == "nw") return AlignMode::global;
     if (word == "sg") return AlignMode::semi_global;
-    throw UsageError("the command must be one of sw|nw|sg|search, got '" + word + "'");
+    throw UsageError("the command must be one of sw|nw|sg|search|makedb, got '" + word + "'");
 }
 
 template <typename Enum>
@@ -136,13 +138,35 @@ Enum parse_choice(const std::string& option, const std::string& value,
     throw UsageError("--" + option + " must be one of " + names + ", got '" + value + "'");
 }
 
+/// `gpualign makedb DB.fa DB.gadb`: the DB in config.ref_path, the DB file
+/// in config.out_path, --alphabet and --threads; every other option is a
+/// usage error.
+AlignConfig makedb_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos) {
+    for (const cxxopts::KeyValue& kv : r.arguments()) {
+        const std::string& key = kv.key();
+        if (key != "alphabet" && key != "threads" && key != "verbose" && key != "quiet" && key != "positional")
+            throw UsageError("--" + key + " does not apply to `gpualign makedb` (it takes --alphabet, --threads, -v, -q)");
+    }
+    if (pos.size() != 3)
+        throw UsageError("expected 2 arguments after makedb (DB.fa DB.gadb), got " + std::to_string(pos.size() - 1));
+    AlignConfig c;
+    c.ref_path = pos[1];
+    c.out_path = pos[2];
+    if (c.ref_path == c.out_path) throw UsageError("makedb: the DB file must not be the FASTA it is built from");
+    c.alphabet = parse_choice<AlphabetChoice>("alphabet", r["alphabet"].as<std::string>(),
+                                              {{"auto", AlphabetChoice::automatic}, {"dna", AlphabetChoice::dna}, {"protein", AlphabetChoice::protein}});
+    c.threads = r["threads"].as<int>();
+    if (c.threads < 0) throw UsageError("--threads must be non-negative, got " + std::to_string(c.threads));
+    return c;
+}
+
 AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::string>& pos, std::string command_line,
                       Verbosity verbosity) {
     // The command word first, so that an unknown one is named before any
     // option or argument count is judged against it.
     if (!pos.empty() && pos[0] != "search") parse_command(pos[0]);
     if (pos.size() != 3)
-        throw UsageError("expected 3 arguments (sw|nw|sg QUERIES REFS, or search QUERIES DB), got " +
+        throw UsageError("expected 3 arguments (sw|nw|sg QUERIES REFS, search QUERIES DB, or makedb DB.fa DB.gadb), got " +
                          std::to_string(pos.size()));
     AlignConfig c;
     if (pos[0] == "search") {
@@ -239,6 +263,11 @@ Command parse_command_line(int argc, const char* const* argv) {
         if (r.count("verbose") && r.count("quiet")) throw UsageError("--verbose and --quiet conflict");
         cmd.verbosity = r.count("quiet") ? Verbosity::quiet : r.count("verbose") ? Verbosity::verbose : Verbosity::normal;
         const auto pos = r.count("positional") ? r["positional"].as<std::vector<std::string>>() : std::vector<std::string>{};
+        if (!pos.empty() && pos[0] == "makedb") {
+            cmd.action = Command::Action::makedb;
+            cmd.config = makedb_config(r, pos);
+            return cmd;
+        }
         cmd.config = to_config(r, pos, join_args(argc, argv), cmd.verbosity);
         return cmd;
     } catch (const UsageError&) {

@@ -32,14 +32,18 @@ enum class Verbosity { normal, verbose, quiet };
 
 /// What a command line asks for.
 struct Command {
-    enum class Action { align, help, version };
+    /// align: sw|nw|sg|search; makedb: `gpualign makedb DB.fa DB.gadb`.
+    enum class Action { align, makedb, help, version };
     Action action = Action::align;
-    AlignConfig config;                      ///< validated; meaningful for Action::align only
+    /// align: validated; makedb: ref_path (DB.fa), out_path (DB.gadb),
+    /// alphabet and threads only; not meaningful for help and version.
+    AlignConfig config;
     Verbosity verbosity = Verbosity::normal;
     std::string text;                        ///< for help/version: the text to print on stdout
 };
 
-/// Parses `gpualign sw|nw|sg QUERIES REFS [options]`.
+/// Parses `gpualign sw|nw|sg QUERIES REFS [options]`, `gpualign search
+/// QUERIES DB [options]` and `gpualign makedb DB.fa DB.gadb [options]`.
 ///
 /// @param argc, argv  as given to main (argv[0] is the program name;
 ///                    borrowed for the call only). The whole argv, joined by

@@ -1,13 +1,15 @@
-// gpualign command-line interface: `gpualign sw|nw QUERIES REFS [options]` and
-// `gpualign search QUERIES DB [options]`.
+// gpualign command-line interface: `gpualign sw|nw|sg QUERIES REFS [options]`,
+// `gpualign search QUERIES DB [options]` and `gpualign makedb DB.fa DB.gadb`.
 // The command line is parsed in cli.cpp; this file logs and runs.
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -16,6 +18,7 @@
 #include "gpualign/io/cleanup.hpp"
 #include "gpualign/pipeline/pipeline.hpp"
 #include "gpualign/search/search.hpp"
+#include "gpualign/search/search_db.hpp"
 
 namespace {
 
@@ -65,6 +68,30 @@ void prefer_cuda_hardware_queues(const gpualign::AlignConfig& c) {
     (void)::setenv("CUDA_DEVICE_MAX_CONNECTIONS", queues.c_str(), 0);
 }
 
+/// The log level that -v / -q ask for.
+spdlog::level::level_enum log_level(gpualign::cli::Verbosity v) {
+    using gpualign::cli::Verbosity;
+    return v == Verbosity::quiet ? spdlog::level::err : v == Verbosity::verbose ? spdlog::level::debug : spdlog::level::info;
+}
+
+/// `gpualign makedb DB.fa DB.gadb`: builds the DB file and logs what it holds.
+int run_makedb(const gpualign::cli::Command& cmd) {
+    const gpualign::AlignConfig& c = cmd.config;
+    spdlog::set_level(log_level(cmd.verbosity));
+    try {
+        const auto start = std::chrono::steady_clock::now();
+        const int threads = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        const gpualign::SearchDbSummary s = gpualign::make_search_db(c.ref_path, c.out_path, c.alphabet, threads);
+        spdlog::info("makedb: {} {} records, {} letters, {} bytes in {}, {:.3f} s", s.records,
+                     gpualign::to_string(s.alphabet), s.letters, s.file_bytes, c.out_path,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    } catch (const std::exception& e) {
+        spdlog::error("{}", e.what());
+        return gpualign::cli::exit_error;
+    }
+    return gpualign::cli::exit_ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,16 +109,15 @@ int main(int argc, char** argv) {
         std::cerr << "Try 'gpualign --help'.\n";
         return cli::exit_usage;
     }
-    if (cmd.action != cli::Command::Action::align) {
+    if (cmd.action == cli::Command::Action::help || cmd.action == cli::Command::Action::version) {
         std::cout << cmd.text << std::flush;
         return std::cout ? cli::exit_ok : cli::exit_error;
     }
+    if (cmd.action == cli::Command::Action::makedb) return run_makedb(cmd);
     prefer_passive_openmp_waits(argv);
     prefer_eager_cuda_module_loading();
     if (cmd.config.backend != gpualign::BackendChoice::cpu) prefer_cuda_hardware_queues(cmd.config);
-    spdlog::set_level(cmd.verbosity == cli::Verbosity::quiet     ? spdlog::level::err
-                      : cmd.verbosity == cli::Verbosity::verbose ? spdlog::level::debug
-                                                                 : spdlog::level::info);
+    spdlog::set_level(log_level(cmd.verbosity));
     if (cmd.config.backend != gpualign::BackendChoice::cpu)
         if (const char* queues = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
             spdlog::debug("CUDA hardware queues per device: {} (CUDA_DEVICE_MAX_CONNECTIONS)", queues);

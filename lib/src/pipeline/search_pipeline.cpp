@@ -23,6 +23,7 @@
 #include "gpualign/io/parallel_reader.hpp"
 #include "gpualign/io/sequence_io.hpp"
 #include "gpualign/model/statistics.hpp"
+#include "gpualign/search/search_db.hpp"
 #include "run_setup.hpp"
 #include "search/hits.hpp"
 
@@ -46,23 +47,47 @@ AllRecords read_all(ParallelSequenceReader& reader) {
     return all;
 }
 
-/// The inputs of a search, read whole: the queries, the DB, their alphabet
-/// and the run's scheme.
+/// The inputs of a search, read whole: the queries, the DB (parsed from
+/// FASTA, or views of a mapped DB file), their alphabet and the run's scheme.
 struct SearchInputs {
     Alphabet alphabet = Alphabet::dna;
     ScoringScheme scheme;
     AllRecords db, queries;
+    std::unique_ptr<SearchDb> mapped;  ///< the DB file the DB's views borrow, when DB is one
 };
 
-/// Agrees on the alphabet of QUERIES (`qreader`) and DB (`dbreader`) and
+/// The alphabet of a search against a DB file: the DB's, which the queries
+/// (detected, or --alphabet) must share.
+/// @throws InputError naming both files when they do not.
+Alphabet db_file_alphabet(const AlignConfig& c, ParallelSequenceReader& qreader, const SearchDb& db) {
+    const Alphabet q = qreader.alphabet(), d = db.alphabet();
+    if (q == d) return q;
+    if (c.alphabet != AlphabetChoice::automatic)
+        throw InputError("DB " + display_path(c.ref_path) + " holds " + to_string(d) + " records (gpualign makedb), "
+                         "not " + to_string(q) + " as --alphabet asks; build it again with makedb --alphabet " +
+                         to_string(q));
+    throw InputError("QUERIES " + display_path(qreader.path()) + " looks like " + to_string(q) + " but DB " +
+                     display_path(c.ref_path) + " holds " + to_string(d) + " records (gpualign makedb)");
+}
+
+/// Agrees on the alphabet of QUERIES (`qreader`) and DB (c.ref_path: a DB
+/// file of gpualign makedb, else FASTA/FASTQ read on `threads` threads) and
 /// on the scheme, and reads the DB, then the queries.
 /// @throws InputError for bad input (a letter the scheme does not score
-///         included); what scheme_for_inputs throws.
-SearchInputs read_inputs(const AlignConfig& c, ParallelSequenceReader& qreader, ParallelSequenceReader& dbreader) {
+///         included, a bad DB file); what scheme_for_inputs throws.
+SearchInputs read_inputs(const AlignConfig& c, ParallelSequenceReader& qreader, int threads) {
     SearchInputs in;
-    in.alphabet = detail::agreed_alphabet(qreader, dbreader, "DB");
-    in.scheme = detail::scheme_for_inputs(c, in.alphabet, qreader, dbreader);
-    in.db = read_all(dbreader);
+    if (is_search_db(c.ref_path)) {
+        in.mapped = std::make_unique<SearchDb>(c.ref_path);
+        in.alphabet = db_file_alphabet(c, qreader, *in.mapped);
+        in.scheme = detail::scheme_for_inputs(c, in.alphabet, qreader);
+        in.db.views = in.mapped->views(in.scheme.dna_codes);
+    } else {
+        ParallelSequenceReader dbreader(c.ref_path, c.alphabet, threads);
+        in.alphabet = detail::agreed_alphabet(qreader, dbreader, "DB");
+        in.scheme = detail::scheme_for_inputs(c, in.alphabet, qreader, dbreader);
+        in.db = read_all(dbreader);
+    }
     in.queries = read_all(qreader);
     if (in.scheme.undefined_codes) {  // a matrix file without some letters: only their use is an error
         for (const RecordView& r : in.queries.views) check_letters(in.scheme, r, c.query_path);
@@ -96,8 +121,7 @@ RunStats run_search(const AlignConfig& c) {
     const SearchOptions& o = *c.search;
     const int threads = detail::run_threads(c);
     ParallelSequenceReader qreader(c.query_path, c.alphabet, threads);
-    ParallelSequenceReader dbreader(c.ref_path, c.alphabet, threads);
-    const SearchInputs in = read_inputs(c, qreader, dbreader);
+    const SearchInputs in = read_inputs(c, qreader, threads);
     const std::vector<RecordView>& queries = in.queries.views;
     const std::vector<RecordView>& db = in.db.views;
     const bool both = c.strand == StrandChoice::both;
