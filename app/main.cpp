@@ -114,10 +114,16 @@ int main(int argc, char** argv) {
         return std::cout ? cli::exit_ok : cli::exit_error;
     }
     if (cmd.action == cli::Command::Action::makedb) return run_makedb(cmd);
-    prefer_passive_openmp_waits(argv);
+    // One small pair is done on the CPU before CUDA could have started.
+    const bool small_pair = gpualign::runs_small_pair_on_cpu(cmd.config);
+    if (small_pair) cmd.config.backend = gpualign::BackendChoice::cpu;
+    if (!small_pair) prefer_passive_openmp_waits(argv);
     prefer_eager_cuda_module_loading();
     if (cmd.config.backend != gpualign::BackendChoice::cpu) prefer_cuda_hardware_queues(cmd.config);
     spdlog::set_level(log_level(cmd.verbosity));
+    if (small_pair)
+        spdlog::debug("one pair of at most {} DP cells: the CPU backend (--backend gpu keeps it on the GPU)",
+                      gpualign::cpu_single_pair_cells);
     if (cmd.config.backend != gpualign::BackendChoice::cpu)
         if (const char* queues = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS"))
             spdlog::debug("CUDA hardware queues per device: {} (CUDA_DEVICE_MAX_CONNECTIONS)", queues);

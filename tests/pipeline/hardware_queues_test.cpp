@@ -1,6 +1,8 @@
 // The CLI's CUDA hardware queues (cuda_hardware_queues) and the look at the
 // inputs it rests on (holds_one_fasta_record): one queue for a run that
-// aligns a single pair, the batch engine's streams (at least 4) otherwise.
+// aligns a single pair, the batch engine's streams (at least 4) otherwise;
+// and the one small pair that --backend auto aligns on the CPU
+// (runs_small_pair_on_cpu).
 // Host code only: what the queues cost is measured on a device
 // (docs/benchmarks.md).
 #include <sys/stat.h>
@@ -132,6 +134,46 @@ TEST_F(HardwareQueues, OneQueueOnlyForASinglePair) {
     AlignConfig streams = two;
     streams.gpu_streams = 12;
     EXPECT_EQ(cuda_hardware_queues(streams), 12);
+}
+
+TEST_F(HardwareQueues, OneRecordBytesAreTheUncompressedSize) {
+    const std::string one = ">q\nACGTACGT\nACGT\n";
+    EXPECT_EQ(one_fasta_record_bytes(write("one.fa", one), cap), std::optional<std::size_t>(one.size()));
+    EXPECT_EQ(one_fasta_record_bytes(write_gz("one.fa.gz", one), cap), std::optional<std::size_t>(one.size()));
+    EXPECT_EQ(one_fasta_record_bytes(write("two.fa", one + ">r\nA\n"), cap), std::nullopt);
+}
+
+// --backend auto aligns one small pair on the CPU, and nothing else.
+TEST_F(HardwareQueues, OnlyOneSmallPairUnderBackendAutoRunsOnTheCpu) {
+    AlignConfig c;
+    c.query_path = write("q.fa", ">q\nACGTACGT\n");
+    c.ref_path = write("r.fa", ">r\nACGTTCGT\n");
+    EXPECT_TRUE(runs_small_pair_on_cpu(c));
+    AlignConfig gz = c;
+    gz.ref_path = write_gz("r.fa.gz", ">r\nACGTTCGT\n");
+    EXPECT_TRUE(runs_small_pair_on_cpu(gz));
+    AlignConfig both = c;
+    both.strand = StrandChoice::both;
+    EXPECT_TRUE(runs_small_pair_on_cpu(both));
+
+    AlignConfig gpu = c;
+    gpu.backend = BackendChoice::gpu;
+    EXPECT_FALSE(runs_small_pair_on_cpu(gpu));
+    AlignConfig search = c;
+    search.search = SearchOptions{};
+    EXPECT_FALSE(runs_small_pair_on_cpu(search));
+    AlignConfig two = c;
+    two.query_path = write("q2.fa", ">q\nACGT\n>s\nACGT\n");
+    EXPECT_FALSE(runs_small_pair_on_cpu(two));
+    // The bound is on the product of the file sizes: 8,192 x 8,192 bytes.
+    const std::string side = ">a\n" + std::string(8192 - 4, 'A') + "\n";
+    ASSERT_EQ(side.size(), 8192u);
+    AlignConfig edge = c;
+    edge.query_path = write("eq.fa", side);
+    edge.ref_path = write("er.fa", side);
+    EXPECT_TRUE(runs_small_pair_on_cpu(edge));
+    edge.ref_path = write("er2.fa", side + "A\n");
+    EXPECT_FALSE(runs_small_pair_on_cpu(edge));
 }
 
 }  // namespace

@@ -529,27 +529,42 @@ bool ParallelSequenceReader::in_blocks() const noexcept { return impl_->parallel
 int ParallelSequenceReader::threads() const noexcept { return impl_->threads; }
 
 bool holds_one_fasta_record(const std::string& path, std::size_t max_bytes) noexcept {
+    return one_fasta_record_bytes(path, max_bytes).has_value();
+}
+
+std::optional<std::size_t> one_fasta_record_bytes(const std::string& path, std::size_t max_bytes) noexcept {
     try {
         std::error_code ec;
-        if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return false;
+        if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
         const std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), &gzclose);
-        if (!file) return false;
+        if (!file) return std::nullopt;
         std::string text;
         std::array<char, 64 * 1024> piece{};
+        std::optional<std::size_t> first;  // where the first record starts, once text holds it
+        std::size_t scanned = 0;           // text before it holds no second record start
         for (;;) {
             const int got = gzread(file.get(), piece.data(), static_cast<unsigned>(piece.size()));
-            if (detail::gz_read_failure(file.get(), got)) return false;
+            if (detail::gz_read_failure(file.get(), got)) return std::nullopt;
             if (got == 0) break;
             text.append(piece.data(), static_cast<std::size_t>(got));
-            if (text.size() > max_bytes) return false;
+            if (text.size() > max_bytes) return std::nullopt;
+            if (!first) {
+                const std::size_t at = leading_skip(text);
+                if (at == text.size()) continue;  // only blanks so far
+                if (text[at] != '>') return std::nullopt;
+                first = at;
+                scanned = at + 1;
+            }
+            // Each piece is looked at as it arrives, so a file of many records
+            // is told apart after its first piece with a second record.
+            for (std::size_t p = text.find('>', scanned); p != std::string::npos; p = text.find('>', p + 1))
+                if (text[p - 1] == '\n' || text[p - 1] == '\r') return std::nullopt;  // a second record
+            scanned = text.size();
         }
-        const std::size_t first = leading_skip(text);
-        if (first == text.size() || text[first] != '>') return false;
-        for (std::size_t p = text.find('>', first + 1); p != std::string::npos; p = text.find('>', p + 1))
-            if (text[p - 1] == '\n' || text[p - 1] == '\r') return false;  // a second record
-        return true;
+        if (!first) return std::nullopt;
+        return text.size();
     } catch (...) {
-        return false;
+        return std::nullopt;
     }
 }
 

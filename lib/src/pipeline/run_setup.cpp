@@ -131,4 +131,12 @@ int cuda_hardware_queues(const AlignConfig& c) noexcept {
     return one_pair ? 1 : std::max(4, c.engine_streams());
 }
 
+bool runs_small_pair_on_cpu(const AlignConfig& c) noexcept {
+    if (c.search || c.backend != BackendChoice::automatic) return false;
+    const auto q = one_fasta_record_bytes(c.query_path, single_pair_peek_bytes);
+    if (!q) return false;
+    const auto r = one_fasta_record_bytes(c.ref_path, single_pair_peek_bytes);
+    return r && static_cast<std::uint64_t>(*q) * static_cast<std::uint64_t>(*r) <= cpu_single_pair_cells;
+}
+
 }  // namespace gpualign

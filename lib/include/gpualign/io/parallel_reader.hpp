@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,5 +128,10 @@ private:
 /// (zlib's gz* API) into host memory, stopping at the piece that passes
 /// max_bytes. Never throws.
 bool holds_one_fasta_record(const std::string& path, std::size_t max_bytes) noexcept;
+
+/// As holds_one_fasta_record, and then the file's size in bytes,
+/// uncompressed (an upper bound of the record's letters); std::nullopt
+/// where holds_one_fasta_record is false. Never throws.
+std::optional<std::size_t> one_fasta_record_bytes(const std::string& path, std::size_t max_bytes) noexcept;
 
 }  // namespace gpualign

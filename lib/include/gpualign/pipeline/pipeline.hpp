@@ -104,4 +104,19 @@ inline constexpr std::size_t single_pair_peek_bytes = std::size_t{4} << 20;
 /// Reads up to single_pair_peek_bytes of each input; never throws.
 int cuda_hardware_queues(const AlignConfig& config) noexcept;
 
+/// The DP cells up to which `--backend auto` aligns a run of one pair on the
+/// CPU: 2^26 cells (an 8 kb x 8 kb pair), tens of milliseconds on one core,
+/// where starting CUDA alone takes a few hundred (docs/benchmarks.md).
+inline constexpr std::uint64_t cpu_single_pair_cells = std::uint64_t{1} << 26;
+
+/// Whether `--backend auto` runs `config` on the CPU because it is one small
+/// pair: run_alignment (not search), backend automatic, each input a single
+/// FASTA record (one_fasta_record_bytes, up to single_pair_peek_bytes) and
+/// the product of the two files' sizes, an upper bound of the pair's cells,
+/// at most cpu_single_pair_cells. Both backends write the same bytes
+/// (docs/scoring.md), so only the run's time changes; `--backend gpu` keeps
+/// such a pair on the GPU. Reads up to single_pair_peek_bytes of each input;
+/// never throws.
+bool runs_small_pair_on_cpu(const AlignConfig& config) noexcept;
+
 }  // namespace gpualign
