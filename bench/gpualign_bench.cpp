@@ -9,6 +9,9 @@
 //   r  1,000,000 synthetic 150-bp reads against 150-200-bp windows holding a
 //      ~5% divergent copy (seeded), the DNA scheme of (a)
 //   l  20,000 synthetic DNA pairs of 2-5 kb at ~10% divergence, scheme of (a)
+//   A  1,000,000 pairs as (a), and P 1,000,000 synthetic protein pairs of 512
+//      as (c): the inputs of the end-to-end CLI runs (`--dump` them; P's query
+//      side is the search DB)
 // each score-only and with CIGAR, local (and global with --global,
 // semi-global with --semi-global). Score-only rows run the inter-pair
 // kernel (BatchEngineOptions::pair_kernels) and, with --kernels both, the
@@ -131,9 +134,10 @@ int main(int argc, char** argv) {
         else if (a == "--streams" && i + 1 < argc) streams = std::max(1, std::atoi(argv[++i]));
         else if (a == "--host-threads" && i + 1 < argc) host_threads = std::max(0, std::atoi(argv[++i]));
         else {
-            std::fprintf(stderr, "usage: gpualign_bench [--workloads abcrl] [--runs 5] [--global] [--semi-global] [--streams 4] [--host-threads 0=all]\n"
+            std::fprintf(stderr, "usage: gpualign_bench [--workloads abcrlAP] [--runs 5] [--global] [--semi-global] [--streams 4] [--host-threads 0=all]\n"
                                  "                      [--kernels pair|warp|both] [--no-cigar] [--csv FILE] [--dump DIR]\n"
-                                 "  --dump DIR: write each DNA workload as DIR/<name>_q.fa and _r.fa (for peers) and exit\n"
+                                 "  --dump DIR: write each workload as DIR/<name>_q.fa and _r.fa (for peers and the CLI) and exit\n"
+                                 "  A, P (with --dump): 1,000,000 DNA pairs of 512; 1,000,000 protein pairs of 512\n"
                                  "  real data from $GPUALIGN_SHARED_DATA (default %s)\n", test::shared_data_dir().c_str());
             return 2;
         }
@@ -146,6 +150,12 @@ int main(int argc, char** argv) {
 
     std::vector<Workload> loads;
     if (which.find('a') != std::string::npos) loads.push_back(synthetic("a_dna512", Alphabet::dna, 100000, 512, 0.10, 20261122));
+    // A and P are the inputs of the end-to-end runs (docs/benchmarks.md), written with --dump:
+    // 1,000,000 DNA pairs of 512, and 1,000,000 proteins of 512 (P's query side is the search DB).
+    if (which.find('A') != std::string::npos)
+        loads.push_back(synthetic("A_dna512x1M", Alphabet::dna, 1000000, 512, 0.10, 20261124));
+    if (which.find('P') != std::string::npos)
+        loads.push_back(synthetic("P_protein512x1M", Alphabet::protein, 1000000, 512, 0.30, 20261125));
     if (which.find('b') != std::string::npos) {
         Workload w;
         w.name = "b_pacbio_ecoli";
@@ -165,15 +175,18 @@ int main(int argc, char** argv) {
     if (which.find('r') != std::string::npos) loads.push_back(reads("r_reads150", 1000000, 150, 50, 0.05, 20261127));
     if (which.find('l') != std::string::npos) loads.push_back(long_dna("l_dna2k5k", 20000, 2000, 5000, 0.10, 20261128));
 
-    if (!dump.empty()) {  // the same pairs as FASTA, for a peer aligner run beside the bench
+    if (!dump.empty()) {  // the same pairs as FASTA, for a peer aligner or the CLI run beside the bench
         for (const Workload& w : loads) {
-            if (w.scheme.alphabet != Alphabet::dna) continue;
+            const bool dna = w.scheme.alphabet == Alphabet::dna;
             for (const auto& [side, seqs] : {std::pair{"_q.fa", &w.q}, std::pair{"_r.fa", &w.r}}) {
                 std::ofstream f(dump + "/" + w.name + side);
+                std::string line;
                 for (std::size_t i = 0; i < seqs->size(); ++i) {
-                    f << '>' << i << '\n';
-                    for (std::uint8_t c : (*seqs)[i]) f << dna_code_letters[c];
-                    f << '\n';
+                    line.clear();
+                    // aa27 ranks: A..Z are 0..25, '*' is 26
+                    for (std::uint8_t c : (*seqs)[i])
+                        line += dna ? dna_code_letters[c] : c < 26 ? static_cast<char>('A' + c) : '*';
+                    f << '>' << i << '\n' << line << '\n';
                 }
             }
         }

@@ -269,7 +269,7 @@ run_reader() {
     "$(bin reader_bench)" "$file" $(printf '%s\n' 1 2 4 "$(nproc)" | sort -nu) 2>&1 | tee "$1.log"
     { echo "reader,threads,letters,seconds,mb_per_s"
       awk '/letters/ { t = ($1 == "bare") ? 1 : $2; r = ($1 == "bare") ? "seqan3" : "parallel_reader";
-                       print r "," t "," $(NF-5) "," $(NF-3) "," $(NF-1) }' "$1.log"; } > "$1.csv"
+                       print r "," t "," $(NF-11) "," $(NF-9) "," $(NF-7) "," $(NF-3) }' "$1.log"; } > "$1.csv"
 }
 
 describe_startup() { echo "cuda_startup_probe under CUDA_DEVICE_MAX_CONNECTIONS in \$STARTUP_QUEUES (1 4 8), RUNS (3) runs each, process wall"; }
