@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "device_shares.hpp"
+#include "run_setup.hpp"
 #include "gpualign/align/reference_aligner.hpp"
 #include "gpualign/gpu/batch_engine.hpp"
 #include "gpualign/gpu/device.hpp"
@@ -171,6 +172,8 @@ struct ScanPart {
     std::uint64_t letters = 0;
     std::size_t chunks = 0;
     double kernel_ms = 0;
+    double load_s = 0;  ///< packing and copying the DB chunks to the device (ScanEngine's constructor)
+    double scan_s = 0;  ///< the scans and the selection of each chunk's best hits
     std::vector<std::vector<SearchHit>> hits;  // per query: the part's best max_hits, scores only
 };
 
@@ -224,7 +227,10 @@ void scan_part(const GpuSearchInputs& in, std::size_t d, ScanPart& part) {
             chunk_size += in.db[e++].codes.size();
         part.letters += chunk_size;
         const std::span<const RecordView> chunk = in.db.subspan(b, e - b);
+        const auto l0 = Clock::now();
         g.load_chunk(chunk);
+        part.load_s += seconds_since(l0);
+        const auto s0 = Clock::now();
         // Queries go in groups of about scan_pairs pairs per call
         // (each pair takes 4 bytes of scores and, for the hit
         // selection on the GPU, 24 more of device memory: 28 MiB a
@@ -244,13 +250,14 @@ void scan_part(const GpuSearchInputs& in, std::size_t d, ScanPart& part) {
             // the canonical order.
             keep_chunk_hits(in, q0, q1, b, g.top(scanned, chunk, c.search->max_hits, both), part);
         }
+        part.scan_s += seconds_since(s0);
         b = e;
     }
     part.kernel_ms = g.scan_kernel_ms();
     spdlog::debug("search: device {} scanned DB records {} to {} ({} letters) in {} chunk(s) of at most {} "
-                  "letters, {:.3f} s of scan kernels ({})",
+                  "letters, {:.3f} s of scan kernels ({}); DB load {:.3f} s, scans {:.3f} s",
                   in.devices[d], part.begin, part.end, part.letters, part.chunks, in.chunk_letters,
-                  part.kernel_ms / 1e3, g.dedicated_scan() ? "ScanEngine" : "batch engine");
+                  part.kernel_ms / 1e3, g.dedicated_scan() ? "ScanEngine" : "batch engine", part.load_s, part.scan_s);
 }
 
 /// Aligns the hits (each on its strand): consecutive runs of about equal
@@ -269,9 +276,11 @@ void align_hits(const GpuSearchInputs& in, std::vector<std::vector<SearchHit>>& 
     std::vector<std::vector<AlignmentResult>> aligned(gpus);
     run_on_devices(gpus, [&](std::size_t d) {
         if (pair_cuts[d] == pair_cuts[d + 1]) return;
+        const auto a0 = Clock::now();
         GpuSearch g(in.c, in.scheme, in.devices[d], in.part_threads);
         aligned[d] = g.align(std::span(pairs).subspan(pair_cuts[d], pair_cuts[d + 1] - pair_cuts[d]), in.c.score_only);
-        spdlog::debug("search: device {} aligned hits {} to {}", in.devices[d], pair_cuts[d], pair_cuts[d + 1]);
+        spdlog::debug("search: device {} aligned hits {} to {} in {:.3f} s", in.devices[d], pair_cuts[d],
+                      pair_cuts[d + 1], seconds_since(a0));
     });
     std::size_t d = 0, k = 0;
     for (auto& per_query : hits)

@@ -8,6 +8,7 @@
 #include "gpualign/search/search.hpp"
 
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -120,8 +121,13 @@ RunStats run_search(const AlignConfig& c) {
     const auto start = detail::Clock::now();
     const SearchOptions& o = *c.search;
     const int threads = detail::run_threads(c);
+    // CUDA starts on a thread of its own while the inputs are read (or the DB
+    // file mapped): the slowest step of a search against a prebuilt DB.
+    double cuda_start = 0;
+    std::future<void> cuda_started = detail::start_cuda_early(c, start, cuda_start);
     ParallelSequenceReader qreader(c.query_path, c.alphabet, threads);
     const SearchInputs in = read_inputs(c, qreader, threads);
+    const double read_s = detail::seconds_since(start);
     const std::vector<RecordView>& queries = in.queries.views;
     const std::vector<RecordView>& db = in.db.views;
     const bool both = c.strand == StrandChoice::both;
@@ -134,6 +140,9 @@ RunStats run_search(const AlignConfig& c) {
     const std::optional<KarlinAltschul> ka = search_statistics(c, in.scheme);
 
     RunStats stats;
+    const auto w0 = detail::Clock::now();
+    if (cuda_started.valid()) cuda_started.wait();
+    const double cuda_waited = detail::seconds_since(w0);
     const std::vector<int> devices = detail::run_devices(c);
     stats.backend = devices.empty() ? "cpu (" + std::to_string(threads) + " threads)"
                                     : detail::gpus_description(devices, [](int device, const std::string& about) {
@@ -145,6 +154,7 @@ RunStats run_search(const AlignConfig& c) {
         stats.cells += static_cast<std::uint64_t>(q.codes.size()) * letters * (both ? 2 : 1);  // DP cells of both strands
     }
     std::vector<std::vector<SearchHit>> hits(queries.size());
+    const auto s0 = detail::Clock::now();
     if (devices.empty()) {
         for (std::size_t qi = 0; qi < queries.size(); ++qi)
             hits[qi] = search_query_cpu(queries[qi].codes, db, in.scheme, c.mode, c.score_only, o, ka, threads,
@@ -152,6 +162,8 @@ RunStats run_search(const AlignConfig& c) {
     } else {
         hits = detail::search_on_gpus(c, in.scheme, devices, threads, queries, db, ka, n);
     }
+    const double search_s = detail::seconds_since(s0);
+    const auto o0 = detail::Clock::now();
     std::uint64_t hits_written = 0;
     for (std::size_t qi = 0; qi < hits.size(); ++qi)
         for (const SearchHit& h : hits[qi]) {
@@ -161,6 +173,10 @@ RunStats run_search(const AlignConfig& c) {
     writer.commit();
     stats.seconds = detail::seconds_since(start);
     spdlog::debug("search: {} hits written", hits_written);
+    spdlog::debug("search stages (s): read{} {:.3f}; CUDA start {:.3f} from the run's start (waited {:.3f} after "
+                  "reading); scan and align {:.3f}; write {:.3f}; total {:.3f}",
+                  in.mapped ? " (DB file mapped)" : "", read_s, cuda_start, cuda_waited, search_s,
+                  detail::seconds_since(o0), stats.seconds);
     return stats;
 }
 
