@@ -8,7 +8,8 @@
 #           in TSV, SAM and blast6; the same against a DB holding every record
 #           twice (score ties across shards, -k 5 cutting through them);
 #           DNA reads against the reference windows with --strand both
-#           (minus-strand hits) in blast6
+#           (minus-strand hits) in blast6; the proteins against a DB file of
+#           `gpualign makedb` (query shards), equal to the FASTA DB's output
 #   failures: a shard job killed midway (the workflow fails, leaves no
 #           output; the rerun completes it), and Snakemake itself killed
 #           midway (unlock, rerun with --rerun-incomplete)
@@ -96,6 +97,22 @@ for ext in tsv m8; do
   check "search-ties-$ext" search "$D/orthologs_cow.fa" db "$W/in/pig_twice.fa" "ties.$ext" "--backend cpu -k 5"
 done
 check search-dna-both search "$W/in/reads30.fa" db "$D/ref_windows.fa" dna_both.m8 "--backend cpu --strand both"
+
+echo "== workflow: search against a DB file of gpualign makedb (3 query shards) =="
+"$G" makedb "$D/orthologs_pig.fa" "$W/in/pig.gadb" -q
+for ext in tsv sam m8; do
+  check "search-dbfile-$ext" search "$D/orthologs_cow.fa" db "$W/in/pig.gadb" "dbfile.$ext" "--backend cpu"
+done
+# ... and the same bytes as against the FASTA DB (SAM: but its @PG command line)
+for ext in tsv m8; do
+  if cmp "$W/wf/dbfile.$ext" "$W/single/search.$ext"; then echo "cmp OK  search-dbfile-$ext == FASTA DB"
+  else echo "FAIL  search-dbfile-$ext differs from the search of the FASTA DB"; failures=$((failures + 1)); fi
+done
+if cmp <(grep -v '^@PG' "$W/wf/dbfile.sam") <(grep -v '^@PG' "$W/single/search.sam"); then
+  echo "cmp OK  search-dbfile-sam == FASTA DB (but @PG)"
+else
+  echo "FAIL  search-dbfile-sam differs from the search of the FASTA DB"; failures=$((failures + 1))
+fi
 
 echo "== workflow: a shard killed midway, then the rerun =="
 # A gpualign wrapper that, while $W/crash exists, SIGKILLs shard 1's gpualign

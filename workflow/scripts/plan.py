@@ -3,8 +3,9 @@
 
 Reads the record lengths with `seqkit fx2tab -n -i -l`, cuts the records into
 K runs of consecutive records holding about equal bases (pairs: query + ref
-bases of each pair, QUERIES and REFS cut in step; search: the DB's records),
-and writes
+bases of each pair, QUERIES and REFS cut in step; search: the DB's records;
+db-file, a search against a DB file of `gpualign makedb`: the queries, each
+shard searching the whole DB), and writes
 
   OUTDIR/range.I   seqkit's `range -r A:B` (1-based, inclusive) of shard I,
                    empty for an empty shard (more shards than records);
@@ -96,9 +97,44 @@ def cut(weights, k):
     return [(a, b - 1) if b > a else None for a, b in zip(bounds, bounds[1:])]
 
 
+def db_file_alphabet(path):
+    """The alphabet stored in a DB file's header (search_db.hpp: byte 12)."""
+    with open(path, "rb") as f:
+        head = f.read(13)
+    if len(head) < 13 or head[12] not in (0, 1):
+        die(f"{path}: not a DB file that this workflow reads")
+    return "protein" if head[12] == 1 else "dna"
+
+
+def plan_db_file(args, qlens):
+    """A search against a DB file: the queries cut by their letters; the
+    alphabet is the DB's (the queries must look alike); no --db-size, as
+    every shard searches the whole DB."""
+    extra = []
+    if args.detect_alphabet:
+        qa, da = detect_alphabet(args, args.queries), db_file_alphabet(args.refs)
+        if qa != da:
+            die(f"QUERIES {args.queries} looks like {qa} but DB {args.refs} holds {da} records; "
+                f"choose one with --alphabet dna|protein in args")
+        extra += ["--alphabet", da]
+    write_plan(args, cut(qlens, args.shards), extra, [])
+
+
+def write_plan(args, runs, extra, qids):
+    os.makedirs(args.outdir, exist_ok=True)
+    for i, run in enumerate(runs):
+        with open(os.path.join(args.outdir, f"range.{i}"), "w") as f:
+            if run:
+                f.write(f"{run[0] + 1}:{run[1] + 1}\n")
+    with open(os.path.join(args.outdir, "extra"), "w") as f:
+        f.write(" ".join(extra) + "\n")
+    with open(os.path.join(args.outdir, "qnames"), "wb") as f:
+        f.write(b"".join(q + b"\n" for q in qids))
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--mode", choices=["pairs", "search"], required=True)
+    p.add_argument("--mode", choices=["pairs", "search", "db-file"], required=True)
     p.add_argument("--queries", required=True)
     p.add_argument("--refs", required=True)
     p.add_argument("--shards", type=int, required=True)
@@ -109,9 +145,12 @@ def main():
     args = p.parse_args()
 
     qids, qlens = lengths(args, args.queries)
-    rids, rlens = lengths(args, args.refs)
     if not qids:
         die(f"{args.queries}: no records")
+    if args.mode == "db-file":
+        plan_db_file(args, qlens)
+        return
+    rids, rlens = lengths(args, args.refs)
     if not rids:
         die(f"{args.refs}: no records")
     if args.mode == "pairs":
@@ -130,16 +169,7 @@ def main():
     if args.db_size:
         extra += ["--db-size", str(sum(rlens))]
 
-    os.makedirs(args.outdir, exist_ok=True)
-    for i, run in enumerate(cut(weights, args.shards)):
-        with open(os.path.join(args.outdir, f"range.{i}"), "w") as f:
-            if run:
-                f.write(f"{run[0] + 1}:{run[1] + 1}\n")
-    with open(os.path.join(args.outdir, "extra"), "w") as f:
-        f.write(" ".join(extra) + "\n")
-    with open(os.path.join(args.outdir, "qnames"), "wb") as f:
-        if args.mode == "search":
-            f.write(b"".join(q + b"\n" for q in qids))
+    write_plan(args, cut(weights, args.shards), extra, qids if args.mode == "search" else [])
 
 
 if __name__ == "__main__":
