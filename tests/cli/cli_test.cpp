@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <random>
 #include <string>
 
 #include "cli/cli_fixture.hpp"
@@ -144,7 +145,8 @@ TEST_F(Cli, UnknownSubcommandIsNamedWithTheSubcommands) {
                                    "align " + q.string() + " " + q.string(), "align " + q.string()}) {
         const auto r = run(args);
         EXPECT_EQ(r.exit_code, 2) << args;
-        EXPECT_NE(r.err.find("the command must be one of sw|nw|sg|search, got 'align'"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("the command must be one of sw|nw|sg|search|makedb, got 'align'"), std::string::npos)
+            << r.err;
         EXPECT_EQ(r.err.find("--mode"), std::string::npos) << r.err;
     }
 }
@@ -628,9 +630,15 @@ TEST_F(Cli, BackendGpuWithoutDeviceIsAClearError) {
 
 // The CUDA hardware queues the CLI asks for (cuda_hardware_queues): 1 for a
 // single pair, the batch engine's streams (at least 4) for more, and a value
-// the user set is kept. -v names them whatever the device (none here).
+// the user set is kept. -v names them whatever the device (none here). The
+// single pair is above the size that --backend auto aligns on the CPU
+// without CUDA (runs_small_pair_on_cpu), which a small pair shows.
 TEST_F(Cli, CudaHardwareQueuesFollowTheInputAndTheUser) {
-    const auto q1 = write("q1.fa", ">q\nACGTTGCAACGT\n"), r1 = write("r1.fa", ">r\nACGTGCAACGT\n");
+    std::mt19937 rng(5);
+    std::string a(9000, 'A'), b;
+    for (char& c : a) c = "ACGT"[rng() % 4];
+    b = a.substr(100) + a.substr(0, 100);
+    const auto q1 = write("q1.fa", ">q\n" + a + "\n"), r1 = write("r1.fa", ">r\n" + b + "\n");
     const auto q2 = write("q2.fa", ">q1\nACGTTGCAACGT\n>q2\nGGGTTTAAACCC\n");
     const auto r2 = write("r2.fa", ">r1\nACGTGCAACGT\n>r2\nGGGTTAAACCCA\n");
     const std::string tail = " --backend auto -v -o " + (dir_ / "o.tsv").string();
@@ -656,6 +664,13 @@ TEST_F(Cli, CudaHardwareQueuesFollowTheInputAndTheUser) {
     else ::unsetenv("CUDA_DEVICE_MAX_CONNECTIONS");
     ASSERT_EQ(user.exit_code, 0) << user.err;
     EXPECT_NE(user.err.find(queues + "3 "), std::string::npos) << user.err;
+
+    const auto qs = write("qs.fa", ">q\nACGTTGCAACGT\n"), rs = write("rs.fa", ">r\nACGTGCAACGT\n");
+    const auto small = run("nw " + qs.string() + " " + rs.string() + tail);
+    ASSERT_EQ(small.exit_code, 0) << small.err;
+    EXPECT_NE(small.err.find("one pair of at most 67108864 DP cells: the CPU backend"), std::string::npos) << small.err;
+    EXPECT_EQ(small.err.find(queues), std::string::npos) << small.err;  // CUDA not started
+    EXPECT_EQ(small.err.find("no CUDA device"), std::string::npos) << small.err;
 }
 
 }  // namespace
