@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,12 @@ namespace gpualign::gpu {
 namespace {
 
 using detail::DeviceAllocation;
+using detail::PinnedAllocation;
+
+/// Bytes of each pinned staging buffer of the DB upload (upload_db): large
+/// enough that a copy runs at the link's rate, small enough that packing
+/// the first piece is a short wait.
+constexpr std::size_t upload_piece_bytes = std::size_t{64} << 20;
 
 /// Replaces `m` with `bytes` bytes of device memory (16 at least; the
 /// contents are not kept). Throws CudaError naming `what`.
@@ -175,6 +182,11 @@ ScanEngine::ScanEngine(const ScoringScheme& s, AlignMode mode, std::span<const s
 // 16) with its offsets, lengths and output slots, and keeps the host copies
 // for re-scoring. Returns the packed bytes. Throws std::invalid_argument for
 // an empty record, std::length_error for one too long for the scan.
+//
+// The packed DB is built piece by piece in two pinned staging buffers of
+// upload_piece_bytes: the host threads (OpenMP) pack a piece while the copy
+// of the one before runs, so the upload costs about the slower of packing
+// and copying instead of a pageable copy after a serial pack.
 std::size_t ScanEngine::Impl::upload_db(std::span<const std::span<const std::uint8_t>> seqs) {
     std::vector<int> order(seqs.size());
     std::iota(order.begin(), order.end(), 0);
@@ -193,16 +205,50 @@ std::size_t ScanEngine::Impl::upload_db(std::span<const std::span<const std::uin
         letters += rec.size();
         max_len = std::max(max_len, lens[k]);
     }
-    std::vector<std::uint8_t> packed(total, 0);
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        const auto& rec = seqs[static_cast<std::size_t>(order[k])];
-        std::copy(rec.begin(), rec.end(), packed.begin() + offs[k]);
-    }
     allocate(db, total, "scan engine DB");
+    constexpr std::size_t piece_bytes = upload_piece_bytes;
+    const std::size_t buffers = total > piece_bytes ? 2 : 1;
+    PinnedAllocation stage(buffers * std::min(total, piece_bytes), "scan engine DB staging");
+    auto* const stage_base = static_cast<std::uint8_t*>(stage.data());
+    auto* const dev = static_cast<std::uint8_t*>(db.data());
+    cudaEvent_t copied[2] = {nullptr, nullptr};
+    struct Events {  // destroyed on every way out
+        cudaEvent_t* e;
+        ~Events() {
+            for (int i = 0; i < 2; ++i)
+                if (e[i]) cudaEventDestroy(e[i]);
+        }
+    } events{copied};
+    for (int i = 0; i < 2; ++i)
+        GPUALIGN_CUDA(cudaEventCreateWithFlags(&copied[i], cudaEventDisableTiming), "scan engine DB upload event");
+    for (std::size_t at = 0, piece = 0; at < total; at += piece_bytes, ++piece) {
+        const std::size_t end = std::min(total, at + piece_bytes);
+        std::uint8_t* const buf = stage_base + (piece % buffers) * std::min(total, piece_bytes);
+        if (piece >= buffers) GPUALIGN_CUDA(cudaEventSynchronize(copied[piece % buffers]), "DB upload");
+        // The sorted records that overlap [at, end): each writes its letters
+        // and its zero padding that fall in the piece.
+        const auto first = static_cast<std::size_t>(
+            std::upper_bound(offs.begin(), offs.end(), static_cast<long long>(at)) - offs.begin() - 1);
+        const auto last = static_cast<std::size_t>(
+            std::lower_bound(offs.begin(), offs.end(), static_cast<long long>(end)) - offs.begin());
+#pragma omp parallel for schedule(dynamic, 1024)
+        for (std::size_t k = first; k < last; ++k) {
+            const auto& rec = seqs[static_cast<std::size_t>(order[k])];
+            const auto r0 = static_cast<std::size_t>(offs[k]);
+            const std::size_t r_letters = r0 + rec.size(), r_end = r0 + (rec.size() + 15) / 16 * 16;
+            const std::size_t lo = std::max(r0, at), hi = std::min(r_end, end);
+            const std::size_t copy_hi = std::min(hi, r_letters);
+            if (lo < copy_hi) std::memcpy(buf + (lo - at), rec.data() + (lo - r0), copy_hi - lo);
+            const std::size_t pad_lo = std::max(lo, r_letters);
+            if (pad_lo < hi) std::memset(buf + (pad_lo - at), 0, hi - pad_lo);
+        }
+        GPUALIGN_CUDA(cudaMemcpyAsync(dev + at, buf, end - at, cudaMemcpyHostToDevice, stream), "DB upload");
+        GPUALIGN_CUDA(cudaEventRecord(copied[piece % buffers], stream), "DB upload");
+    }
+    GPUALIGN_CUDA(cudaStreamSynchronize(stream), "DB upload");
     allocate(offsets, offs.size() * sizeof(long long), "scan engine offsets");
     allocate(lengths, lens.size() * sizeof(int), "scan engine lengths");
     allocate(slots, order.size() * sizeof(int), "scan engine slots");
-    GPUALIGN_CUDA(cudaMemcpy(db.data(), packed.data(), total, cudaMemcpyHostToDevice), "DB upload");
     GPUALIGN_CUDA(cudaMemcpy(offsets.data(), offs.data(), offs.size() * sizeof(long long), cudaMemcpyHostToDevice),
                   "DB offsets upload");
     GPUALIGN_CUDA(cudaMemcpy(lengths.data(), lens.data(), lens.size() * sizeof(int), cudaMemcpyHostToDevice),
