@@ -339,6 +339,7 @@ void BatchEngine::Impl::shrink() {
 
 BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const BatchEngineOptions& options)
     : impl_(std::make_unique<Impl>()) {
+    const auto setup_start = std::chrono::steady_clock::now();
     scheme.validate();
     if (options.streams < 1) throw std::invalid_argument("BatchEngineOptions::streams must be >= 1");
     if (options.max_batch_bases == 1) throw std::invalid_argument("BatchEngineOptions::max_batch_bases must be 0 or >= 2");
@@ -399,6 +400,7 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
         im.release();
         throw;
     }
+    im.profile.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
 }
 
 BatchEngine::~BatchEngine() {

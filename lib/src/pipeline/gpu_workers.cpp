@@ -20,6 +20,7 @@ namespace {
 /// Adds the counters of `b` to `a` (the run's profile over every GPU).
 void add_profile(gpu::BatchEngineProfile& a, const gpu::BatchEngineProfile& b) {
     a.batches += b.batches;
+    a.setup_s += b.setup_s;
     a.order_s += b.order_s;
     a.pack_s += b.pack_s;
     a.wait_s += b.wait_s;

@@ -82,6 +82,7 @@ struct BatchEngineMemory {
 /// exceed the wall time.
 struct BatchEngineProfile {
     std::uint64_t batches = 0;     ///< device batches launched
+    double setup_s = 0;            ///< host: the constructor (streams, events, pinned and device buffers)
     double order_s = 0;            ///< host: sorting pairs by size and cutting them into batches
     double pack_s = 0;             ///< host: filling the pinned task and sequence buffers, enqueueing
     double wait_s = 0;             ///< host: blocked waiting for a batch (cudaStreamSynchronize)
