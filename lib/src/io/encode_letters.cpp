@@ -18,20 +18,9 @@ namespace gpualign::detail {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-/// One byte at a time (the scalar target, and the tail of a SIMD run).
-bool EncodeTail(const LetterTable& table, const unsigned char* in, std::size_t n, std::uint8_t* out) {
-    std::uint8_t any = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-        const std::uint8_t code = in[k] < 128 ? table.code[in[k]] : 0xFF;
-        out[k] = code;
-        any |= code;
-    }
-    return (any & 0x80) == 0;
-}
-
 #if HWY_TARGET == HWY_SCALAR
 bool EncodeLetters(const LetterTable& table, const unsigned char* in, std::size_t n, std::uint8_t* out) {
-    return EncodeTail(table, in, n, out);
+    return encode_letters_scalar(table, in, n, out);
 }
 #else
 bool EncodeLetters(const LetterTable& table, const unsigned char* in, std::size_t n, std::uint8_t* out) {
@@ -63,7 +52,7 @@ bool EncodeLetters(const LetterTable& table, const unsigned char* in, std::size_
     }
     // Accepted codes are below 0x80; 0xFF sets the top bit.
     const hn::RebindToSigned<decltype(d)> di;
-    const bool tail_ok = EncodeTail(table, in + k, n - k, out + k);
+    const bool tail_ok = encode_letters_scalar(table, in + k, n - k, out + k);
     return tail_ok && hn::AllFalse(di, hn::Lt(hn::BitCast(di, bad), hn::Zero(di)));
 }
 #endif
@@ -79,17 +68,6 @@ HWY_EXPORT(EncodeLetters);
 
 bool encode_letters(const LetterTable& table, const unsigned char* in, std::size_t n, std::uint8_t* out) noexcept {
     return HWY_DYNAMIC_DISPATCH(EncodeLetters)(table, in, n, out);
-}
-
-bool encode_letters_scalar(const LetterTable& table, const unsigned char* in, std::size_t n,
-                           std::uint8_t* out) noexcept {
-    std::uint8_t any = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-        const std::uint8_t code = in[k] < 128 ? table.code[in[k]] : 0xFF;
-        out[k] = code;
-        any |= code;
-    }
-    return (any & 0x80) == 0;
 }
 
 }  // namespace gpualign::detail
