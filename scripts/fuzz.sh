@@ -5,13 +5,13 @@
 # build-fuzz/artifacts/<target>/ (copy a reproducer to fuzz/regressions/<target>/
 # once fixed). Needs clang++ and libclang-rt-14-dev (installed here if missing).
 #
-#   bash scripts/fuzz.sh [SECONDS] [TARGET...]     (targets: sequence_reader fasta_block matrix cli)
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]     (targets: sequence_reader block_parsers matrix cli)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(sequence_reader fasta_block matrix cli)
+[ ${#targets[@]} -gt 0 ] || targets=(sequence_reader block_parsers matrix cli)
 if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev >/dev/null

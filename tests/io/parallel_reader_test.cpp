@@ -2,6 +2,8 @@
 // (names, letters, codes, record numbers) and fail with exactly the same
 // message, whatever the block boundaries.
 #include <gtest/gtest.h>
+#include <cstdint>
+#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -52,7 +54,9 @@ void expect_same(const Outcome& want, const Outcome& got) {
         const auto& a = want.records[k];
         const auto& b = got.records[k];
         ASSERT_EQ(a.name, b.name) << "record " << k;
+        ASSERT_EQ(a.description, b.description) << "record " << k;
         ASSERT_EQ(a.sequence, b.sequence) << "record " << k;
+        ASSERT_EQ(a.quality, b.quality) << "record " << k;
         ASSERT_EQ(a.codes, b.codes) << "record " << k;
         ASSERT_EQ(a.number, b.number) << "record " << k;
     }
@@ -191,17 +195,19 @@ TEST_F(ParallelReader, FillAndTakeBlocksGiveTheSameRecordsAsSerial) {
     }
 }
 
-// The same through the serial fallback (FASTQ: record starts cannot be
-// found without parsing), which packs records into blocks one by one.
+// The same through the serial fallback (gzip FASTQ is read by one
+// SequenceReader), which packs records into blocks one by one.
 TEST_F(ParallelReader, TakeBlocksOnTheSerialFallbackGivesTheSameRecords) {
     const Outcome fasta = serial(make_fasta(5, 1500), AlphabetChoice::dna);
-    const fs::path p = dir_ / "f5.fq";
-    {
-        std::ofstream out(p);
-        for (const SequenceRecord& r : fasta.records)
-            out << '@' << r.name << (r.description.empty() ? "" : " ") << r.description << '\n'
-                << r.sequence << "\n+\n" << std::string(r.sequence.size(), 'I') << '\n';
-    }
+    std::string text;
+    for (const SequenceRecord& r : fasta.records)
+        text += '@' + r.name + (r.description.empty() ? "" : " ") + r.description + '\n' + r.sequence + "\n+\n" +
+                std::string(r.sequence.size(), 'I') + '\n';
+    const fs::path p = dir_ / "f5.fq.gz";
+    gzFile gz = gzopen(p.c_str(), "wb");
+    ASSERT_NE(gz, nullptr);
+    ASSERT_EQ(gzwrite(gz, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+    ASSERT_EQ(gzclose(gz), Z_OK);
     const Outcome want = serial(p, AlphabetChoice::dna);
     ASSERT_EQ(want.records.size(), 1500u);
     ParallelSequenceReader r(p.string(), AlphabetChoice::dna, 2);
@@ -214,6 +220,76 @@ TEST_F(ParallelReader, TakeBlocksOnTheSerialFallbackGivesTheSameRecords) {
         append_records(chunk, got);
     }
     expect_same(want, got);
+}
+
+/// Several MiB of 4-line FASTQ: `records` records of 1..600 letters, random
+/// qualities over the whole '!'..'~' range (so quality lines begin with '@'
+/// and '+' too), some headers with descriptions; `odd` replaces record
+/// number `odd_at` (0-based) by text of the caller's.
+fs::path write_fastq(const fs::path& p, std::uint32_t seed, std::size_t records, std::size_t odd_at = SIZE_MAX,
+                     const std::string& odd = "", const std::string& eol = "\n") {
+    std::mt19937 rng(seed);
+    std::ofstream out(p, std::ios::binary);
+    for (std::size_t k = 0; k < records; ++k) {
+        const std::size_t len = 1 + rng() % 600;
+        std::string seq(len, 'A'), qual(len, 'I');
+        for (char& c : seq) c = "ACGTN"[rng() % 5];
+        for (char& c : qual) c = static_cast<char>('!' + rng() % 94);
+        if (k % 7 == 0) qual[0] = '@';
+        if (k % 11 == 0) qual[0] = '+';
+        if (k == odd_at) {
+            out << odd;
+            continue;
+        }
+        out << "@q" << k << (k % 3 == 0 ? " desc " + std::to_string(k) : "") << eol << seq << eol << "+" << eol << qual
+            << eol;
+    }
+    return p;
+}
+
+// Plain FASTQ is read in blocks (cut where a line begins with '@' and the
+// line after next with '+'), and gives SequenceReader's records.
+TEST_F(ParallelReader, FastqInBlocksGivesTheSerialRecords) {
+    const fs::path p = write_fastq(dir_ / "a.fq", 21, 12000);
+    ASSERT_GT(fs::file_size(p), 4 * ParallelSequenceReader::block_bytes);
+    const Outcome want = serial(p, AlphabetChoice::dna);
+    ASSERT_EQ(want.records.size(), 12000u);
+    ASSERT_TRUE(want.error.empty()) << want.error;
+    for (const int threads : {1, 3}) {
+        ParallelSequenceReader r(p.string(), AlphabetChoice::dna, threads);
+        const Outcome got = read_all(r);
+        expect_same(want, got);
+        EXPECT_TRUE(r.in_blocks()) << "every block was plain 4-line FASTQ";
+    }
+    const fs::path crlf = write_fastq(dir_ / "crlf.fq", 21, 12000, SIZE_MAX, "", "\r\n");
+    expect_same(want, parallel(crlf, AlphabetChoice::dna, 2));
+}
+
+// A record of another shape (a sequence and qualities over two lines each)
+// hands the rest of the file to SeqAn3 from the block it lies in: the same
+// records; and an error in a later block is SequenceReader's, after every
+// record before it.
+TEST_F(ParallelReader, FastqOddRecordOrErrorHandsTheRestToSeqAn3) {
+    const std::string two_lines = "@multi line\nACGT\nACGT\n+\nIIII\nIIII\n";
+    const fs::path p = write_fastq(dir_ / "odd.fq", 22, 12000, 7000, two_lines);
+    const Outcome want = serial(p, AlphabetChoice::dna);
+    ASSERT_EQ(want.records.size(), 12000u);
+    ParallelSequenceReader r(p.string(), AlphabetChoice::dna, 3);
+    expect_same(want, read_all(r));
+    EXPECT_FALSE(r.in_blocks());
+
+    const std::string bad = "@bad\nACGTXACGT\n+\nIIIIIIIII\n";
+    const fs::path q = write_fastq(dir_ / "bad.fq", 23, 12000, 9000, bad);
+    const Outcome want_bad = serial(q, AlphabetChoice::dna);
+    ASSERT_EQ(want_bad.records.size(), 9000u);
+    ASSERT_NE(want_bad.error.find("record 9001 'bad'"), std::string::npos) << want_bad.error;
+    expect_same(want_bad, parallel(q, AlphabetChoice::dna, 3));
+
+    const std::string short_qual = "@short\nACGTACGT\n+\nIIII\n";
+    const fs::path s = write_fastq(dir_ / "short.fq", 24, 12000, 11000, short_qual);
+    const Outcome want_short = serial(s, AlphabetChoice::dna);
+    EXPECT_FALSE(want_short.error.empty());
+    expect_same(want_short, parallel(s, AlphabetChoice::dna, 2));
 }
 
 // An error in a later block is raised by take_blocks() only after the

@@ -9,7 +9,7 @@
 // SeqAn3 drops or rejects inside a sequence, an empty name or sequence, a
 // header without a line end) it declines, and the caller parses the block
 // with SeqAn3, which yields the same records or the exact error message.
-// The fuzz target fuzz_fasta_block and tests/io/fasta_block_test.cpp hold
+// The fuzz target fuzz_block_parsers and tests/io/fasta_block_test.cpp hold
 // the two parsers to the same output.
 #pragma once
 

@@ -4,6 +4,7 @@
 // records handed out in file order.
 #include "gpualign/io/parallel_reader.hpp"
 #include "fasta_block.hpp"
+#include "fastq_block.hpp"
 #include "gz_read.hpp"
 #include "line_ends.hpp"
 
@@ -87,6 +88,8 @@ struct Block {
     std::shared_ptr<RecordBlock> records; ///< the parsed records; numbered once fixed up in order
     std::exception_ptr error;             ///< raised after `records`, in order
     bool failed = false;                  ///< the parallel parse threw (re-parsed in order)
+    bool declined = false;                ///< FASTQ: not plain 4-line records; the rest of the file goes to SeqAn3
+    std::size_t map_at = 0;               ///< a block of the map: the offset of its first byte
 
     /// The text: LF line ends, starting at a record start. (A view is taken
     /// only here: a short `owned` string moves its bytes when the block moves.)
@@ -192,6 +195,7 @@ struct ParallelSequenceReader::Impl {
     int threads = 1;
     std::optional<SequenceReader> probe;  // the serial reader; in parallel mode it only opens and detects
     bool parallel = false;
+    SequenceFormat format = SequenceFormat::fasta;
     Alphabet alphabet = Alphabet::dna;
     DnaCodes dna_codes = DnaCodes::dna5;
     bool started = false;
@@ -270,8 +274,11 @@ struct ParallelSequenceReader::Impl {
         if (map) {
             const std::string_view s(map->data(), map->size());
             if (map_pos >= s.size()) return false;
-            const std::size_t end = s.size() - map_pos <= block_bytes ? s.size() : next_cut(s, map_pos + block_bytes);
+            const std::size_t end = s.size() - map_pos <= block_bytes ? s.size()
+                                    : format == SequenceFormat::fasta ? next_cut(s, map_pos + block_bytes)
+                                                                      : detail::fastq_cut(s, map_pos + block_bytes);
             b.mapped = s.substr(map_pos, end - map_pos);
+            b.map_at = map_pos;
             map_pos = end;
             if (std::memchr(b.mapped.data(), '\r', b.mapped.size())) {  // a cut is after an LF, so no CRLF spans two blocks
                 b.owned.assign(b.mapped);
@@ -306,7 +313,7 @@ struct ParallelSequenceReader::Impl {
     /// Parses block `b` into its RecordBlock, numbering its records from
     /// `first_number`. @throws InputError as SequenceReader.
     void parse_block(Block& b, std::uint64_t first_number) const {
-        SequenceReader r = SequenceReader::from_text(b.text(), path, SequenceFormat::fasta, alphabet, first_number,
+        SequenceReader r = SequenceReader::from_text(b.text(), path, format, alphabet, first_number,
                                                      b.failure);
         r.set_dna_codes(dna_codes);
         while (r.next_into(*b.records)) {}
@@ -318,6 +325,15 @@ struct ParallelSequenceReader::Impl {
     void parse(Block& b) noexcept {
         if (b.error) return;
         try {
+            if (format == SequenceFormat::fastq) {  // SeqAn3 reads the rest of the file from a declined block
+                try {
+                    b.declined = !detail::parse_fastq_block(b.text(), alphabet, dna_codes, *b.records);
+                } catch (...) {
+                    b.declined = true;  // std::bad_alloc: the serial reader meets it again, in order
+                }
+                if (b.declined) b.records->clear();
+                return;
+            }
             if (b.failure.empty() && detail::parse_fasta_block(b.text(), alphabet, dna_codes, *b.records)) return;
             b.records->clear();
             parse_block(b, 1);
@@ -347,6 +363,10 @@ struct ParallelSequenceReader::Impl {
 
         for (Block& b : round) {
             b.records->set_first_number(records_before + 1);
+            if (b.declined) {  // FASTQ: every block before it is plain records, so b starts at a record
+                read_rest_serially(b.map_at);
+                break;
+            }
             if (b.failed) {  // again, in order, so that the message holds the true record number
                 b.records->clear();
                 try {
@@ -370,6 +390,24 @@ struct ParallelSequenceReader::Impl {
         }
         if (map) map->release_before(map_pos);  // every block before map_pos is parsed
         return true;
+    }
+
+    /// FASTQ: from the record at `map_at` of the map on, SeqAn3 reads the
+    /// file on one thread (serial mode), numbering from the records already
+    /// queued: over the mapped text itself, or, when a CR is left in it
+    /// (SeqAn3 is given LF line ends), over the file reopened and the
+    /// records before skipped.
+    void read_rest_serially(std::size_t map_at) {
+        const std::string_view rest(map->data() + map_at, map->size() - map_at);
+        if (!std::memchr(rest.data(), '\r', rest.size())) {
+            probe = SequenceReader::from_text(rest, path, format, alphabet, records_before + 1);
+            probe->set_dna_codes(dna_codes);
+        } else {
+            probe.emplace(path, alphabet == Alphabet::protein ? AlphabetChoice::protein : AlphabetChoice::dna);
+            probe->set_dna_codes(dna_codes);
+            for (std::uint64_t k = 0; k < records_before; ++k) probe->next(scratch);
+        }
+        parallel = false;
     }
 
     /// Serial mode: one record from the probe reader into the queue (the
@@ -496,7 +534,8 @@ ParallelSequenceReader::ParallelSequenceReader(std::string path, AlphabetChoice 
     im.probe.emplace(im.path, choice);
     // A FIFO or /dev/fd/N cannot be opened a second time for the blocks.
     std::error_code ec;
-    im.parallel = im.path != "-" && im.probe->format() == SequenceFormat::fasta &&
+    im.format = im.probe->format();
+    im.parallel = im.path != "-" && (im.format == SequenceFormat::fasta || !im.probe->compressed()) &&
                   std::filesystem::is_regular_file(im.path, ec);
 }
 

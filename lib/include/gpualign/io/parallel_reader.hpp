@@ -1,4 +1,4 @@
-// gpualign — reading one FASTA file in blocks, on one or several threads.
+// gpualign — reading one FASTA or FASTQ file in blocks, on one or several threads.
 //
 // The text is cut into blocks of about 1 MiB at record starts: views of a
 // read-only memory map for a plain file (no copy), or decompressed chunks for
@@ -25,11 +25,16 @@
 namespace gpualign {
 
 /// Streaming reader of one FASTA or FASTQ file (plain or gzip) that parses
-/// FASTA on several threads; a drop-in for SequenceReader's next()/alphabet().
+/// it in blocks on several threads; a drop-in for SequenceReader's
+/// next()/alphabet().
 ///
-/// Blocks for FASTA from a path (on one thread too). FASTQ ('@' may begin a
-/// quality line, so record starts cannot be found without parsing) and stdin
-/// fall back to one SequenceReader.
+/// Blocks for FASTA from a path, plain or gzip, and for plain FASTQ from a
+/// path (on one thread too); gzip FASTQ and stdin are read by one
+/// SequenceReader. FASTQ is cut speculatively ('@' may begin a quality line,
+/// so a record start cannot be told without parsing; lib/src/io/fastq_block.hpp):
+/// the blocks are accepted in order while each is a run of plain 4-line
+/// records, and from the first that is not, the rest of the file is read by
+/// one SequenceReader, so records, numbers and errors stay SeqAn3's.
 ///
 /// Cut points: a block ends just before a '>' that begins a line whose
 /// preceding line is non-empty and holds no '>' or ';'. SeqAn3 ends a FASTA
@@ -102,7 +107,8 @@ public:
     const std::string& path() const noexcept;
     /// Records handed out by next() so far.
     std::uint64_t records_read() const noexcept;
-    /// True when the file is read in blocks (FASTA from a path).
+    /// True while the file is read in blocks (FASTA from a path, plain FASTQ
+    /// from a path until a block that is not plain 4-line records).
     bool in_blocks() const noexcept;
     /// The threads given to the constructor (at least 1).
     int threads() const noexcept;

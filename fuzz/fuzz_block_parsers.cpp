@@ -1,16 +1,18 @@
-// Fuzz target: the FASTA hot-path block parser (lib/src/io/fasta_block.hpp)
-// against SeqAn3 (SequenceReader::from_text) on the same bytes.
+// Fuzz target: the hot-path block parsers of the block reader
+// (lib/src/io/fasta_block.hpp, lib/src/io/fastq_block.hpp) against SeqAn3
+// (SequenceReader::from_text) on the same bytes.
 //
 // Input layout: byte 0 is a flag byte, the rest is the block's text.
 //   bit 0     alphabet: 0 dna, 1 protein
 //   bit 1     DNA codes: 0 dna5, 1 iupac
+//   bit 2     format: 0 FASTA, 1 FASTQ
 // The text is put in the block reader's form first: CR becomes LF, and a
-// '>' is put in front unless it starts with '>' or ';'. Contract checked:
-// whenever parse_fasta_block accepts the text, SeqAn3 reads the same text
-// without an error and gives the same records (names, descriptions,
-// letters, codes), in the same order; when it declines, nothing is claimed
-// (the block reader then parses with SeqAn3). Both parsers throw nothing
-// but InputError (SeqAn3) or nothing at all (the block parser).
+// '>' (FASTQ: '@') is put in front unless it starts with one (FASTA: or
+// ';'). Contract checked: whenever the block parser accepts the text,
+// SeqAn3 reads it without an error and gives the same records (names,
+// descriptions, letters, qualities, codes), in the same order; when it
+// declines, nothing is claimed (the block reader then reads with SeqAn3).
+// The block parsers throw nothing here, SeqAn3 nothing but InputError.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,6 +21,7 @@
 #include "gpualign/io/record_block.hpp"
 #include "gpualign/io/sequence_io.hpp"
 #include "io/fasta_block.hpp"
+#include "io/fastq_block.hpp"
 
 namespace {
 
@@ -41,18 +44,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint8_t flags = data[0];
     const Alphabet alphabet = (flags & 1) ? Alphabet::protein : Alphabet::dna;
     const DnaCodes codes = (flags & 2) ? DnaCodes::iupac : DnaCodes::dna5;
+    const SequenceFormat format = (flags & 4) ? SequenceFormat::fastq : SequenceFormat::fasta;
     std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     for (char& c : text)
         if (c == '\r') c = '\n';
-    if (text.empty() || (text[0] != '>' && text[0] != ';')) text.insert(0, 1, '>');
+    if (format == SequenceFormat::fasta && (text.empty() || (text[0] != '>' && text[0] != ';'))) text.insert(0, 1, '>');
+    if (format == SequenceFormat::fastq && (text.empty() || text[0] != '@')) text.insert(0, 1, '@');
 
     RecordBlock fast;
-    const bool accepted = detail::parse_fasta_block(text, alphabet, codes, fast);
+    const bool accepted = format == SequenceFormat::fasta ? detail::parse_fasta_block(text, alphabet, codes, fast)
+                                                          : detail::parse_fastq_block(text, alphabet, codes, fast);
 
     RecordBlock reference;
     std::string error;
     try {
-        SequenceReader r = SequenceReader::from_text(text, "block.fa", SequenceFormat::fasta, alphabet, 1);
+        SequenceReader r = SequenceReader::from_text(text, "block", format, alphabet, 1);
         r.set_dna_codes(codes);
         while (r.next_into(reference)) {}
     } catch (const InputError& e) {
