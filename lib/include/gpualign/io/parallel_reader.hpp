@@ -2,11 +2,12 @@
 //
 // The text is cut into blocks of about 1 MiB at record starts: views of a
 // read-only memory map for a plain file (no copy), or decompressed chunks for
-// gzip. OpenMP tasks parse each block with the hot-path block parser
-// (lib/src/io/fasta_block.hpp: memchr over lines, encoding straight into the
-// RecordBlock), or, for a block it declines (anything outside well-formed
-// FASTA, and every error), with SeqAn3's sequence_file_input through
-// SequenceReader::from_text. Records come out in file
+// gzip. OpenMP tasks parse each block with a hot-path block parser
+// (lib/src/io/fasta_block.hpp, fastq_block.hpp: memchr over lines, encoding
+// straight into the RecordBlock), or, for a FASTA block it declines
+// (anything outside well-formed FASTA, and every error), with SeqAn3's
+// sequence_file_input through SequenceReader::from_text; FASTQ from the
+// first declined block on is read by one SequenceReader. Records come out in file
 // order with the same numbers, contents and error messages as SequenceReader
 // gives for the whole file.
 #pragma once
@@ -36,7 +37,7 @@ namespace gpualign {
 /// records, and from the first that is not, the rest of the file is read by
 /// one SequenceReader, so records, numbers and errors stay SeqAn3's.
 ///
-/// Cut points: a block ends just before a '>' that begins a line whose
+/// Cut points (FASTA): a block ends just before a '>' that begins a line whose
 /// preceding line is non-empty and holds no '>' or ';'. SeqAn3 ends a FASTA
 /// sequence at any '>' or ';', and a header is one line, so such a line is
 /// sequence text and the '>' after it starts a record both in the file and
