@@ -154,6 +154,7 @@ run_long() {
 describe_search() {
     echo "gpualign search Q DB --backend gpu -k 10 -v -o out.m8, RUNS (2) runs each, process wall from the shell:"
     echo "  s1      protein/benchmark_queries_20.fa x 1,000,000 seeded random proteins of 512 aa"
+    echo "  s1-db   the same against its prebuilt DB (gpualign makedb, timed once beside)"
     echo "  s2-100  the first 100 queries of protein/mmseqs2_example_query.fa x protein/mmseqs2_example_db.fa"
     echo "  s2-500  all 500 queries x the same DB"
     echo "  s3      dna/miseq_16S/reads.fa x dna/miseq_16S/ref_windows.fa"
@@ -166,7 +167,10 @@ run_search() {
     awk '/^>/{n++} n<=100' "$data/protein/mmseqs2_example_query.fa" > "$work/q100.fa"
     echo "workload,run,rc,cells,scan_kernel_s,wall_s,kernel_gcups,wall_gcups,md5" > "$1.csv"
     : > "$1.log"
+    t0=$(date +%s%N)
+    "$g" makedb "$work/pseudo_db.fa" "$work/pseudo_db.gadb" -q && echo "makedb,1,0,,,$(awk -v ms="$(ms_since "$t0")" 'BEGIN {printf "%.3f", ms / 1000}'),,," >> "$1.csv"
     for w in "s1|$data/protein/benchmark_queries_20.fa|$work/pseudo_db.fa" \
+             "s1-db|$data/protein/benchmark_queries_20.fa|$work/pseudo_db.gadb" \
              "s2-100|$work/q100.fa|$data/protein/mmseqs2_example_db.fa" \
              "s2-500|$data/protein/mmseqs2_example_query.fa|$data/protein/mmseqs2_example_db.fa" \
              "s3|$data/dna/miseq_16S/reads.fa|$data/dna/miseq_16S/ref_windows.fa"; do
