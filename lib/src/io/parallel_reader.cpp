@@ -228,16 +228,22 @@ struct ParallelSequenceReader::Impl {
     void start() {
         alphabet = probe->alphabet();  // errors in the first records: exactly SequenceReader's
         const bool compressed = probe->compressed();
-        probe.reset();
         if (!compressed) {
             map = std::make_unique<Mapping>(path);
             if (map->data()) {
+                probe.reset();
                 map_pos = leading_skip(std::string_view(map->data(), map->size()));
                 started = true;
                 return;
             }
             map.reset();
         }
+        if (format == SequenceFormat::fastq) {  // FASTQ is cut in a map only: else the probe reads it all
+            parallel = false;
+            started = true;
+            return;
+        }
+        probe.reset();
         errno = 0;
         gz = gzopen(path.c_str(), "rb");
         if (!gz) throw InputError(fmt::format("{}: cannot open: {}", shown, errno ? std::strerror(errno) : "out of memory"));
@@ -440,7 +446,10 @@ struct ParallelSequenceReader::Impl {
                 parse_serial();
                 continue;
             }
-            if (!started) start();
+            if (!started) {
+                start();  // may turn to serial mode
+                continue;
+            }
             if (!parse_round()) stopped = true;
         }
     }
