@@ -18,6 +18,7 @@
 #include <seqan3/alphabet/aminoacid/aa27.hpp>
 #include <seqan3/alphabet/nucleotide/dna5.hpp>
 
+#include "gpualign/io/parallel_reader.hpp"
 #include "gpualign/io/record_block.hpp"
 #include "gpualign/io/sequence_io.hpp"
 
@@ -514,6 +515,62 @@ TEST(SequenceIo, ErrorFastqQualityShorterAtEndOfFile) {
     { std::ofstream(path) << "@q1\nACGT\n+\nIIII\n@q2\nACGTAC\n+\nIII\n"; }
     expect_input_error([&] { read_all(path); }, {path, "record 2 'q2'", "quality"});
     std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace gpualign
+
+namespace gpualign {
+namespace {
+
+// A gzip FASTQ (or FASTA) cut short anywhere in its last bytes is an
+// InputError naming the file, from SequenceReader and from the block reader
+// alike, never a terminated process: SeqAn3 reads the qualities through a
+// view that must not see an exception from the stream (a throw there
+// terminated the process; fuzz/regressions/sequence_reader/
+// truncated_gzip_fastq_qualities_noexcept).
+TEST(SequenceIo, TruncatedGzipIsAnInputErrorAtEveryCut) {
+    std::string fastq, fasta;
+    for (int k = 0; k < 40; ++k) {
+        fastq += "@r" + std::to_string(k) + "\nACGTACGTAC\n+\n" + std::string(10, static_cast<char>('!' + k)) + "\n";
+        fasta += ">r" + std::to_string(k) + "\nACGTACGTAC\nGGTT\n";
+    }
+    const auto dir = std::filesystem::temp_directory_path() / ("gpualign_trunc_gz_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    for (const std::string* text : {&fastq, &fasta}) {
+        std::string gz(compressBound(static_cast<uLong>(text->size())) + 64, '\0');
+        z_stream zs{};
+        ASSERT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+        zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text->data()));
+        zs.avail_in = static_cast<uInt>(text->size());
+        zs.next_out = reinterpret_cast<Bytef*>(gz.data());
+        zs.avail_out = static_cast<uInt>(gz.size());
+        ASSERT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+        gz.resize(zs.total_out);
+        deflateEnd(&zs);
+        for (std::size_t cut = 1; cut <= 40 && cut < gz.size(); ++cut) {
+            const std::string path = (dir / ("cut" + std::to_string(cut) + ".gz")).string();
+            std::ofstream(path, std::ios::binary) << gz.substr(0, gz.size() - cut);
+            std::string serial_error, block_error;
+            try {
+                SequenceReader r(path, AlphabetChoice::dna);
+                SequenceRecord rec;
+                while (r.next(rec)) {}
+            } catch (const InputError& e) {
+                serial_error = e.what();
+            }
+            try {
+                ParallelSequenceReader r(path, AlphabetChoice::dna, 2);
+                SequenceRecord rec;
+                while (r.next(rec)) {}
+            } catch (const InputError& e) {
+                block_error = e.what();
+            }
+            EXPECT_NE(serial_error.find(path), std::string::npos) << "cut " << cut << ": " << serial_error;
+            EXPECT_EQ(serial_error, block_error) << "cut " << cut;
+        }
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -99,13 +99,13 @@ std::string printable(int c) {
 
 // ---- zlib input stream -------------------------------------------------------
 
-/// A gzip (or plain) stream failed; converted to InputError with context.
-struct GzFailure : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 /// std::streambuf over a zlib gzFile. Keeps a putback area so that SeqAn3's
 /// compression sniffing (which ungets up to 18 characters) works anywhere.
+/// A read error (a truncated or corrupt gzip stream) is recorded (failure())
+/// and met as the end of the input: SeqAn3 must not see an exception from
+/// its stream, some of its views read it in noexcept functions (a throw
+/// there terminates the process), so the reader checks failure() after
+/// SeqAn3 returns or throws and reports the read error instead.
 class GzStreamBuf : public std::streambuf {
 public:
     explicit GzStreamBuf(gzFile file) : file_(file), buffer_(putback + chunk) {
@@ -122,7 +122,6 @@ public:
     const std::string& failure() const noexcept { return failure_; }
 
     /// Skips a UTF-8 byte order mark (EF BB BF) at the current position.
-    /// @throws GzFailure as underflow.
     void skip_utf8_bom() {
         if (traits_type::eq_int_type(sgetc(), traits_type::eof())) return;
         constexpr std::string_view bom = "\xEF\xBB\xBF";
@@ -133,8 +132,7 @@ public:
 protected:
     int_type underflow() override {
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-        if (!failure_.empty()) throw GzFailure(failure_);
-        if (at_eof_) return traits_type::eof();
+        if (!failure_.empty() || at_eof_) return traits_type::eof();
         const std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(gptr() - eback()), putback);
         std::memmove(buffer_.data() + putback - keep, gptr() - keep, keep);
         std::size_t n = 0;
@@ -142,7 +140,7 @@ protected:
             const int got = gzread(file_, buffer_.data() + putback, static_cast<unsigned>(chunk));
             if (auto why = detail::gz_read_failure(file_, got)) {
                 failure_ = std::move(*why);
-                throw GzFailure(failure_);
+                return traits_type::eof();
             }
             if (got == 0) {
                 at_eof_ = true;
@@ -165,8 +163,9 @@ private:
 };
 
 /// std::streambuf over borrowed in-memory text (SequenceReader::from_text).
-/// Once armed, the end of the text raises `failure` as GzFailure when one is
-/// set, where GzStreamBuf would raise the same read error.
+/// Once armed, reaching the end of the text meets `failure` when one is set
+/// (failure() then returns it), where GzStreamBuf would meet the same read
+/// error.
 class TextStreamBuf : public std::streambuf {
 public:
     TextStreamBuf(std::string_view text, std::string failure) : failure_(std::move(failure)) {
@@ -174,17 +173,21 @@ public:
         setg(p, p, p + text.size());
     }
     void arm() noexcept { armed_ = true; }
+    /// The read error met at the end of the text, if it was reached (empty otherwise).
+    const std::string& failure() const noexcept { return met_ ? failure_ : none_; }
 
 protected:
     int_type underflow() override {
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-        if (armed_ && !failure_.empty()) throw GzFailure(failure_);
+        if (armed_ && !failure_.empty()) met_ = true;
         return traits_type::eof();
     }
 
 private:
     std::string failure_;
+    const std::string none_;
     bool armed_ = false;
+    bool met_ = false;
 };
 
 // ---- SeqAn3 file type --------------------------------------------------------
@@ -302,15 +305,12 @@ struct SequenceReader::Impl {
         }
         buf = std::make_unique<GzStreamBuf>(gz);
         stream = std::make_unique<std::istream>(buf.get());
-        stream->exceptions(std::ios::badbit);  // let GzFailure through istream members
+        stream->exceptions(std::ios::badbit);
 
         int c = std::char_traits<char>::eof();
-        try {
-            buf->skip_utf8_bom();
-            for (c = buf->sgetc(); c != std::char_traits<char>::eof() && std::isspace(c); c = buf->snextc()) {}
-        } catch (const GzFailure& e) {
-            fail(e.what());
-        }
+        buf->skip_utf8_bom();
+        for (c = buf->sgetc(); c != std::char_traits<char>::eof() && std::isspace(c); c = buf->snextc()) {}
+        if (!buf->failure().empty()) fail(buf->failure());
         compressed = buf->compressed();
         if (c == std::char_traits<char>::eof()) fail("empty file (no FASTA or FASTQ records)");
         if (c != '>' && c != '@')
@@ -318,15 +318,21 @@ struct SequenceReader::Impl {
                              printable(c)));
         format = c == '>' ? SequenceFormat::fasta : SequenceFormat::fastq;
         // SeqAn3's constructor reads ahead (compression sniffing), which can
-        // hit a truncated or corrupt gzip stream.
-        try {
-            if (format == SequenceFormat::fasta)
-                file = std::make_unique<RawFile>(*stream, seqan3::format_fasta{});
-            else
-                file = std::make_unique<RawFile>(*stream, seqan3::format_fastq{});
-        } catch (const GzFailure& e) {
-            fail(e.what());
-        }
+        // meet a truncated or corrupt gzip stream.
+        if (format == SequenceFormat::fasta)
+            file = std::make_unique<RawFile>(*stream, seqan3::format_fasta{});
+        else
+            file = std::make_unique<RawFile>(*stream, seqan3::format_fastq{});
+        if (!buf->failure().empty()) fail(buf->failure());
+    }
+
+    /// The read error the stream met (gzip, or the one from_text was given),
+    /// which SeqAn3 saw as the end of the input; empty when none.
+    const std::string& stream_failure() const noexcept {
+        static const std::string none;
+        if (buf) return buf->failure();
+        if (text_buf) return text_buf->failure();
+        return none;
     }
 
     /// Moves SeqAn3 on to the next record and checks the FASTQ record
@@ -340,6 +346,8 @@ struct SequenceReader::Impl {
                 it = file->begin();
             else
                 ++*it;
+            if (!stream_failure().empty())
+                fail_record(number, split_header(file->partial_id()).first, stream_failure());
             if (*it == file->end()) {
                 done = true;
                 if (parsed == 0) fail("no records");
@@ -347,6 +355,8 @@ struct SequenceReader::Impl {
             }
             if (format == SequenceFormat::fastq) {
                 const int next = stream->rdbuf()->sgetc();
+                if (!stream_failure().empty())
+                    fail_record(number, split_header(file->partial_id()).first, stream_failure());
                 if (next != std::char_traits<char>::eof() && next != '@') {
                     const auto [name, _] = split_header((**it).id());
                     fail_record(number, name,
@@ -360,6 +370,7 @@ struct SequenceReader::Impl {
             throw;
         } catch (const std::exception& e) {
             const std::string partial(split_header(file->partial_id()).first);
+            if (!stream_failure().empty()) fail_record(number, partial, stream_failure());
             std::string what = e.what();
             if (format == SequenceFormat::fastq && dynamic_cast<const seqan3::unexpected_end_of_input*>(&e))
                 what += " (truncated record, or a quality string shorter than the sequence)";
