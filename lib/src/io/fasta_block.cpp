@@ -14,13 +14,12 @@ bool starts_record(std::string_view text, std::size_t p) noexcept {
     return p < text.size() && (text[p] == '>' || text[p] == ';');
 }
 
-/// The end of the line starting at `p` (the index of its LF, or text.size()).
+}  // namespace
+
 std::size_t line_end(std::string_view text, std::size_t p) noexcept {
     const void* hit = std::memchr(text.data() + p, '\n', text.size() - p);
     return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - text.data()) : text.size();
 }
-
-}  // namespace
 
 std::pair<std::string_view, std::string_view> split_header(std::string_view header) noexcept {
     std::size_t end = 0;

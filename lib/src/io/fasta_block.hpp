@@ -13,6 +13,7 @@
 // the two parsers to the same output.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <utility>
 
@@ -21,6 +22,10 @@
 #include "gpualign/model/scoring.hpp"
 
 namespace gpualign::detail {
+
+/// The end of the line starting at `p` of `text` (the index of its LF, or
+/// text.size() when none follows). Both block parsers walk lines with it.
+std::size_t line_end(std::string_view text, std::size_t p) noexcept;
 
 /// Splits a FASTA/FASTQ header (the line after '>' or '@', leading blanks
 /// already dropped) into its first word (the record's name) and the rest

@@ -8,12 +8,6 @@
 namespace gpualign::detail {
 namespace {
 
-/// The end of the line starting at `p` (the index of its LF, or text.size()).
-std::size_t line_end(std::string_view text, std::size_t p) noexcept {
-    const void* hit = std::memchr(text.data() + p, '\n', text.size() - p);
-    return hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - text.data()) : text.size();
-}
-
 /// True when every byte of `q` is a Phred+33 character SeqAn3's phred94 keeps ('!'..'~').
 bool printable_qualities(std::string_view q) noexcept {
     unsigned char bad = 0;
