@@ -4,6 +4,10 @@
 # snakemake (7.21) and seqkit (2.3.1) run the workflow (workflow/,
 # docs/workflow.md) and its test; snakemake pulls in python3-azure through
 # python3-smart-open: ~30 MB to download, ~700 MB installed, ~2 min.
+# slurm-wlm, slurmdbd, munge and mariadb-server (SLURM 22.05 with accounting)
+# make the one-node cluster of tests/workflow/run_slurm_test.sh; their
+# services are not configured or started here (the test starts its own
+# daemons, under a temporary folder).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -12,4 +16,4 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ make libseqan3-dev libcxxopts-dev libspdlog-dev libfmt-dev \
   googletest libgtest-dev zlib1g-dev samtools ca-certificates libwfa2-dev help2man libhwy-dev libparasail-dev \
-  snakemake seqkit >/dev/null
+  snakemake seqkit slurm-wlm slurmdbd munge mariadb-server >/dev/null
