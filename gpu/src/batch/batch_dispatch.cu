@@ -19,16 +19,12 @@ namespace {
 // for local and semi-global the reverse pass for the begin cells.
 template <AlignMode Mode>
 void launch_pairs(const BatchParams& p, cudaStream_t stream) {
-    const int smem = pair_block * pair_profile_bytes(p.size + 1);
+    const int smem = pair_block_smem(p.size);
     const unsigned threads = (p.count + 1) / 2;
     const unsigned blocks = (threads + pair_block - 1) / pair_block;
-    GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-                  "pair_kernel shared memory");
     kernels::pair_kernel<Mode, false><<<blocks, pair_block, smem, stream>>>(p);
     GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel launch");
     if constexpr (Mode != AlignMode::global) {
-        GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
-                      "pair_kernel shared memory");
         kernels::pair_kernel<Mode, true><<<blocks, pair_block, smem, stream>>>(p);
         GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel (reverse pass) launch");
     }
@@ -77,6 +73,23 @@ void launch_alignment(const BatchParams& p, AlignMode mode, bool traceback, bool
         {&launch<M::semi_global, false>, &launch<M::semi_global, true>},
     };
     table[static_cast<int>(mode)][traceback ? 1 : 0](p, stream);
+}
+
+template <AlignMode Mode>
+void prepare_pairs() {
+    const int smem = pair_block_smem(pair_max_letters - 1);
+    GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                  "pair_kernel shared memory");
+    if constexpr (Mode != AlignMode::global)
+        GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                      "pair_kernel (reverse pass) shared memory");
+}
+
+void prepare_pair_kernels(AlignMode mode) {
+    using M = AlignMode;
+    static constexpr void (*table[3])() = {&prepare_pairs<M::local>, &prepare_pairs<M::global>,
+                                           &prepare_pairs<M::semi_global>};
+    table[static_cast<int>(mode)]();
 }
 
 }  // namespace gpualign::gpu::detail

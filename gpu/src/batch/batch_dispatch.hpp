@@ -22,4 +22,12 @@ namespace gpualign::gpu::detail {
 /// @throws std::runtime_error naming the CUDA error if a launch fails.
 void launch_alignment(const BatchParams& p, AlignMode mode, bool traceback, bool inject_fault, cudaStream_t stream);
 
+/// Lets the inter-pair kernel's passes of `mode` on the current device take
+/// the dynamic shared memory of the largest alphabet they run
+/// (pair_max_letters): call once per engine, after cudaSetDevice, before
+/// launch_alignment runs the inter-pair kernel (the attribute belongs to
+/// the device's context).
+/// @throws std::runtime_error naming the CUDA error.
+void prepare_pair_kernels(AlignMode mode);
+
 }  // namespace gpualign::gpu::detail

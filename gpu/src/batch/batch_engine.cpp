@@ -60,23 +60,30 @@ struct Shape {
 /// the batch's longest query, for two pairs.
 constexpr std::size_t pair_boundary_per_base = 8;
 
+/// What a slot holds beyond the sequences, tasks, results and boundary rows
+/// that every slot has: CIGAR runs and direction bits (traceback), the
+/// inter-pair kernel's pair status and strip boundaries (score-only with the
+/// inter-pair kernel), or nothing (score-only on the warp kernel alone).
+enum class SlotKind { score, inter_pair, traceback };
+
 /// Device bytes of one slot of shape `s`, as allocated by alloc_buffers.
-std::size_t slot_device_bytes(const Shape& s, bool traceback) {
+std::size_t slot_device_bytes(const Shape& s, SlotKind kind) {
     std::size_t b = rounded(s.bases) + rounded(s.pairs * sizeof(PairTask)) +
                     rounded(s.pairs * detail::out_fields * sizeof(std::int32_t)) + rounded((s.bases + s.pairs) * 16);
-    if (traceback)
+    if (kind == SlotKind::traceback)
         b += rounded(s.bases * sizeof(std::uint32_t)) + rounded(static_cast<std::size_t>(s.dirs));
-    else
+    else if (kind == SlotKind::inter_pair)
         b += rounded(s.bases * pair_boundary_per_base) + rounded(s.pairs * sizeof(std::uint32_t));
     return b;
 }
 
 /// Whether the inter-pair kernel can take pairs of `s` (pair_kernel.cuh):
-/// at most 15 codes (the per-thread profile in shared memory) and
+/// at most pair_max_letters - 1 = 15 codes (the per-thread profile in
+/// shared memory) and
 /// 0 <= s + gap_open + gap_extend <= 127 for every code pair (a profile
 /// byte, added to a 16-bit half without a borrow).
 bool pair_kernel_scheme(const ScoringScheme& s) {
-    if (s.size + 1 > 16) return false;
+    if (s.size + 1 > detail::pair_max_letters) return false;
     const std::int64_t open = static_cast<std::int64_t>(s.gap_open) + s.gap_extend;
     for (const std::int32_t v : s.matrix)
         if (v + open < 0 || v + open > 127) return false;
@@ -86,18 +93,21 @@ bool pair_kernel_scheme(const ScoringScheme& s) {
 /// The largest shape whose slot_device_bytes fit `budget`: a quarter of the
 /// budget at most for per-pair buffers, and with traceback an eighth of the
 /// rest for per-base buffers (sequences, boundary rows, CIGAR runs: 21 bytes
-/// per base) and the remainder for direction bits. All zero when the budget
-/// is under min_slot_budget.
-Shape shape_for_budget(std::size_t budget, std::size_t max_bases, bool traceback) {
+/// per base) and the remainder for direction bits; score-only, the rest for
+/// per-base buffers (17 bytes a base, 29 with the inter-pair kernel's strip
+/// boundaries and status). All zero when the budget is under min_slot_budget.
+Shape shape_for_budget(std::size_t budget, std::size_t max_bases, SlotKind kind) {
     Shape s;
     if (budget < min_slot_budget) return s;
     s.pairs = std::min({detail::max_batch_pairs, max_bases, budget / 4 / bytes_per_pair});
     const std::size_t rest = budget - 6 * detail::alloc_granule - s.pairs * bytes_per_pair;
-    if (traceback) {
+    if (kind == SlotKind::traceback) {
         s.bases = std::min(max_bases, rest / 8 / 21);
         s.dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, rest - s.bases * 21) & ~std::uint64_t{7};
-    } else {
+    } else if (kind == SlotKind::inter_pair) {
         s.bases = std::min(max_bases, rest / (17 + pair_boundary_per_base + 4));
+    } else {
+        s.bases = std::min(max_bases, rest / 17);
     }
     return s;
 }
@@ -225,6 +235,9 @@ struct BatchEngine::Impl {
 
     void release() noexcept;
     void alloc_buffers(Slot& s);
+    SlotKind slot_kind() const noexcept {
+        return !score_only ? SlotKind::traceback : pair_kernels ? SlotKind::inter_pair : SlotKind::score;
+    }
     void allocate(std::size_t budget);
     void shrink();
     void check_usable() const;
@@ -261,12 +274,13 @@ void BatchEngine::Impl::alloc_buffers(Slot& s) {
     b.d_tasks = device_alloc<PairTask>(shape.pairs, "device task buffer", device_bytes);
     b.d_out = device_alloc<std::int32_t>(shape.pairs * detail::out_fields, "device result buffer", device_bytes);
     b.d_scratch = device_alloc<std::uint8_t>((shape.bases + shape.pairs) * 16, "device boundary rows", device_bytes);
-    if (score_only) {
+    if (pair_kernels) {
         b.h_status = host_alloc<std::uint32_t>(shape.pairs, "pinned pair status");
         b.d_status = device_alloc<std::uint32_t>(shape.pairs, "device pair status", device_bytes);
         b.d_pair_boundary = device_alloc<std::uint8_t>(shape.bases * pair_boundary_per_base,
                                                        "device inter-pair strip boundaries", device_bytes);
-    } else {
+    }
+    if (!score_only) {
         b.h_cigar_capacity = std::max<std::size_t>(
             1, static_cast<std::size_t>(static_cast<double>(shape.bases) * options.cigar_runs_per_base));
         const std::size_t bytes = b.h_cigar_capacity * sizeof(std::uint32_t);
@@ -282,6 +296,7 @@ void BatchEngine::Impl::alloc_buffers(Slot& s) {
 // cudaErrorMemoryAllocation frees them, halves the budget and tries again.
 void BatchEngine::Impl::allocate(std::size_t budget) {
     const bool tb = !score_only;
+    const SlotKind kind = slot_kind();
     const std::size_t nstreams = slots.size();
     if (budget == 0) {
         shape.bases = options.max_batch_bases;
@@ -290,16 +305,16 @@ void BatchEngine::Impl::allocate(std::size_t budget) {
         if (tb) {
             std::size_t free_b = 0, total_b = 0;
             GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "querying free device memory");
-            const std::uint64_t fixed_all = static_cast<std::uint64_t>(slot_device_bytes(shape, true)) * nstreams + (64u << 20);
+            const std::uint64_t fixed_all = static_cast<std::uint64_t>(slot_device_bytes(shape, SlotKind::traceback)) * nstreams + (64u << 20);
             const std::uint64_t avail = free_b / 10 * 8;
             if (avail > fixed_all + nstreams * (16u << 20))
                 shape.dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, (avail - fixed_all) / nstreams) &
                              ~std::uint64_t{7};
             else  // little free memory: size from it as if it were a limit
-                shape = shape_for_budget(static_cast<std::size_t>(avail / nstreams), options.max_batch_bases, true);
+                shape = shape_for_budget(static_cast<std::size_t>(avail / nstreams), options.max_batch_bases, kind);
         }
     } else {
-        shape = shape_for_budget(budget, options.max_batch_bases, tb);
+        shape = shape_for_budget(budget, options.max_batch_bases, kind);
     }
     while (true) {
         const bool valid = shape.bases >= 2 && shape.pairs >= 1 && (!tb || shape.dirs >= 16);
@@ -322,7 +337,7 @@ void BatchEngine::Impl::allocate(std::size_t budget) {
             for (Slot& s : slots) s.buf = {};
             device_bytes = matrix_bytes;
             ++retries;
-            shape = shape_for_budget(slot_device_bytes(shape, tb) / 2, options.max_batch_bases, tb);
+            shape = shape_for_budget(slot_device_bytes(shape, kind) / 2, options.max_batch_bases, kind);
         }
     }
 }
@@ -334,7 +349,7 @@ void BatchEngine::Impl::shrink() {
     for (Slot& s : slots) s.buf = {};
     device_bytes = matrix_bytes;
     ++retries;
-    allocate(slot_device_bytes(shape, !score_only) / 2);
+    allocate(slot_device_bytes(shape, slot_kind()) / 2);
 }
 
 BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score_only, const BatchEngineOptions& options)
@@ -351,7 +366,7 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
     im.score_only = score_only;
     im.options = options;
     if (im.options.max_batch_bases == 0)
-        im.options.max_batch_bases = score_only ? detail::score_only_batch_bases : detail::traceback_batch_bases;
+        im.options.max_batch_bases = score_only ? detail::score_only_batch_bases : traceback_batch_bases;
 #ifdef _OPENMP
     im.host_threads = options.host_threads > 0 ? options.host_threads : omp_get_num_procs();
 #endif
@@ -385,6 +400,7 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
         im.pair_kernel_min_pairs = options.pair_kernel_min_pairs
                                        ? options.pair_kernel_min_pairs
                                        : static_cast<std::size_t>(sms) * detail::pair_kernel_min_pairs_per_sm;
+        if (im.pair_kernels) detail::prepare_pair_kernels(mode);
         im.d_matrix = device_alloc<std::int32_t>(scheme.matrix.size(), "substitution matrix", im.device_bytes);
         GPUALIGN_CUDA(cudaMemcpy(im.d_matrix.data(), scheme.matrix.data(), scheme.matrix.size() * sizeof(std::int32_t),
                                  cudaMemcpyHostToDevice),

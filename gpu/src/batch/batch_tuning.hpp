@@ -55,6 +55,10 @@ constexpr std::size_t max_batch_pairs = 262144;
 /// Ref columns per strip (registers per thread: 2 per column; a multiple of
 /// 16). Overridable at build time (-DGPUALIGN_TUNE_PAIR_COLS=16) to compare.
 constexpr int pair_cols = GPUALIGN_TUNE_PAIR_COLS;
+/// The most profile letters (alphabet + pad letter) the kernel takes: the
+/// profile's shared memory (pair_profile_bytes) bounds it; 15-code IUPAC
+/// DNA fits, protein's 27 codes do not (docs/gpu.md, "Tuning").
+constexpr int pair_max_letters = 16;
 constexpr int pair_block = 64;   ///< threads per block of the inter-pair kernel
 
 // Build-time switches to compare variants (docs/gpu.md, "Tuning"): rows a
@@ -78,6 +82,11 @@ constexpr int pair_block = 64;   ///< threads per block of the inter-pair kernel
 /// 127), plus 16 bytes so that neighbouring threads' profiles start in
 /// different bank groups. DNA: 400 bytes a thread.
 constexpr int pair_profile_bytes(int letters) { return 2 * letters * pair_cols + 16; }
+/// Shared memory ahead of the profiles: the scheme's s + O as bytes,
+/// alphabet x alphabet, staged once per block, rounded to 16 bytes.
+constexpr int pair_matrix_bytes(int size) { return (size * size + 15) / 16 * 16; }
+/// Dynamic shared memory of a block for an alphabet of `size` codes.
+constexpr int pair_block_smem(int size) { return pair_matrix_bytes(size) + pair_block * pair_profile_bytes(size + 1); }
 
 /// A score-only batch runs the inter-pair kernel only with at least this
 /// many pairs per SM of the device (two pairs a thread: 4 warps an SM, a
@@ -89,9 +98,9 @@ constexpr std::size_t pair_kernel_min_pairs_per_sm = 256;
 /// Default query+ref bases per device batch (BatchEngineOptions::max_batch_bases
 /// = 0): score-only engines take 128 Mi (about 26 bytes of device memory a
 /// base: 3.4 GB a stream; 100,000 pairs of 512 + 512 in one batch), engines
-/// with traceback 8 Mi.
+/// with traceback gpu::traceback_batch_bases (8 Mi, batch_engine.hpp, which
+/// the pipeline also uses).
 constexpr std::size_t score_only_batch_bases = std::size_t{128} << 20;
-constexpr std::size_t traceback_batch_bases = std::size_t{8} << 20;
 
 /// Pairs sorted together by length before being cut into batches.
 constexpr std::size_t window_pairs = 262144;

@@ -44,13 +44,13 @@ GpuWorkers::GpuWorkers(const AlignConfig& c, const ScoringScheme& s, const std::
     engine_options_.host_threads = engine_threads;
     engine_options_.gpu_memory_limit = c.batch_engine_memory();
     engine_options_.streams = c.engine_streams();
-    // The engine's device batches hold up to 8 Mi bases, as many as the
-    // default input batches (--batch-pairs 32768) fill, which keeps the
-    // default device memory small. A larger --batch-pairs makes them as large
-    // as the input batch (--batch-bases): batches of over SMs x 256 pairs run
-    // the inter-pair kernel (docs/gpu.md).
+    // The engine's device batches hold up to gpu::traceback_batch_bases (8 Mi)
+    // bases, as many as the default input batches (--batch-pairs 32768) fill,
+    // which keeps the default device memory small, score-only too. A larger
+    // --batch-pairs makes them as large as the input batch (--batch-bases):
+    // batches of over SMs x 256 pairs run the inter-pair kernel (docs/gpu.md).
     engine_options_.max_batch_bases =
-        c.batch_pairs > Defaults::batch_pairs ? c.batch_bases : std::size_t{8} << 20;
+        c.batch_pairs > Defaults::batch_pairs ? c.batch_bases : gpu::traceback_batch_bases;
     for (const int d : devices) {
         auto worker = std::make_unique<GpuWorker>();
         worker->device = d;

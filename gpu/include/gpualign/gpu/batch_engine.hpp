@@ -24,6 +24,10 @@ struct PairView {
     std::span<const std::uint8_t> ref;    ///< ref codes (columns)
 };
 
+/// The default query+ref bases per device batch of an engine with
+/// traceback (BatchEngineOptions::max_batch_bases = 0): 8 Mi.
+inline constexpr std::size_t traceback_batch_bases = std::size_t{8} << 20;
+
 /// BatchEngine settings (host values). Sizes in bytes or bases as named.
 struct BatchEngineOptions {
     int device = 0;                              ///< CUDA device ordinal

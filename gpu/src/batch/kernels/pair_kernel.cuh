@@ -89,7 +89,8 @@ __device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
 
 /// One function body on purpose: the registers it sweeps with (the strip's
 /// columns, gap states, bests) live across the whole loop nest; the
-/// recurrence and the passes are in the file's header.
+/// recurrence and the passes are in the file's header. Dynamic shared
+/// memory: detail::pair_block_smem(p.size).
 template <AlignMode Mode, bool Reverse>
 __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pair_kernel(detail::BatchParams p) {
     using namespace pair_detail;
@@ -104,18 +105,24 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
 
     extern __shared__ __align__(16) unsigned char smem[];
     const int letters = p.size + 1;  // the alphabet and the pad letter (code p.size)
+    const int go = p.gap_open, ge = p.gap_extend, open = go + ge;
+    // The scheme's s + O as bytes (0..127, pair_kernel_scheme), once per block.
+    std::uint8_t* const matrix = smem;
+    for (int k = threadIdx.x; k < p.size * p.size; k += detail::pair_block)
+        matrix[k] = static_cast<std::uint8_t>(p.matrix[k] + open);
+    __syncthreads();
     const std::uint32_t t = blockIdx.x * detail::pair_block + threadIdx.x;
     const std::uint32_t threads = (p.count + 1) / 2;
     if (t >= threads) return;
-    std::uint8_t* const prof = smem + threadIdx.x * detail::pair_profile_bytes(letters);
+    std::uint8_t* const prof =
+        smem + detail::pair_matrix_bytes(p.size) + threadIdx.x * detail::pair_profile_bytes(letters);
     const int half_bytes = letters * R;  // one half's profile: letters x R bytes
 
-    const int go = p.gap_open, ge = p.gap_extend, open = go + ge;
     const std::uint32_t wanted = Reverse ? detail::pair_reverse : detail::pair_forward;
 
     // Per half: the pair, its DP's extent, bias and sequences.
     bool on[2];
-    int m[2], n[2], bias[2], ie[2] = {0, 0}, je[2] = {0, 0}, target[2] = {0, 0};
+    int m[2], n[2], bias[2], target[2] = {0, 0};  // reverse pass: m, n = the end cell (ie, je)
     const std::uint8_t* qs[2];
     const std::uint8_t* rs[2];
     for (int h = 0; h < 2; ++h) {
@@ -128,11 +135,9 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             qs[h] = p.seqs + task.query_offset;
             rs[h] = p.seqs + task.ref_offset;
             if constexpr (Reverse) {
-                ie[h] = p.out[detail::out_query_end * p.count + b];
-                je[h] = p.out[detail::out_ref_end * p.count + b];
+                m[h] = p.out[detail::out_query_end * p.count + b];
+                n[h] = p.out[detail::out_ref_end * p.count + b];
                 target[h] = p.out[detail::out_score * p.count + b];
-                m[h] = ie[h];
-                n[h] = je[h];
             } else {
                 m[h] = static_cast<int>(task.query_len);
                 n[h] = static_cast<int>(task.ref_len);
@@ -182,13 +187,24 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     for (int s = 0; s < strips; ++s) {
         const int j0 = s * R;  // the strip holds columns j0+1 .. j0+R
         const bool last_strip = s + 1 == strips;
-        // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a byte), 0 for pad letters and columns.
+        // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a byte), 0 for pad letters and columns,
+        // written a 4-byte word at a time.
         for (int h = 0; h < 2; ++h) {
             std::uint8_t* ph = prof + h * half_bytes;
-            for (int c = 0; c < R; ++c) {
-                const int rc = code(rs[h], n[h], j0 + c);
-                for (int a = 0; a < letters; ++a)
-                    ph[a * R + c] = static_cast<std::uint8_t>((a < p.size && rc < p.size) ? p.matrix[a * p.size + rc] + open : 0);
+#pragma unroll 1
+            for (int w = 0; w < R / 4; ++w) {
+                int rc[4];
+#pragma unroll
+                for (int k = 0; k < 4; ++k) rc[k] = code(rs[h], n[h], j0 + 4 * w + k);
+                for (int a = 0; a < letters; ++a) {
+                    const std::uint8_t* row = matrix + a * p.size;
+                    const bool real = a < p.size;
+                    unsigned word = 0;
+#pragma unroll
+                    for (int k = 0; k < 4; ++k)
+                        word |= ((real && rc[k] < p.size) ? static_cast<unsigned>(row[rc[k]]) : 0u) << (8 * k);
+                    reinterpret_cast<unsigned*>(ph + a * R)[w] = word;
+                }
             }
         }
         // Row 0 of the strip's columns: T = H(0, j) - O, Fcell = -inf.
@@ -427,8 +443,8 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             }
         } else {
             if (found[h] == 1) {
-                out[detail::out_query_begin * cnt + b] = ie[h] - bi[h];
-                out[detail::out_ref_begin * cnt + b] = je[h] - bj[h];
+                out[detail::out_query_begin * cnt + b] = m[h] - bi[h];
+                out[detail::out_ref_begin * cnt + b] = n[h] - bj[h];
                 p.status[b] = detail::pair_done;
             } else {
                 p.status[b] = detail::pair_fallback;
