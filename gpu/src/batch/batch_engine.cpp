@@ -20,6 +20,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpualign/align/reference_aligner.hpp"
@@ -110,6 +111,18 @@ Shape shape_for_budget(std::size_t budget, std::size_t max_bases, SlotKind kind)
         s.bases = std::min(max_bases, rest / 17);
     }
     return s;
+}
+
+/// Writes a zero byte into every 4 KiB page of [bytes, bytes + size) on
+/// `threads` threads: the pages of fresh storage fault in parallel. The
+/// storage is raw (allocated, no objects yet).
+void touch_pages(unsigned char* bytes, std::size_t size, int threads) {
+    constexpr std::size_t page = 4096;
+    const std::size_t pages = (size + page - 1) / page;
+    if (pages < 64) return;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::size_t k = 0; k < pages; ++k) bytes[k * page] = 0;
+    (void)threads;
 }
 
 /// Device memory for `count` (at least one) objects of T; its rounded size
@@ -244,7 +257,8 @@ struct BatchEngine::Impl {
     Slot& acquire();
     void drain();
     void enqueue(Request& r);
-    void submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first, std::size_t last);
+    void submit(Slot& slot, Request& r, const std::vector<std::size_t>& order,
+                const std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths, std::size_t first, std::size_t last);
     void finish(Slot& slot);
     void align_on_host(Request& r, const std::vector<std::size_t>& indices);
 };
@@ -473,8 +487,9 @@ void BatchEngine::Impl::drain() {
     }
 }
 
-void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order, std::size_t first,
-                          std::size_t last) {
+void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order,
+                               const std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths, std::size_t first,
+                               std::size_t last) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::span<const PairView> pairs = r.pairs;
     const std::uint32_t count = static_cast<std::uint32_t>(last - first);
@@ -485,9 +500,10 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
     PairTask* const h_tasks = buf.h_tasks.data<PairTask>();
     std::uint8_t* const h_seqs = buf.h_seqs.data<std::uint8_t>();
     slot.members.assign(order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(last));
+    // The tasks' offsets are prefix sums over the batch's lengths, which
+    // enqueue gathered in batch order (lengths[first..last)).
     for (std::uint32_t b = 0; b < count; ++b) {
-        const PairView& pv = pairs[slot.members[b]];
-        const std::uint32_t m = static_cast<std::uint32_t>(pv.query.size()), n = static_cast<std::uint32_t>(pv.ref.size());
+        const std::uint32_t m = lengths[first + b].first, n = lengths[first + b].second;
         PairTask& t = h_tasks[b];
         t.query_offset = static_cast<std::uint32_t>(seq_off);
         seq_off += m;
@@ -657,6 +673,7 @@ void BatchEngine::Impl::enqueue(Request& r) {
     const std::span<const PairView> pairs = r.pairs;
     std::vector<std::size_t> order, on_host, sorted;
     std::vector<std::uint64_t> keys;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> lengths;  // (query, ref) lengths in `order`
     for (std::size_t w0 = 0; w0 < pairs.size(); w0 += detail::window_pairs) {
         const std::size_t w1 = std::min(pairs.size(), w0 + detail::window_pairs);
         order.clear();
@@ -683,22 +700,30 @@ void BatchEngine::Impl::enqueue(Request& r) {
         std::sort(keys.begin(), keys.end());
 #endif
         sorted.resize(order.size());
-        for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = order[keys[k] & 0xFFFFFFFFu];
+        lengths.resize(order.size());
+#pragma omp parallel for schedule(static) num_threads(host_threads)
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            sorted[k] = order[keys[k] & 0xFFFFFFFFu];
+            lengths[k] = {static_cast<std::uint32_t>(pairs[sorted[k]].query.size()),
+                          static_cast<std::uint32_t>(pairs[sorted[k]].ref.size())};
+        }
         order.swap(sorted);
         profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::size_t first = 0;
         while (first < order.size()) {
-            const std::size_t m0 = pairs[order[first]].query.size(), n0 = pairs[order[first]].ref.size();
+            const auto cut_start = std::chrono::steady_clock::now();
+            const std::size_t m0 = lengths[first].first, n0 = lengths[first].second;
             const std::uint64_t d0 = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m0, n0) + 7) & ~std::uint64_t{7};
             if (m0 + n0 > shape.bases || (!score_only && d0 > shape.dirs)) {  // only after a halving
                 on_host.push_back(order[first++]);
+                profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
                 continue;
             }
             std::size_t last = first, bases = 0, max_m = 0;
             std::uint64_t dirs = 0;
             const std::size_t pair_boundary_bytes = shape.bases * pair_boundary_per_base;
             while (last < order.size() && last - first < shape.pairs) {
-                const std::size_t m = pairs[order[last]].query.size(), n = pairs[order[last]].ref.size();
+                const std::size_t m = lengths[last].first, n = lengths[last].second;
                 const std::uint64_t d = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
                 if (bases + m + n > shape.bases || dirs + d > shape.dirs) break;
                 // The inter-pair kernel's boundaries: the longest query's rows x one entry per two pairs.
@@ -710,9 +735,10 @@ void BatchEngine::Impl::enqueue(Request& r) {
                 max_m = rows;
                 ++last;
             }
+            profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
             Slot& slot = acquire();
             try {
-                submit(slot, r, order, first, last);
+                submit(slot, r, order, lengths, first, last);
             } catch (const CudaError& e) {
                 if (e.code() != cudaErrorMemoryAllocation) throw;
                 shrink();  // then cut the same pairs again, smaller
@@ -725,6 +751,7 @@ void BatchEngine::Impl::enqueue(Request& r) {
 }
 
 Ticket BatchEngine::align_async(std::span<const PairView> pairs) {
+    const auto t0 = std::chrono::steady_clock::now();
     Impl& im = *impl_;
     im.check_usable();
     for (std::size_t i = 0; i < pairs.size(); ++i)
@@ -736,8 +763,16 @@ Ticket BatchEngine::align_async(std::span<const PairView> pairs) {
     Request& r = *owned;
     r.id = ++im.last_ticket;
     r.pairs = pairs;
+    // A million results are tens of MB of fresh pages: their first touch
+    // (page faults) on one thread cost more than the batches' packing, so
+    // the storage is touched on the engine's threads before the (serial)
+    // construction.
+    r.results.reserve(pairs.size());
+    touch_pages(reinterpret_cast<unsigned char*>(r.results.data()), r.results.capacity() * sizeof(AlignmentResult),
+                im.host_threads);
     r.results.resize(pairs.size());
     im.requests.emplace(r.id, std::move(owned));
+    im.profile.request_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     try {
         GPUALIGN_CUDA(cudaSetDevice(im.options.device), "selecting device " + std::to_string(im.options.device));
         im.enqueue(r);

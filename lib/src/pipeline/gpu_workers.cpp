@@ -21,6 +21,7 @@ namespace {
 void add_profile(gpu::BatchEngineProfile& a, const gpu::BatchEngineProfile& b) {
     a.batches += b.batches;
     a.setup_s += b.setup_s;
+    a.request_s += b.request_s;
     a.order_s += b.order_s;
     a.pack_s += b.pack_s;
     a.wait_s += b.wait_s;

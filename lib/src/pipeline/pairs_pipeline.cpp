@@ -99,10 +99,11 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
                   kernel_ms / 1000.0, split.engine, t.format, split.write, t.write, t.write_waited, t.commit,
                   t.teardown, stats.seconds);
     if (e.batches > 0)
-        spdlog::debug("GPU engine (s): {} device batches; host: setup {:.3f}, order {:.3f}, pack {:.3f}, wait {:.3f}, "
-                      "results {:.3f}; device: copies in {:.3f} ({:.1f} MB), kernels {:.3f}, copies out {:.3f} ({:.1f} "
-                      "MB); inter-pair kernel: {} pairs finished, {} handed to the warp-per-pair kernel",
-                      e.batches, e.setup_s, e.order_s, e.pack_s, e.wait_s, e.results_s, e.h2d_ms / 1000.0,
+        spdlog::debug("GPU engine (s): {} device batches; host: setup {:.3f}, request {:.3f}, order {:.3f}, pack "
+                      "{:.3f}, wait {:.3f}, results {:.3f}; device: copies in {:.3f} ({:.1f} MB), kernels {:.3f}, "
+                      "copies out {:.3f} ({:.1f} MB); inter-pair kernel: {} pairs finished, {} handed to the "
+                      "warp-per-pair kernel",
+                      e.batches, e.setup_s, e.request_s, e.order_s, e.pack_s, e.wait_s, e.results_s, e.h2d_ms / 1000.0,
                       e.h2d_bytes / 1e6,
                       e.kernel_ms / 1000.0, e.d2h_ms / 1000.0, e.d2h_bytes / 1e6, e.inter_pair_pairs,
                       e.inter_pair_fallbacks);

@@ -87,6 +87,7 @@ struct BatchEngineMemory {
 struct BatchEngineProfile {
     std::uint64_t batches = 0;     ///< device batches launched
     double setup_s = 0;            ///< host: the constructor (streams, events, pinned and device buffers)
+    double request_s = 0;          ///< host: align_async checking the pairs and creating their results
     double order_s = 0;            ///< host: sorting pairs by size and cutting them into batches
     double pack_s = 0;             ///< host: filling the pinned task and sequence buffers, enqueueing
     double wait_s = 0;             ///< host: blocked waiting for a batch (cudaStreamSynchronize)
