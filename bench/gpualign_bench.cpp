@@ -12,6 +12,7 @@
 //   A  1,000,000 pairs as (a), and P 1,000,000 synthetic protein pairs of 512
 //      as (c): the inputs of the end-to-end CLI runs (`--dump` them; P's query
 //      side is the search DB)
+// --linear-gaps gives the DNA workloads gap 0+2 (linear) instead of 5+2.
 // each score-only and with CIGAR, local (and global with --global,
 // semi-global with --semi-global). Score-only rows run the inter-pair
 // kernel (BatchEngineOptions::pair_kernels) and, with --kernels both, the
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
     int runs = 5, streams = 4, host_threads = 0;
     bool with_global = false, with_semi_global = false;
     std::string kernels = "pair", dump;
-    bool with_cigar = true;
+    bool with_cigar = true, linear_gaps = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--csv" && i + 1 < argc) csv = argv[++i];
@@ -131,11 +132,13 @@ int main(int argc, char** argv) {
         else if (a == "--kernels" && i + 1 < argc) kernels = argv[++i];
         else if (a == "--dump" && i + 1 < argc) dump = argv[++i];
         else if (a == "--no-cigar") with_cigar = false;
+        else if (a == "--linear-gaps") linear_gaps = true;
         else if (a == "--streams" && i + 1 < argc) streams = std::max(1, std::atoi(argv[++i]));
         else if (a == "--host-threads" && i + 1 < argc) host_threads = std::max(0, std::atoi(argv[++i]));
         else {
             std::fprintf(stderr, "usage: gpualign_bench [--workloads abcrlAP] [--runs 5] [--global] [--semi-global] [--streams 4] [--host-threads 0=all]\n"
-                                 "                      [--kernels pair|warp|both] [--no-cigar] [--csv FILE] [--dump DIR]\n"
+                                 "                      [--kernels pair|warp|both] [--no-cigar] [--linear-gaps] [--csv FILE] [--dump DIR]\n"
+                                 "  --linear-gaps: the DNA workloads with gap 0+2 instead of 5+2 (match 2, mismatch 3)\n"
                                  "  --dump DIR: write each workload as DIR/<name>_q.fa and _r.fa (for peers and the CLI) and exit\n"
                                  "  A, P (with --dump): 1,000,000 DNA pairs of 512; 1,000,000 protein pairs of 512\n"
                                  "  real data from $GPUALIGN_SHARED_DATA (default %s)\n", test::shared_data_dir().c_str());
@@ -174,6 +177,9 @@ int main(int argc, char** argv) {
         loads.push_back(synthetic("c_protein512", Alphabet::protein, 100000, 512, 0.30, 20261123));
     if (which.find('r') != std::string::npos) loads.push_back(reads("r_reads150", 1000000, 150, 50, 0.05, 20261127));
     if (which.find('l') != std::string::npos) loads.push_back(long_dna("l_dna2k5k", 20000, 2000, 5000, 0.10, 20261128));
+    if (linear_gaps)
+        for (Workload& w : loads)
+            if (w.scheme.alphabet == Alphabet::dna) w.scheme = make_dna_scheme(2, 3, 0, 2, -3);
 
     if (!dump.empty()) {  // the same pairs as FASTA, for a peer aligner or the CLI run beside the bench
         for (const Workload& w : loads) {

@@ -117,6 +117,24 @@ TEST(PairKernel, TieHeavyPairs) {
         }
 }
 
+// Linear gaps whose mismatch costs more than a gap (s + O < 0): the kernel
+// takes s + O down to -gap_extend (2/-3 and 2/-4 with gap 0+2: s + O = -1
+// and -2), and leaves a scheme below it (2/-5: -3) to the warp kernel.
+TEST(PairKernel, NegativeProfileScoresOfLinearGaps) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    related_pairs(3809, 6000, 300, q, r);
+    for (const ScoringScheme& s : {make_dna_scheme(2, 3, 0, 2, -3), make_dna_scheme(2, 4, 0, 2, -4)})
+        for (AlignMode mode : all_modes) {
+            const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, true, inter_pair_options());
+            EXPECT_GT(p.inter_pair_pairs, q.size() * 3 / 4) << to_string(mode);
+        }
+    for (AlignMode mode : all_modes)
+        EXPECT_EQ(expect_identical(q, r, make_dna_scheme(2, 5, 0, 2, -5), mode, true, inter_pair_options()).inter_pair_pairs,
+                  0u)
+            << to_string(mode);
+}
+
 // A 15-code IUPAC scheme (the largest alphabet the kernel takes) and real
 // reads.
 TEST(PairKernel, IupacAndRealReads) {

@@ -17,15 +17,15 @@ namespace {
 
 // The inter-pair kernel's passes (score-only, p.status set): forward, then
 // for local and semi-global the reverse pass for the begin cells.
-template <AlignMode Mode>
+template <AlignMode Mode, bool SignedProfile>
 void launch_pairs(const BatchParams& p, cudaStream_t stream) {
     const int smem = pair_block_smem(p.size);
     const unsigned threads = (p.count + 1) / 2;
     const unsigned blocks = (threads + pair_block - 1) / pair_block;
-    kernels::pair_kernel<Mode, false><<<blocks, pair_block, smem, stream>>>(p);
+    kernels::pair_kernel<Mode, false, SignedProfile><<<blocks, pair_block, smem, stream>>>(p);
     GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel launch");
     if constexpr (Mode != AlignMode::global) {
-        kernels::pair_kernel<Mode, true><<<blocks, pair_block, smem, stream>>>(p);
+        kernels::pair_kernel<Mode, true, SignedProfile><<<blocks, pair_block, smem, stream>>>(p);
         GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel (reverse pass) launch");
     }
 }
@@ -33,7 +33,12 @@ void launch_pairs(const BatchParams& p, cudaStream_t stream) {
 template <AlignMode Mode, bool Traceback>
 void launch(const BatchParams& p, cudaStream_t stream) {
     if constexpr (!Traceback) {
-        if (p.status) launch_pairs<Mode>(p, stream);
+        if (p.status) {
+            if (p.negative_profile)
+                launch_pairs<Mode, true>(p, stream);
+            else
+                launch_pairs<Mode, false>(p, stream);
+        }
     }
     constexpr int R = rows_per_thread(Mode != AlignMode::global, Traceback);
     if (p.size <= max_profile_alphabet) {
@@ -75,21 +80,26 @@ void launch_alignment(const BatchParams& p, AlignMode mode, bool traceback, bool
     table[static_cast<int>(mode)][traceback ? 1 : 0](p, stream);
 }
 
-template <AlignMode Mode>
+template <AlignMode Mode, bool SignedProfile>
 void prepare_pairs() {
     const int smem = pair_block_smem(pair_max_letters - 1);
-    GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+    GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, false, SignedProfile>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                   "pair_kernel shared memory");
     if constexpr (Mode != AlignMode::global)
-        GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+        GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, true, SignedProfile>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                       "pair_kernel (reverse pass) shared memory");
 }
 
-void prepare_pair_kernels(AlignMode mode) {
+void prepare_pair_kernels(AlignMode mode, bool negative_profile) {
     using M = AlignMode;
-    static constexpr void (*table[3])() = {&prepare_pairs<M::local>, &prepare_pairs<M::global>,
-                                           &prepare_pairs<M::semi_global>};
-    table[static_cast<int>(mode)]();
+    static constexpr void (*table[3][2])() = {
+        {&prepare_pairs<M::local, false>, &prepare_pairs<M::local, true>},
+        {&prepare_pairs<M::global, false>, &prepare_pairs<M::global, true>},
+        {&prepare_pairs<M::semi_global, false>, &prepare_pairs<M::semi_global, true>},
+    };
+    table[static_cast<int>(mode)][negative_profile ? 1 : 0]();
 }
 
 }  // namespace gpualign::gpu::detail

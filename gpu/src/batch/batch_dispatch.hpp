@@ -26,8 +26,9 @@ void launch_alignment(const BatchParams& p, AlignMode mode, bool traceback, bool
 /// the dynamic shared memory of the largest alphabet they run
 /// (pair_max_letters): call once per engine, after cudaSetDevice, before
 /// launch_alignment runs the inter-pair kernel (the attribute belongs to
-/// the device's context).
+/// the device's context). `negative_profile`: the variant for schemes with
+/// s + O < 0 (BatchParams::negative_profile).
 /// @throws std::runtime_error naming the CUDA error.
-void prepare_pair_kernels(AlignMode mode);
+void prepare_pair_kernels(AlignMode mode, bool negative_profile);
 
 }  // namespace gpualign::gpu::detail

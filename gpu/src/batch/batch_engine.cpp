@@ -80,14 +80,15 @@ std::size_t slot_device_bytes(const Shape& s, SlotKind kind) {
 
 /// Whether the inter-pair kernel can take pairs of `s` (pair_kernel.cuh):
 /// at most pair_max_letters - 1 = 15 codes (the per-thread profile in
-/// shared memory) and
-/// 0 <= s + gap_open + gap_extend <= 127 for every code pair (a profile
-/// byte, added to a 16-bit half without a borrow).
+/// shared memory) and -gap_extend <= s + gap_open + gap_extend <= 127 for
+/// every code pair (a signed profile byte, added per 16-bit half to T >=
+/// gap_extend without going below 0).
 bool pair_kernel_scheme(const ScoringScheme& s) {
     if (s.size + 1 > detail::pair_max_letters) return false;
     const std::int64_t open = static_cast<std::int64_t>(s.gap_open) + s.gap_extend;
+    const std::int64_t lowest = std::max<std::int64_t>(-static_cast<std::int64_t>(s.gap_extend), -128);
     for (const std::int32_t v : s.matrix)
-        if (v + open < 0 || v + open > 127) return false;
+        if (v + open < lowest || v + open > 127) return false;
     return true;
 }
 
@@ -226,6 +227,7 @@ struct BatchEngine::Impl {
     bool score_only;
     bool pair_kernels = false;           // score-only batches start on the inter-pair kernel
     std::int32_t max_score = 0;          // the scheme's largest substitution score
+    bool negative_profile = false;       // some s + gap_open + gap_extend < 0 (BatchParams::negative_profile)
     std::size_t pair_kernel_min_pairs = 0;  // smallest batch the inter-pair kernel takes (SMs x tuning)
     BatchEngineOptions options;
     int rows = 16;                       // tuning: rows per lane of the DP kernel in use
@@ -387,6 +389,9 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
     im.rows = detail::rows_per_thread(mode != AlignMode::global, !score_only);
     im.pair_kernels = score_only && options.pair_kernels && pair_kernel_scheme(scheme);
     im.max_score = *std::max_element(scheme.matrix.begin(), scheme.matrix.end());
+    im.negative_profile = static_cast<std::int64_t>(*std::min_element(scheme.matrix.begin(), scheme.matrix.end())) +
+                              scheme.gap_open + scheme.gap_extend <
+                          0;
     im.fault_batch = injected_fault_batch();
     const std::size_t nstreams = static_cast<std::size_t>(options.streams);
     im.matrix_bytes = rounded(scheme.matrix.size() * sizeof(std::int32_t));
@@ -414,7 +419,7 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
         im.pair_kernel_min_pairs = options.pair_kernel_min_pairs
                                        ? options.pair_kernel_min_pairs
                                        : static_cast<std::size_t>(sms) * detail::pair_kernel_min_pairs_per_sm;
-        if (im.pair_kernels) detail::prepare_pair_kernels(mode);
+        if (im.pair_kernels) detail::prepare_pair_kernels(mode, im.negative_profile);
         im.d_matrix = device_alloc<std::int32_t>(scheme.matrix.size(), "substitution matrix", im.device_bytes);
         GPUALIGN_CUDA(cudaMemcpy(im.d_matrix.data(), scheme.matrix.data(), scheme.matrix.size() * sizeof(std::int32_t),
                                  cudaMemcpyHostToDevice),
@@ -548,6 +553,7 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
     a.gap_extend = scheme.gap_extend;
     a.identical_codes = identical_codes(scheme.alphabet);
     a.max_score = max_score;
+    a.negative_profile = negative_profile ? 1 : 0;
     const bool inter_pair = pair_kernels && count >= pair_kernel_min_pairs;
     if (inter_pair) {
         a.status = buf.d_status.data<std::uint32_t>();

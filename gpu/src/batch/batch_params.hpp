@@ -31,6 +31,9 @@ struct BatchParams {
     std::uint32_t* status;               ///< count PairStatus values (null: every pair goes to dp_kernel)
     std::uint64_t* pair_boundary;        ///< (T, Ecell) of a strip's last column: max query length x ceil(count/2) entries
     std::int32_t max_score;              ///< the largest substitution score of the scheme
+    /// Some s + gap_open + gap_extend < 0 (linear gaps with a mismatch above
+    /// the gap cost): pair_kernel adds the profile per 16-bit half.
+    std::int32_t negative_profile;
 };
 
 /// Where a pair of a score-only batch stands between the kernels of

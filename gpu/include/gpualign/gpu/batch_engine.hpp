@@ -53,8 +53,8 @@ struct BatchEngineOptions {
     double cigar_runs_per_base = 0.25;
     /// Score-only batches run the inter-pair 16-bit kernel (one thread per
     /// two pairs, docs/gpu.md "Inter-pair kernel") where the scheme allows
-    /// (at most 15 codes, 0 <= s + gap_open + gap_extend <= 127 for every
-    /// code pair) and each pair's scores fit 16 bits; the warp-per-pair kernel
+    /// (at most 15 codes, -gap_extend <= s + gap_open + gap_extend <= 127
+    /// for every code pair) and each pair's scores fit 16 bits; the warp-per-pair kernel
     /// takes the rest. false: the warp-per-pair kernel only (comparisons).
     /// The output is the same bytes either way.
     bool pair_kernels = true;

@@ -23,16 +23,21 @@
 // Recurrence (Gotoh 1982; docs/scoring.md), O = go + ge, T = H - O per cell:
 //   Ecell(i,j) = max(Ecell(i,j-1) - ge, T(i,j-1) [, 0])   one __vimax3_u16x2
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))          one __viaddmax_u16x2
-//   H(i,j)     = max(T(i-1,j-1) + (s + O), Ecell, Fcell)    one __vimax3_u16x2
+//   H(i,j)     = max(T(i-1,j-1) + (s + O), Ecell, Fcell)    an add and one __vimax3_u16x2
+//                (SignedProfile: __viaddmax_u16x2, then __vmaxu2)
 //   T(i,j)     = H(i,j) - O
 // Values are stored biased, H + B in [0, 65535] per half with
 // B = O + ge + L (L = 0 for the forward local pass, where the zero enters
 // through Ecell floored at B as in the search kernel; otherwise
 // L = 2go + (m+n)ge + 2O, below the all-gap path's -(2go + (m+n)ge)), and
 // every Ecell is floored at O + ge, which no real value reaches: so the
-// plain 32-bit subtractions (Ecell - ge, H - O) and the addition
-// (T + (s + O), with s + O >= 0 required of the scheme) never borrow or
-// carry between the halves. Each pass takes a pair only when
+// plain 32-bit subtractions (Ecell - ge, H - O) never borrow between the
+// halves, and every T is at least ge. T + (s + O) is a plain 32-bit
+// addition where s + O >= 0 for every code pair; a scheme with s + O down
+// to -ge (linear gaps with a mismatch larger than the gap cost; template
+// SignedProfile) adds it per half (__viaddmax_u16x2, s + O sign-extended
+// from its profile byte), and the sum stays >= 0. Each pass takes a pair
+// only when
 // B + max(s, 0) * min(m, n) + max(s + O) fits 16 bits (pair_fits_16bit,
 // from its lengths and the scheme), so nothing saturates; other pairs get
 // status pair_fallback and are aligned by dp_kernel in 32 bits.
@@ -79,7 +84,7 @@ __device__ __forceinline__ unsigned pack(int lo, int hi) {
 __device__ __forceinline__ int half(unsigned v, int h) { return h ? static_cast<int>(v >> 16) : static_cast<int>(v & 0xFFFFu); }
 /// PTX prmt in its default mode, where a selector nibble with bit 3 set
 /// replicates the sign bit of the byte it selects (__byte_perm ignores that
-/// bit): with bytes below 128 it zero-extends them.
+/// bit): it sign-extends a byte into a 16-bit half.
 __device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
     unsigned d;
     asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
@@ -90,8 +95,9 @@ __device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
 /// One function body on purpose: the registers it sweeps with (the strip's
 /// columns, gap states, bests) live across the whole loop nest; the
 /// recurrence and the passes are in the file's header. Dynamic shared
-/// memory: detail::pair_block_smem(p.size).
-template <AlignMode Mode, bool Reverse>
+/// memory: detail::pair_block_smem(p.size). SignedProfile: the scheme has
+/// s + O < 0 (BatchParams::negative_profile).
+template <AlignMode Mode, bool Reverse, bool SignedProfile>
 __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pair_kernel(detail::BatchParams p) {
     using namespace pair_detail;
     constexpr int R = detail::pair_cols;
@@ -187,7 +193,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     for (int s = 0; s < strips; ++s) {
         const int j0 = s * R;  // the strip holds columns j0+1 .. j0+R
         const bool last_strip = s + 1 == strips;
-        // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a byte), 0 for pad letters and columns,
+        // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a signed byte), 0 for pad letters and columns,
         // written a 4-byte word at a time.
         for (int h = 0; h < 2; ++h) {
             std::uint8_t* ph = prof + h * half_bytes;
@@ -273,12 +279,16 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
 #pragma unroll
                 for (int k = 0; k < 16; ++k) {
                     const int c = 16 * g + k;
-                    // Byte k&3 of each half's word, zero-extended (sign mode of a byte < 128) into the two halves.
+                    // Byte k&3 of each half's word, sign-extended (prmt's sign mode) into the two halves.
                     constexpr unsigned widen[4] = {0xC480u, 0xD591u, 0xE6A2u, 0xF7B3u};
                     const unsigned so = prmt(aw[k >> 2], bw[k >> 2], widen[k & 3]);
                     e = __vimax3_u16x2(e - ge2, tl, floor2);
                     F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
-                    const unsigned hv = __vimax3_u16x2(diag + so, e, F[c]);
+                    unsigned hv;
+                    if constexpr (SignedProfile)  // per-half add; Ecell's chain (the row's serial part) one op
+                        hv = __vmaxu2(__viaddmax_u16x2(diag, so, F[c]), e);
+                    else  // s + O >= 0: the plain add never carries between the halves
+                        hv = __vimax3_u16x2(diag + so, e, F[c]);
                     diag = T[c];
                     T[c] = hv - open2;
                     tl = T[c];
