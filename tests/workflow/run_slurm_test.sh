@@ -58,7 +58,7 @@ fail() { echo "FAIL  $*"; failures=$((failures + 1)); }
 finish() {
   local rc=$?
   if [ "$KEEP" = 1 ]; then
-    echo "kept: $W (SLURM_CONF=$SLURM_CONF; stop: source tests/workflow/slurm_cluster.sh;" \
+    echo "kept: $W (SLURM_CONF=${SLURM_CONF:-}; stop: source tests/workflow/slurm_cluster.sh;" \
       "SLURM_CLUSTER_DIR=$W/cluster slurm_cluster_stop)"
     return
   fi

@@ -192,7 +192,9 @@ slurm_cluster_stop() {
   [ -n "${SLURM_CLUSTER_DIR:-}" ] || return 0
   local C=$SLURM_CLUSTER_DIR f pid _
   # jobs still queued or running first, so that no job outlives the cluster
-  if _slurm_pid_alive "$C/run/slurmctld.pid"; then scancel --full -u root 2>/dev/null || true; fi
+  if _slurm_pid_alive "$C/run/slurmctld.pid"; then
+    SLURM_CONF=$C/etc/slurm.conf timeout 10 scancel --full -u root 2>/dev/null || true
+  fi
   for f in slurmd slurmctld slurmdbd mariadbd munged; do
     [ -s "$C/run/$f.pid" ] || continue
     pid=$(cat "$C/run/$f.pid")
