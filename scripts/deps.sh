@@ -5,9 +5,10 @@
 # docs/workflow.md) and its test; snakemake pulls in python3-azure through
 # python3-smart-open: ~30 MB to download, ~700 MB installed, ~2 min.
 # slurm-wlm, slurmdbd, munge and mariadb-server (SLURM 22.05 with accounting)
-# make the one-node cluster of tests/workflow/run_slurm_test.sh; their
-# services are not configured or started here (the test starts its own
-# daemons, under a temporary folder).
+# make the one-node cluster of tests/workflow/run_slurm_test.sh. The test
+# does not use their system services (where systemd runs, apt starts
+# mariadb and munge as usual): it starts daemons of its own under a
+# temporary folder, on free ports and its own munge socket.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
