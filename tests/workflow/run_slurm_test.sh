@@ -87,7 +87,6 @@ echo "$(sinfo --version), $(mariadbd --version | cut -d' ' -f2-4), snakemake $(s
 sinfo -o '%P %a %l %D %T %c %m %G'
 
 mkdir -p "$W/in"
-seqkit head -n 30 "$D/reads.fa" > "$W/in/reads30.fa"
 seqkit head -n 60 "$D/reads.fa" > "$W/in/reads60.fa"
 seqkit head -n 60 "$D/ref_windows.fa" > "$W/in/windows60.fa"
 
