@@ -78,8 +78,8 @@ constexpr int pair_block = 64;   ///< threads per block of the inter-pair kernel
 #define GPUALIGN_TUNE_PAIR_MIN_BLOCKS 6
 #endif
 /// Shared memory per thread for `letters` profile letters (the alphabet and
-/// the pad letter): two halves x letters x pair_cols bytes (s + O, at most
-/// 127), plus 16 bytes so that neighbouring threads' profiles start in
+/// the pad letter): two halves x letters x pair_cols bytes (s + O, a signed
+/// byte from -ge to 127), plus 16 bytes so that neighbouring threads' profiles start in
 /// different bank groups. DNA: 400 bytes a thread.
 constexpr int pair_profile_bytes(int letters) { return 2 * letters * pair_cols + 16; }
 /// Shared memory ahead of the profiles: the scheme's s + O as bytes,

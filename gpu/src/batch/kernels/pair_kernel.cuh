@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     extern __shared__ __align__(16) unsigned char smem[];
     const int letters = p.size + 1;  // the alphabet and the pad letter (code p.size)
     const int go = p.gap_open, ge = p.gap_extend, open = go + ge;
-    // The scheme's s + O as bytes (0..127, pair_kernel_scheme), once per block.
+    // The scheme's s + O as signed bytes (-ge..127, pair_kernel_scheme), once per block.
     std::uint8_t* const matrix = smem;
     for (int k = threadIdx.x; k < p.size * p.size; k += detail::pair_block)
         matrix[k] = static_cast<std::uint8_t>(p.matrix[k] + open);
