@@ -156,7 +156,8 @@ def align(queries, refs, mode: str = "local", *, match: Optional[int] = None, mi
     backend        "auto" (a GPU when one is visible), "cpu" or "gpu"; device: the CUDA ordinal.
     threads        CPU threads, 0 = all cores.
 
-    Raises ValueError (a bad option value; lists of different lengths; an empty sequence; a letter
+    A zero-length sequence is aligned as the CLI aligns one (docs/scoring.md).
+    Raises ValueError (a bad option value; lists of different lengths; a letter
     outside the alphabet, naming list, index and 1-based position; in files: file, record and
     position), FileNotFoundError, TypeError (an item that is not str/bytes), RuntimeError (device
     errors, with the CUDA error's name, e.g. backend="gpu" without a device).
@@ -188,7 +189,8 @@ def align(queries, refs, mode: str = "local", *, match: Optional[int] = None, mi
 
 def _write_fasta(items, path: str, role: str, prefix: str) -> None:
     """Writes a list of sequences (str/bytes or (name, sequence)) as FASTA for the CLI's readers.
-    Raises ValueError for what FASTA cannot carry (a line break, '>', an empty sequence), TypeError."""
+    Raises ValueError for a character that is not a letter or '*' (FASTA readers drop digits and
+    blanks, and a line break or '>' would start another record), TypeError."""
     with open(path, "w", encoding="utf-8") as f:
         for k, item in enumerate(items):
             name, seq = item if isinstance(item, tuple) and len(item) == 2 else (f"{prefix}{k}", item)
@@ -198,8 +200,6 @@ def _write_fasta(items, path: str, role: str, prefix: str) -> None:
                 name = name.decode("latin-1")
             if not isinstance(seq, str) or not isinstance(name, str):
                 raise TypeError(f"{role}[{k}]: a sequence must be str or bytes, not {type(seq).__name__}")
-            if not seq:
-                raise ValueError(f"{role}[{k}] '{name}': empty sequence")
             bad = re.search(r"[^A-Za-z*]", seq)
             if bad:
                 raise ValueError(f"{role}[{k}] '{name}': character {bad.group(0)!r} at position {bad.start() + 1} "

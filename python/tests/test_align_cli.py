@@ -123,6 +123,16 @@ def test_empty_input_and_one_pair(tmp_path):
     assert len(one) == 1 and one.score[0] == 14 and one.cigar == ["7="]
 
 
+def test_zero_length_sequences_as_the_cli_aligns_them(cli, tmp_path):
+    queries, refs = [("a", ""), ("b", "ACGT")], [("x", "ACG"), ("y", "")]
+    write_fasta(tmp_path / "q.fa", queries)
+    write_fasta(tmp_path / "r.fa", refs)
+    for command, mode in MODES.items():
+        res = gpualign.align(queries, refs, mode)
+        res.to_tsv(tmp_path / "py.tsv")
+        assert (tmp_path / "py.tsv").read_bytes() == cli(command, tmp_path / "q.fa", tmp_path / "r.fa").stdout
+
+
 def test_100000_pairs(cli, tmp_path):
     rng = np.random.default_rng(42)
     alphabet = np.frombuffer(b"ACGT", dtype=np.uint8)

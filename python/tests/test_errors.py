@@ -19,9 +19,9 @@ def test_invalid_letter_in_a_file_names_file_record_and_position(tmp_path):
         gpualign.align(str(tmp_path / "q.fa"), str(tmp_path / "r.fa"))
 
 
-def test_empty_sequence_and_bad_items():
-    with pytest.raises(ValueError, match=r"refs\[1\] 'r1': empty sequence"):
-        gpualign.align(["ACGT", "ACGT"], ["ACGT", ""])
+def test_bad_items():
+    with pytest.raises(ValueError, match=r"queries\[0\] 'a b': the name must be one word"):
+        gpualign.align([("a b", "ACGT")], [("r", "ACGT")])
     with pytest.raises(TypeError, match=r"queries\[0\]: a sequence must be str or bytes, not int"):
         gpualign.align([5], ["ACGT"])
 

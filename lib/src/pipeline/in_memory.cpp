@@ -114,7 +114,6 @@ std::shared_ptr<const RecordBlock> encode_list(const SequenceList& l, Alphabet a
         const std::string_view seq = l.sequences[k];
         if (name.empty() || name.find_first_of(" \t\n\r") != std::string_view::npos)
             throw std::invalid_argument(fmt::format("{}: the name must be one word, not empty", list_record(l, k, name)));
-        if (seq.empty()) throw std::invalid_argument(list_record(l, k, name) + ": empty sequence");
         if (const auto bad = block->append_encoded(name, {}, seq, {}, alphabet, codes)) {
             const unsigned char ch = static_cast<unsigned char>(seq[*bad]);
             const std::string shown = ch >= 0x20 && ch < 0x7f ? fmt::format("'{}'", static_cast<char>(ch))

@@ -56,12 +56,13 @@ struct PairResults {
 /// run_alignment(c) aligns pairs read from files (c.query_path and
 /// c.ref_path are not read; c.out_path is not written).
 ///
+/// A zero-length sequence is a sequence, as in a file (docs/scoring.md).
 /// The alphabet: c.alphabet, or with AlphabetChoice::automatic each list's
 /// guess_alphabet over its first SequenceReader::detect_max_records
 /// sequences (the files' rule); the two must agree.
 /// @throws std::invalid_argument naming the list, the 0-based index, the
 ///         record's name and the 1-based position: lists of different
-///         lengths, an empty sequence or name, a letter outside the
+///         lengths, an empty name or one with blanks, a letter outside the
 ///         alphabet, the alphabets of the lists disagreeing; OptionError,
 ///         InputError (a matrix file, a letter the matrix lacks) and the
 ///         backend's errors as run_alignment throws them.
