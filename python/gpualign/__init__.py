@@ -184,6 +184,8 @@ def align(queries, refs, mode: str = "local", *, match: Optional[int] = None, mi
             core = _core.align_lists(argv, _as_sequence(queries), _as_sequence(refs))
     except ValueError as e:
         raise ValueError(_python_names(str(e))) from None
+    except RuntimeError as e:
+        raise RuntimeError(_python_names(str(e))) from None
     return Alignments(core, argv, _python_names)
 
 
@@ -269,6 +271,8 @@ def search(queries, db, k: int = 10, mode: str = "local", *, evalue: Optional[fl
         _core.search(argv + ["-o", tsv, "--format", "tsv"])
     except ValueError as e:
         raise ValueError(renamer(str(e))) from None
+    except RuntimeError as e:
+        raise RuntimeError(renamer(str(e))) from None
     return Hits(tsv, argv, workdir, renamer)
 
 

@@ -132,9 +132,10 @@ std::shared_ptr<const RecordBlock> encode_list(const SequenceList& l, Alphabet a
 
 PairResults align_sequence_lists(const AlignConfig& c, const SequenceList& queries, const SequenceList& refs) {
     if (queries.sequences.size() != refs.sequences.size())
-        throw std::invalid_argument(fmt::format("{} has {} sequences but {} has {} (sequence i of {} is aligned "
+        throw std::invalid_argument(fmt::format("{} has {} sequence{} but {} has {} (sequence i of {} is aligned "
                                                 "with sequence i of {})",
-                                                queries.role, queries.sequences.size(), refs.role,
+                                                queries.role, queries.sequences.size(),
+                                                queries.sequences.size() == 1 ? "" : "s", refs.role,
                                                 refs.sequences.size(), queries.role, refs.role));
     PairResults out;
     const Alphabet qa = list_alphabet(c.alphabet, queries), ra = list_alphabet(c.alphabet, refs);
