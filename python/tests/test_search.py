@@ -58,3 +58,14 @@ def test_search_bad_input():
         gpualign.search(["ACGT"], ["ACGT"], k=0)
     with pytest.raises(ValueError, match="evalue"):
         gpualign.search(["ACGT"], ["ACGT"], evalue=-1.0)
+
+
+def test_search_a_prebuilt_db(cli, data, tmp_path):
+    q, db = data / "orthologs_cow.fa", data / "orthologs_pig.fa"
+    cli("makedb", db, tmp_path / "pig.gadb")
+    from_db = gpualign.search(str(q), str(tmp_path / "pig.gadb"), k=2)
+    from_fasta = gpualign.search(str(q), str(db), k=2)
+    from_db.to_tsv(tmp_path / "db.tsv")
+    from_fasta.to_tsv(tmp_path / "fa.tsv")
+    assert (tmp_path / "db.tsv").read_bytes() == (tmp_path / "fa.tsv").read_bytes()
+    assert len(from_db) == 74
