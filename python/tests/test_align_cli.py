@@ -179,3 +179,22 @@ def test_version_and_devices():
     assert isinstance(devs, list)
     for d in devs:
         assert d["name"] and d["memory_mib"] > 0
+
+
+def test_shared_data_equals_cli(cli, shared, tmp_path):
+    # MiSeq 16S reads in their reference windows, both strands, semi-global.
+    q, r = shared / "dna" / "miseq_16S" / "reads.fa", shared / "dna" / "miseq_16S" / "ref_windows.fa"
+    res = gpualign.align(str(q), str(r), "semi-global", strand="both", backend="cpu")
+    res.to_sam(tmp_path / "py.sam", command_line="gpualign")
+    cli("sg", q, r, "--strand", "both", "--backend", "cpu", "-o", tmp_path / "cli.sam")
+    py, ref = (tmp_path / "py.sam").read_bytes(), (tmp_path / "cli.sam").read_bytes()
+    drop_pg = lambda b: [l for l in b.splitlines() if not l.startswith(b"@PG")]  # noqa: E731
+    assert drop_pg(py) == drop_pg(ref) and len(res) > 1000
+    # Two mitochondrial genomes (16.5 kb each): a long pair, on the CPU's long-pair path.
+    mito = read_fasta(shared / "dna" / "long" / "mito_human_vs_orangutan.fa")
+    write_fasta(tmp_path / "a.fa", mito[:1])
+    write_fasta(tmp_path / "b.fa", mito[1:2])
+    long_pair = gpualign.align([mito[0]], [mito[1]], "global", backend="cpu")
+    long_pair.to_tsv(tmp_path / "mito.tsv")
+    assert (tmp_path / "mito.tsv").read_bytes() == cli("nw", tmp_path / "a.fa", tmp_path / "b.fa",
+                                                      "--backend", "cpu").stdout
