@@ -35,3 +35,24 @@ def test_two_threads_at_once(data):
         for res in runs:
             assert np.array_equal(res.score, expected[key].score)
             assert res.cigar == expected[key].cigar
+
+
+def test_the_gil_is_released_while_aligning(data):
+    # Python code keeps running in another thread while align() works; with
+    # the GIL held by the call, the loop below would stall until it returned.
+    q, r = str(data / "reads.fa"), str(data / "ref_windows.fa")
+    started = threading.Event()
+
+    def work():
+        started.set()
+        for _ in range(3):
+            gpualign.align(q, r, "global", threads=1)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    started.wait()
+    spins = 0
+    while worker.is_alive():
+        spins += 1
+    worker.join()
+    assert spins > 10_000
