@@ -1,6 +1,7 @@
 // Fuzz target: the hot-path block parsers of the block reader
-// (lib/src/io/fasta_block.hpp, lib/src/io/fastq_block.hpp) against SeqAn3
-// (SequenceReader::from_text) on the same bytes.
+// (lib/src/io/fasta_block.hpp, lib/src/io/fastq_block.hpp) against the
+// serial parser (SequenceReader::from_text, text_records.hpp) on the same
+// bytes.
 //
 // Input layout: byte 0 is a flag byte, the rest is the block's text.
 //   bit 0     alphabet: 0 dna, 1 protein
@@ -9,10 +10,11 @@
 // The text is put in the block reader's form first: CR becomes LF, and a
 // '>' (FASTQ: '@') is put in front unless it starts with one (FASTA: or
 // ';'). Contract checked: whenever the block parser accepts the text,
-// SeqAn3 reads it without an error and gives the same records (names,
-// descriptions, letters, qualities, codes), in the same order; when it
-// declines, nothing is claimed (the block reader then reads with SeqAn3).
-// The block parsers throw nothing here, SeqAn3 nothing but InputError.
+// the serial parser reads it without an error and gives the same records
+// (names, descriptions, letters, qualities, codes), in the same order; when
+// it declines, nothing is claimed (the block reader then reads with the
+// serial parser). The block parsers throw nothing here, the serial parser
+// nothing but InputError.
 #include <cstddef>
 #include <cstdint>
 #include <string>

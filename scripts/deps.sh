@@ -18,6 +18,6 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ make libseqan3-dev libcxxopts-dev libspdlog-dev libfmt-dev \
-  googletest libgtest-dev zlib1g-dev samtools ca-certificates libwfa2-dev help2man libhwy-dev libparasail-dev \
+  googletest libgtest-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev bzip2 xz-utils zstd samtools ca-certificates libwfa2-dev help2man libhwy-dev libparasail-dev \
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas \
   snakemake seqkit slurm-wlm slurmdbd munge mariadb-server >/dev/null

@@ -212,9 +212,12 @@ std::vector<Case> table() {
     c.push_back(works("header_1mb_description", ">" + long_desc + "\nACGTACGTTGCAACGTAGCT\nACGGT\n>q2\nGGGTTTAAACCCGGGTTTAA\n", t_lf,
                       ">q1\nACGTACGTTGCAACGTAGCT\nACGGT\n>q2\nGGGTTTAAACCCGGGTTTAA\n"));
     // Records that are not there, or not complete.
-    c.push_back(fails("header_without_sequence_at_end", ">q1\nACGT\n>q2 no sequence\n", ">t1\nACGT\n>t2\nACGT\n", 1, {"q.fa", "record 2"}));
+    // A header line cut short at the end of the file (with its line end it is a zero-length record).
+    c.push_back(fails("header_without_sequence_at_end", ">q1\nACGT\n>q2 no sequence", ">t1\nACGT\n>t2\nACGT\n", 1, {"q.fa", "record 2", "end of file"}));
     c.push_back(fails("bare_gt_line", ">q1\nACGT\n>\nACGT\n", ">t1\nACGT\n>t2\nACGT\n", 1, {"q.fa", "record 2", "no name"}));
-    c.push_back(fails("only_a_header", ">q1\n", ">t1\nACGT\n", 1, {"q.fa", "record 1"}));
+    c.push_back(fails("only_a_header", ">q1", ">t1\nACGT\n", 1, {"q.fa", "record 1"}));
+    c.push_back(fails("digit_in_sequence", ">q1\nACGT1234AC.T\n", ">t1\nACGTACGTACGT\n", 1, {"q.fa", "record 1 'q1'", "'1' at position 5"}));
+    c.push_back(fails("fastq_plus_line_names_another_record", "@r1\nACGT\n+r2\nIIII\n", ">t1\nACGT\n", 1, {"q.fa", "record 1 'r1'", "'+' line names 'r2'"}));
     c.push_back(fails("fastq_quality_longer", "@r1\nACGT\n+\nIIII\n@r2\nACGT\n+\nIIIIII\n", ">t1\nACGT\n>t2\nACGT\n", 1, {"q.fa", "record 2", "r2", "quality"}));
     c.push_back(fails("fastq_quality_shorter", "@r1\nACGT\n+\nIIII\n@r2\nACGTAC\n+\nIII\n@r3\nACGT\n+\nIIII\n", ">t1\nACGT\n>t2\nACGT\n>t3\nACGT\n", 1, {"q.fa", "record 2", "quality"}));
     c.push_back(fails("fastq_truncated_last_record", "@r1\nACGT\n+\nIIII\n@r2\nACGT\n+\n", ">t1\nACGT\n>t2\nACGT\n", 1, {"q.fa", "record 2"}));

@@ -40,7 +40,7 @@ bool parse_fasta_block(std::string_view text, Alphabet alphabet, DnaCodes codes,
     std::size_t p = 0;
     while (p < text.size()) {
         if (!starts_record(text, p)) return false;
-        // Header: SeqAn3 reads the line after '>' (or ';') and drops leading spaces and tabs.
+        // Header: SequenceReader reads the line after '>' (or ';') and drops leading spaces and tabs.
         const std::size_t header_end = line_end(text, p);
         if (header_end == text.size()) return false;  // "FASTA ID line did not end in newline"
         std::size_t h = p + 1;
@@ -65,8 +65,8 @@ bool parse_fasta_block(std::string_view text, Alphabet alphabet, DnaCodes codes,
             line = end + 1;
         }
         if (several) letters = joined;
-        if (letters.empty()) return false;  // SeqAn3 or the record checks report it
-        // A byte outside the alphabet (a blank or digit SeqAn3 would drop, a
+        if (letters.empty()) return false;  // SequenceReader reads it (a zero-length record)
+        // A byte outside the alphabet (a blank it would drop, a digit, a
         // '>' or ';' inside a line, a letter it rejects) fails the encoding.
         if (block.append_encoded(name, description, letters, {}, alphabet, codes)) return false;
         p = line;

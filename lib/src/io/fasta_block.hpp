@@ -1,14 +1,15 @@
-// gpualign — internal: the FASTA hot path, a block parser beside SeqAn3.
+// gpualign — internal: the FASTA hot path, a block parser beside SequenceReader.
 //
 // The block reader (parallel_reader.cpp) cuts a FASTA file into blocks of
 // whole records and parses each on its own thread. parse_fasta_block reads a
 // block with memchr over its lines and table look-ups, encoding straight
-// into the RecordBlock, and gives the very records SeqAn3's format_fasta
-// gives (the reference reader, sequence_io.cpp) for every block it accepts.
-// It accepts the well-formed common case only; on anything else (a byte that
-// SeqAn3 drops or rejects inside a sequence, an empty name or sequence, a
-// header without a line end) it declines, and the caller parses the block
-// with SeqAn3, which yields the same records or the exact error message.
+// into the RecordBlock, and gives the very records SequenceReader's parser
+// gives (the reference reader, text_records.hpp) for every block it accepts.
+// It accepts the well-formed common case only; on anything else (a blank or
+// a digit or another byte outside the alphabet inside a sequence, an empty
+// name or sequence, a header without a line end) it declines, and the
+// caller parses the block with SequenceReader, which yields the same records
+// or the exact error message (a blank is dropped there, a digit an error).
 // The fuzz target fuzz_block_parsers and tests/io/fasta_block_test.cpp hold
 // the two parsers to the same output.
 #pragma once
@@ -34,8 +35,8 @@ std::size_t line_end(std::string_view text, std::size_t p) noexcept;
 std::pair<std::string_view, std::string_view> split_header(std::string_view header) noexcept;
 
 /// Parses `text` (host memory, borrowed) into `block`, appending its records
-/// in order, each encoded in `alphabet` (DNA with `codes`), as SeqAn3's
-/// format_fasta parses the same text:
+/// in order, each encoded in `alphabet` (DNA with `codes`), as SequenceReader
+/// (text_records.hpp) parses the same text:
 ///  - a record starts at '>' or ';' and its header is the rest of that line
 ///    (LF-terminated), leading spaces and tabs dropped, split by split_header;
 ///  - its sequence is every line after the header up to the next line that
@@ -45,10 +46,10 @@ std::pair<std::string_view, std::string_view> split_header(std::string_view head
 /// @return true when every record was read and encoded (then `block` holds
 ///         them); false when `text` holds anything outside the accepted case:
 ///         inside a sequence a byte that is neither a letter of the alphabet
-///         nor LF (blanks and digits, which SeqAn3 drops, included; a '>' or
+///         nor LF (blanks, which SequenceReader drops, and digits, an error there; a '>' or
 ///         ';' that does not start a line), an empty name or sequence, or a
 ///         header line with no LF. Then `block` holds an unspecified prefix
-///         of the records and the caller clears it and parses with SeqAn3.
+///         of the records and the caller clears it and parses with SequenceReader.
 /// @throws std::bad_alloc, std::length_error (RecordBlock::append_encoded).
 bool parse_fasta_block(std::string_view text, Alphabet alphabet, DnaCodes codes, RecordBlock& block);
 

@@ -8,7 +8,7 @@
 namespace gpualign::detail {
 namespace {
 
-/// True when every byte of `q` is a Phred+33 character SeqAn3's phred94 keeps ('!'..'~').
+/// True when every byte of `q` is a Phred+33 character SequenceReader keeps ('!'..'~').
 bool printable_qualities(std::string_view q) noexcept {
     unsigned char bad = 0;
     for (const char c : q) {
@@ -50,7 +50,7 @@ bool parse_fastq_block(std::string_view text, Alphabet alphabet, DnaCodes codes,
         if (text[p] != '@') return false;
         const std::size_t header_end = line_end(text, p);
         if (header_end == text.size()) return false;
-        // SeqAn3 keeps the whole line after '@' as the ID (no blanks dropped).
+        // SequenceReader keeps the whole line after '@' as the ID (no blanks dropped).
         const auto [name, description] = split_header(text.substr(p + 1, header_end - p - 1));
         if (name.empty()) return false;
         const std::size_t seq_begin = header_end + 1, seq_end = line_end(text, seq_begin);
@@ -59,11 +59,15 @@ bool parse_fastq_block(std::string_view text, Alphabet alphabet, DnaCodes codes,
         if (plus >= text.size() || text[plus] != '+') return false;
         const std::size_t plus_end = line_end(text, plus);
         if (plus_end == text.size()) return false;
+        // The '+' line is empty or repeats the header or its name (else an error, text_records.hpp).
+        const std::string_view plus_text = text.substr(plus + 1, plus_end - plus - 1);
+        if (!plus_text.empty() && plus_text != text.substr(p + 1, header_end - p - 1) && plus_text != name)
+            return false;
         const std::size_t qual_begin = plus_end + 1, qual_end = line_end(text, qual_begin);
         const std::string_view letters = text.substr(seq_begin, seq_end - seq_begin);
         const std::string_view quality = text.substr(qual_begin, qual_end - qual_begin);
         if (quality.size() != letters.size() || !printable_qualities(quality)) return false;
-        // After the qualities SeqAn3 skips every blank; SequenceReader then
+        // After the qualities SequenceReader skips blank lines, then
         // wants '@' or the end. Only an LF and the next '@' (or the end) here.
         if (qual_end + 1 < text.size() && text[qual_end + 1] != '@') return false;
         // A letter outside the alphabet ('+', a blank, a digit...) fails the encoding.

@@ -1,4 +1,4 @@
-// gpualign — internal: the FASTQ hot path, a block parser beside SeqAn3.
+// gpualign — internal: the FASTQ hot path, a block parser beside SequenceReader.
 //
 // The block reader (parallel_reader.cpp) reads a plain FASTQ file in blocks
 // too. FASTQ cannot be cut at record starts without parsing ('@' may begin a
@@ -8,11 +8,11 @@
 // then ends where the next record starts: the first block starts at the
 // file's first record, and an accepted block ends at a record's end. At the
 // first block it declines (a record of another shape, a wrong speculative
-// cut, anything SeqAn3 reads differently, any error) the reader hands the
-// rest of the file, from that block's start, to SeqAn3 (the reference
+// cut, anything else, any error) the reader hands the
+// rest of the file, from that block's start, to SequenceReader (the reference
 // reader), which yields the same records or the exact error message. The
 // fuzz target fuzz_block_parsers, tests/io/fastq_block_test.cpp and the
-// FASTQ cases of tests/io/parallel_reader_test.cpp hold it to SeqAn3.
+// FASTQ cases of tests/io/parallel_reader_test.cpp hold it to SequenceReader.
 #pragma once
 
 #include <cstddef>
@@ -34,18 +34,20 @@ std::size_t fastq_cut(std::string_view text, std::size_t from) noexcept;
 
 /// Parses `text` (host memory, borrowed; LF line ends) into `block` when it
 /// is, from its first byte to its last, a run of records of four lines each,
-/// as SeqAn3's format_fastq and SequenceReader read them:
+/// as SequenceReader (text_records.hpp) reads them:
 ///  1. '@' and the header (split_header: name and description), LF-ended;
 ///  2. the letters, every one in `alphabet` (DNA coded with `codes`);
-///  3. '+' and anything up to its LF;
+///  3. '+' and, up to its LF, nothing, the header again or its name;
 ///  4. the qualities: exactly as many as the letters, each '!'..'~',
 ///     then an LF and the next record's '@', or the end of `text`.
 /// @return true when every record was read and encoded (then `block` holds
 ///         them, qualities included); false for anything else (a blank or a
 ///         '+' among the letters, lines of another count or length, blank
 ///         lines, a quality outside '!'..'~', an empty name or sequence, a
-///         record cut short): then `block` holds an unspecified prefix of the
-///         records and the caller clears it and parses with SeqAn3.
+///         '+' line naming another record, a record cut short): then `block`
+///         holds an unspecified prefix of the records and the caller clears
+///         it and parses with SequenceReader, which reads the same records or
+///         reports the error.
 /// @throws std::bad_alloc, std::length_error (RecordBlock::append_encoded).
 bool parse_fastq_block(std::string_view text, Alphabet alphabet, DnaCodes codes, RecordBlock& block);
 

@@ -1,11 +1,11 @@
-// gpualign — FASTA cut into blocks (a memory map of a plain file, or zlib for
-// gzip) and parsed by OpenMP tasks with the hot-path block parser
-// (fasta_block.hpp), SeqAn3 (SequenceReader::from_text) where it declines;
+// gpualign — FASTA cut into blocks (a memory map of a plain file, or the
+// decompressed stream of a compressed one) and parsed by OpenMP tasks with the hot-path block parser
+// (fasta_block.hpp), SequenceReader::from_text where it declines;
 // records handed out in file order.
 #include "gpualign/io/parallel_reader.hpp"
 #include "fasta_block.hpp"
 #include "fastq_block.hpp"
-#include "gz_read.hpp"
+#include "decompress.hpp"
 #include "line_ends.hpp"
 
 #include <fcntl.h>
@@ -13,7 +13,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <array>
 #include <cerrno>
@@ -81,14 +80,14 @@ private:
 
 /// One block of text and what parsing it gave.
 struct Block {
-    std::string owned;                    ///< the text when it is not a view of the map (gzip, or CR line ends)
+    std::string owned;                    ///< the text when it is not a view of the map (compressed, or CR line ends)
     std::string_view mapped;              ///< the text as a view of the map, when `owned` is not used
     bool owns = false;
     std::string failure;                  ///< read error after this text (last block only)
     std::shared_ptr<RecordBlock> records; ///< the parsed records; numbered once fixed up in order
     std::exception_ptr error;             ///< raised after `records`, in order
     bool failed = false;                  ///< the parallel parse threw (re-parsed in order)
-    bool declined = false;                ///< FASTQ: not plain 4-line records; the rest of the file goes to SeqAn3
+    bool declined = false;                ///< FASTQ: not plain 4-line records; the rest of the file goes to SequenceReader
     std::size_t map_at = 0;               ///< a block of the map: the offset of its first byte
 
     /// The text: LF line ends, starting at a record start. (A view is taken
@@ -199,16 +198,17 @@ struct ParallelSequenceReader::Impl {
     Alphabet alphabet = Alphabet::dna;
     DnaCodes dna_codes = DnaCodes::dna5;
     bool started = false;
+    bool empty = false;                   // the input holds no records
 
-    // text source: a memory map (plain file) or zlib (gzip)
+    // text source: a memory map (plain file) or a DecompressingInput (compressed)
     std::unique_ptr<Mapping> map;
     std::size_t map_pos = 0;   // next byte of the map to cut
-    gzFile gz = nullptr;
-    std::string pending;       // gzip: text read but not yet cut into a block
-    bool first_read = true;    // gzip: the BOM and leading blanks are still to be skipped
-    detail::LineEndNormalizer normalize_line_ends;  // gzip: CRLF / CR -> LF across chunks
+    std::unique_ptr<detail::DecompressingInput> gz;  // compressed input
+    std::string pending;       // compressed: text read but not yet cut into a block
+    bool first_read = true;    // compressed: the BOM and leading blanks are still to be skipped
+    detail::LineEndNormalizer normalize_line_ends;  // compressed: CRLF / CR -> LF across chunks
     bool eof = false;          // nothing more to cut
-    std::string failure;       // gzip: read error met at eof
+    std::string failure;       // compressed: read error met at eof
 
     // parsed blocks not yet handed out, in file order
     std::deque<Block> ready;
@@ -220,10 +220,6 @@ struct ParallelSequenceReader::Impl {
     static constexpr std::size_t blocks_per_round = 2;  // per thread
     std::shared_ptr<BlockPool> pool = std::make_shared<BlockPool>();
     SequenceRecord scratch;            // serial mode: one record on its way into a block
-
-    ~Impl() {
-        if (gz) gzclose_r(gz);
-    }
 
     void start() {
         alphabet = probe->alphabet();  // errors in the first records: exactly SequenceReader's
@@ -244,24 +240,25 @@ struct ParallelSequenceReader::Impl {
             return;
         }
         probe.reset();
-        errno = 0;
-        gz = gzopen(path.c_str(), "rb");
-        if (!gz) throw InputError(fmt::format("{}: cannot open: {}", shown, errno ? std::strerror(errno) : "out of memory"));
-        gzbuffer(gz, static_cast<unsigned>(block_bytes));
+        gz = detail::DecompressingInput::open(path, shown);
         started = true;
     }
 
-    /// gzip: appends up to block_bytes bytes to `pending`, LF-normalised;
-    /// failures are worded by detail::gz_read_failure, as in SequenceReader.
+    /// Compressed input: appends up to block_bytes bytes to `pending`,
+    /// LF-normalised; failures are worded by DecompressingInput, as in
+    /// SequenceReader.
     void read_more() {
         const std::size_t old = pending.size();
         pending.resize(old + block_bytes);
-        const int got = gzread(gz, pending.data() + old, static_cast<unsigned>(block_bytes));
-        if (auto why = detail::gz_read_failure(gz, got)) {
-            failure = std::move(*why);
-            pending.resize(old);
+        std::size_t got = 0;
+        while (got < block_bytes) {
+            const std::size_t k = gz->read(pending.data() + old + got, block_bytes - got);
+            if (k == 0) break;
+            got += k;
+        }
+        if (!gz->failure().empty()) {  // the bytes before it are kept; the failure follows them
+            failure = gz->failure();
             eof = true;
-            return;
         }
         if (got == 0) {
             pending.resize(old);
@@ -326,12 +323,12 @@ struct ParallelSequenceReader::Impl {
     }
 
     /// Parses one block into its RecordBlock: with the hot-path parser
-    /// (fasta_block.hpp), and with SeqAn3 when that declines the block or a
+    /// (fasta_block.hpp), and with SequenceReader when that declines the block or a
     /// read error follows it; marks it failed on any error.
     void parse(Block& b) noexcept {
         if (b.error) return;
         try {
-            if (format == SequenceFormat::fastq) {  // SeqAn3 reads the rest of the file from a declined block
+            if (format == SequenceFormat::fastq) {  // SequenceReader reads the rest of the file from a declined block
                 try {
                     b.declined = !detail::parse_fastq_block(b.text(), alphabet, dna_codes, *b.records);
                 } catch (...) {
@@ -398,10 +395,10 @@ struct ParallelSequenceReader::Impl {
         return true;
     }
 
-    /// FASTQ: from the record at `map_at` of the map on, SeqAn3 reads the
+    /// FASTQ: from the record at `map_at` of the map on, SequenceReader reads the
     /// file on one thread (serial mode), numbering from the records already
     /// queued: over the mapped text itself, or, when a CR is left in it
-    /// (SeqAn3 is given LF line ends), over the file reopened and the
+    /// (it is given LF line ends), over the file reopened and the
     /// records before skipped.
     void read_rest_serially(std::size_t map_at) {
         const std::string_view rest(map->data() + map_at, map->size() - map_at);
@@ -544,6 +541,7 @@ ParallelSequenceReader::ParallelSequenceReader(std::string path, AlphabetChoice 
     // A FIFO or /dev/fd/N cannot be opened a second time for the blocks.
     std::error_code ec;
     im.format = im.probe->format();
+    im.empty = im.probe->empty();
     im.parallel = im.path != "-" && (im.format == SequenceFormat::fasta || !im.probe->compressed()) &&
                   std::filesystem::is_regular_file(im.path, ec);
 }
@@ -573,6 +571,7 @@ void ParallelSequenceReader::set_dna_codes(DnaCodes codes) {
 }
 const std::string& ParallelSequenceReader::path() const noexcept { return impl_->path; }
 std::uint64_t ParallelSequenceReader::records_read() const noexcept { return impl_->handed_out; }
+bool ParallelSequenceReader::empty() const noexcept { return impl_->empty; }
 bool ParallelSequenceReader::in_blocks() const noexcept { return impl_->parallel; }
 int ParallelSequenceReader::threads() const noexcept { return impl_->threads; }
 
@@ -584,17 +583,16 @@ std::optional<std::size_t> one_fasta_record_bytes(const std::string& path, std::
     try {
         std::error_code ec;
         if (path == "-" || !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-        const std::unique_ptr<gzFile_s, int (*)(gzFile)> file(gzopen(path.c_str(), "rb"), &gzclose);
-        if (!file) return std::nullopt;
+        const std::unique_ptr<detail::DecompressingInput> file = detail::DecompressingInput::open(path, path);
         std::string text;
         std::array<char, 64 * 1024> piece{};
         std::optional<std::size_t> first;  // where the first record starts, once text holds it
         std::size_t scanned = 0;           // text before it holds no second record start
         for (;;) {
-            const int got = gzread(file.get(), piece.data(), static_cast<unsigned>(piece.size()));
-            if (detail::gz_read_failure(file.get(), got)) return std::nullopt;
+            const std::size_t got = file->read(piece.data(), piece.size());
+            if (!file->failure().empty()) return std::nullopt;
             if (got == 0) break;
-            text.append(piece.data(), static_cast<std::size_t>(got));
+            text.append(piece.data(), got);
             if (text.size() > max_bytes) return std::nullopt;
             if (!first) {
                 const std::size_t at = leading_skip(text);

@@ -1,13 +1,13 @@
-// gpualign — FASTA/FASTQ reading: zlib stream -> SeqAn3 parser -> our encoding.
+// gpualign — FASTA/FASTQ reading: decompressing stream -> record parser (text_records.hpp) -> our encoding.
 #include "gpualign/io/record_block.hpp"
 #include "gpualign/io/sequence_io.hpp"
 #include "fasta_block.hpp"
 #include "encode_letters.hpp"
-#include "gz_read.hpp"
+#include "decompress.hpp"
 #include "line_ends.hpp"
+#include "text_records.hpp"
 
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -23,10 +23,9 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <seqan3/alphabet/aminoacid/aa27.hpp>
 #include <seqan3/alphabet/nucleotide/dna5.hpp>
-#include <seqan3/alphabet/quality/phred94.hpp>
-#include <seqan3/io/sequence_file/input.hpp>
 
 namespace gpualign {
 namespace {
@@ -97,29 +96,24 @@ std::string printable(int c) {
     return fmt::format("byte 0x{:02x}", u);
 }
 
-// ---- zlib input stream -------------------------------------------------------
+// ---- decompressing input stream --------------------------------------------
 
-/// std::streambuf over a zlib gzFile. Keeps a putback area so that SeqAn3's
-/// compression sniffing (which ungets up to 18 characters) works anywhere.
-/// A read error (a truncated or corrupt gzip stream) is recorded (failure())
-/// and met as the end of the input: SeqAn3 must not see an exception from
-/// its stream, some of its views read it in noexcept functions (a throw
-/// there terminates the process), so the reader checks failure() after
-/// SeqAn3 returns or throws and reports the read error instead.
+/// std::streambuf over a DecompressingInput (decompress.hpp), with LF line
+/// ends. Keeps a putback area. A read error (a truncated or corrupt
+/// compressed stream) is recorded (failure()) and met as the end of the
+/// input; the reader checks failure() after each record and reports it.
 class GzStreamBuf : public std::streambuf {
 public:
-    explicit GzStreamBuf(gzFile file) : file_(file), buffer_(putback + chunk) {
-        gzbuffer(file_, chunk);
+    explicit GzStreamBuf(std::unique_ptr<detail::DecompressingInput> in) : in_(std::move(in)), buffer_(putback + chunk) {
         char* start = buffer_.data() + putback;
         setg(start, start, start);
     }
-    ~GzStreamBuf() override { gzclose_r(file_); }
     GzStreamBuf(const GzStreamBuf&) = delete;
     GzStreamBuf& operator=(const GzStreamBuf&) = delete;
 
-    bool compressed() { return gzdirect(file_) == 0; }
+    bool compressed() const noexcept { return in_->compression() != detail::Compression::none; }
     /// The failure recorded by underflow, if any (empty otherwise).
-    const std::string& failure() const noexcept { return failure_; }
+    const std::string& failure() const noexcept { return in_->failure(); }
 
     /// Skips a UTF-8 byte order mark (EF BB BF) at the current position.
     void skip_utf8_bom() {
@@ -132,21 +126,17 @@ public:
 protected:
     int_type underflow() override {
         if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-        if (!failure_.empty() || at_eof_) return traits_type::eof();
+        if (!failure().empty() || at_eof_) return traits_type::eof();
         const std::size_t keep = std::min<std::size_t>(static_cast<std::size_t>(gptr() - eback()), putback);
         std::memmove(buffer_.data() + putback - keep, gptr() - keep, keep);
         std::size_t n = 0;
         while (n == 0) {  // a chunk can shrink to nothing: the LF of a CRLF split across two reads
-            const int got = gzread(file_, buffer_.data() + putback, static_cast<unsigned>(chunk));
-            if (auto why = detail::gz_read_failure(file_, got)) {
-                failure_ = std::move(*why);
-                return traits_type::eof();
-            }
+            const std::size_t got = in_->read(buffer_.data() + putback, chunk);
             if (got == 0) {
                 at_eof_ = true;
                 return traits_type::eof();
             }
-            n = normalize_line_ends(buffer_.data() + putback, static_cast<std::size_t>(got));
+            n = normalize_line_ends(buffer_.data() + putback, got);
         }
         setg(buffer_.data() + putback - keep, buffer_.data() + putback, buffer_.data() + putback + n);
         return traits_type::to_int_type(*gptr());
@@ -155,9 +145,8 @@ protected:
 private:
     static constexpr std::size_t putback = 64;
     static constexpr std::size_t chunk = 128 * 1024;
-    gzFile file_;
+    std::unique_ptr<detail::DecompressingInput> in_;
     std::vector<char> buffer_;
-    std::string failure_;
     bool at_eof_ = false;
     detail::LineEndNormalizer normalize_line_ends;  // CRLF / CR -> LF across chunks
 };
@@ -188,29 +177,6 @@ private:
     const std::string none_;
     bool armed_ = false;
     bool met_ = false;
-};
-
-// ---- SeqAn3 file type --------------------------------------------------------
-
-/// Raw characters in, so that we encode and can point at bad letters.
-struct RawTraits : seqan3::sequence_file_input_default_traits_dna {
-    using sequence_alphabet = char;
-    using sequence_legal_alphabet = char;
-    template <typename Alph>
-    using sequence_container = std::basic_string<Alph>;
-    using quality_alphabet = seqan3::phred94;  // the whole printable Phred+33 range '!'..'~'
-    template <typename Alph>
-    using quality_container = std::vector<Alph>;
-};
-
-using RawFileBase = seqan3::sequence_file_input<RawTraits,
-                                                seqan3::fields<seqan3::field::id, seqan3::field::seq, seqan3::field::qual>,
-                                                seqan3::type_list<seqan3::format_fasta, seqan3::format_fastq>>;
-
-/// Gives access to the record buffer, to name the record after a parse error.
-struct RawFile : RawFileBase {
-    using RawFileBase::RawFileBase;
-    const std::string& partial_id() const { return record_buffer.id(); }
 };
 
 using detail::split_header;
@@ -267,13 +233,18 @@ struct SequenceReader::Impl {
     bool compressed = false;
     std::unique_ptr<GzStreamBuf> buf;
     std::unique_ptr<TextStreamBuf> text_buf;  // from_text: instead of buf
-    std::unique_ptr<std::istream> stream;
-    std::unique_ptr<RawFile> file;
-    std::optional<RawFileBase::iterator> it;
+    std::streambuf* source = nullptr;  // buf or text_buf
+    std::optional<detail::TextRecordParser> parser;
+    detail::TextRecord text;           // the record parsed last
+    /// Positions of the blanks dropped from the records parsed but not yet
+    /// encoded (by record number; only records with blanks), so that a bad
+    /// letter's position counts the characters as written.
+    std::deque<std::pair<std::uint64_t, std::vector<std::uint64_t>>> dropped;
     std::deque<SequenceRecord> peeked;
-    std::uint64_t parsed = 0;     // records taken from SeqAn3 so far
+    std::uint64_t parsed = 0;     // records parsed so far
     std::uint64_t handed_out = 0; // records returned by next()
     bool done = false;
+    bool empty = false;           // the input holds no records (only blanks, or nothing)
 
     [[noreturn]] void fail(std::string_view what) const {
         throw InputError(fmt::format("{}: {}", shown, what));
@@ -284,50 +255,37 @@ struct SequenceReader::Impl {
     }
 
     void open() {
-        gzFile gz = nullptr;
-        if (path == "-") {
-            const int fd = ::dup(STDIN_FILENO);
-            if (fd < 0) fail(fmt::format("cannot read stdin: {}", std::strerror(errno)));
-            gz = gzdopen(fd, "rb");
-            if (!gz) {
-                ::close(fd);
-                fail("cannot read stdin");
-            }
-        } else {
+        if (path != "-") {
             std::error_code ec;
             const auto st = std::filesystem::status(path, ec);
             if (ec || !std::filesystem::exists(st))
                 fail(fmt::format("cannot open: {}", ec ? ec.message() : std::string("no such file")));
             if (std::filesystem::is_directory(st)) fail("is a directory, not a sequence file");
-            errno = 0;
-            gz = gzopen(path.c_str(), "rb");
-            if (!gz) fail(fmt::format("cannot open: {}", errno ? std::strerror(errno) : "out of memory"));
         }
-        buf = std::make_unique<GzStreamBuf>(gz);
-        stream = std::make_unique<std::istream>(buf.get());
-        stream->exceptions(std::ios::badbit);
+        buf = std::make_unique<GzStreamBuf>(detail::DecompressingInput::open(path, shown));
+        source = buf.get();
 
         int c = std::char_traits<char>::eof();
         buf->skip_utf8_bom();
         for (c = buf->sgetc(); c != std::char_traits<char>::eof() && std::isspace(c); c = buf->snextc()) {}
         if (!buf->failure().empty()) fail(buf->failure());
         compressed = buf->compressed();
-        if (c == std::char_traits<char>::eof()) fail("empty file (no FASTA or FASTQ records)");
+        if (c == std::char_traits<char>::eof()) {
+            // No records: a valid empty input (a filtered shard, say); the run is empty.
+            empty = true;
+            done = true;
+            spdlog::warn("{}: no records (an empty input)", shown);
+            return;
+        }
         if (c != '>' && c != '@')
             fail(fmt::format("not FASTA or FASTQ: the first non-blank character is {}, expected '>' or '@'",
                              printable(c)));
         format = c == '>' ? SequenceFormat::fasta : SequenceFormat::fastq;
-        // SeqAn3's constructor reads ahead (compression sniffing), which can
-        // meet a truncated or corrupt gzip stream.
-        if (format == SequenceFormat::fasta)
-            file = std::make_unique<RawFile>(*stream, seqan3::format_fasta{});
-        else
-            file = std::make_unique<RawFile>(*stream, seqan3::format_fastq{});
-        if (!buf->failure().empty()) fail(buf->failure());
+        parser.emplace(*source, format);
     }
 
     /// The read error the stream met (gzip, or the one from_text was given),
-    /// which SeqAn3 saw as the end of the input; empty when none.
+    /// which the parser saw as the end of the input; empty when none.
     const std::string& stream_failure() const noexcept {
         static const std::string none;
         if (buf) return buf->failure();
@@ -335,106 +293,92 @@ struct SequenceReader::Impl {
         return none;
     }
 
-    /// Moves SeqAn3 on to the next record and checks the FASTQ record
-    /// boundary; the record is then **it, number `parsed`. Returns false at
-    /// the end of the file.
+    /// Parses the next record into `text`; it is then record number
+    /// `parsed`. Returns false at the end of the input. Keeps the positions
+    /// of its dropped blanks (see `dropped`).
     bool advance() {
         if (done) return false;
         const std::uint64_t number = parsed + 1;
+        bool got = false;
         try {
-            if (!it)
-                it = file->begin();
-            else
-                ++*it;
-            if (!stream_failure().empty())
-                fail_record(number, split_header(file->partial_id()).first, stream_failure());
-            if (*it == file->end()) {
-                done = true;
-                if (parsed == 0) fail("no records");
-                return false;
-            }
-            if (format == SequenceFormat::fastq) {
-                const int next = stream->rdbuf()->sgetc();
-                if (!stream_failure().empty())
-                    fail_record(number, split_header(file->partial_id()).first, stream_failure());
-                if (next != std::char_traits<char>::eof() && next != '@') {
-                    const auto [name, _] = split_header((**it).id());
-                    fail_record(number, name,
-                                fmt::format("the quality string does not match the sequence length ({} letters): "
-                                            "after {} quality characters the next record does not start with '@' "
-                                            "(found {})",
-                                            (**it).sequence().size(), (**it).sequence().size(), printable(next)));
-                }
-            }
-        } catch (const InputError&) {
-            throw;
-        } catch (const std::exception& e) {
-            const std::string partial(split_header(file->partial_id()).first);
-            if (!stream_failure().empty()) fail_record(number, partial, stream_failure());
-            std::string what = e.what();
-            if (format == SequenceFormat::fastq && dynamic_cast<const seqan3::unexpected_end_of_input*>(&e))
-                what += " (truncated record, or a quality string shorter than the sequence)";
-            if (format == SequenceFormat::fasta && dynamic_cast<const seqan3::unexpected_end_of_input*>(&e))
-                what += " (a header at the end of the file with no sequence after it)";
-            fail_record(number, partial, what);
+            got = parser->next(text);
+        } catch (const detail::RecordSyntaxError& e) {
+            if (!stream_failure().empty()) fail_record(number, e.name, stream_failure());
+            fail_record(number, e.name, e.what());
+        }
+        if (!stream_failure().empty()) fail_record(number, split_header(text.header).first, stream_failure());
+        if (!got) {
+            done = true;
+            return false;
         }
         ++parsed;
+        if (!text.dropped.empty()) dropped.emplace_back(parsed, std::move(text.dropped));
         return true;
     }
 
-    /// Reads one record from SeqAn3 into `out` (validated, not encoded).
-    /// Returns false at the end of the file.
+    /// The dropped blanks of record `number` (empty when it had none); drops
+    /// the entries of the records before it.
+    std::vector<std::uint64_t> take_dropped(std::uint64_t number) {
+        while (!dropped.empty() && dropped.front().first < number) dropped.pop_front();
+        if (dropped.empty() || dropped.front().first != number) return {};
+        std::vector<std::uint64_t> d = std::move(dropped.front().second);
+        dropped.pop_front();
+        return d;
+    }
+
+    /// Reads one record into `out` (validated, not encoded). Returns false
+    /// at the end of the file.
     bool parse(SequenceRecord& out) {
         if (!advance()) return false;
         const std::uint64_t number = parsed;
-        auto& rec = **it;
-        const auto [name, description] = split_header(rec.id());
+        const auto [name, description] = split_header(text.header);
         out.name.assign(name);
         out.description.assign(description);
-        out.sequence.assign(rec.sequence());  // a copy: SeqAn3 keeps its buffer's capacity for the next record
-        out.quality.clear();
-        for (const seqan3::phred94 q : rec.base_qualities()) out.quality.push_back(q.to_char());
+        out.sequence.swap(text.letters);
+        out.quality.swap(text.quality);
         out.number = number;
         check_fields(number, out.name, out.sequence);
-        if (format == SequenceFormat::fastq && out.quality.size() != out.sequence.size())
-            fail_record(number, out.name,
-                        fmt::format("{} quality characters for {} letters", out.quality.size(), out.sequence.size()));
         return true;
     }
 
-    /// FASTA only: the next record from SeqAn3, validated as parse() does,
-    /// encoded and appended to `block` without an intermediate copy.
+    /// FASTA only: the next record, validated as parse() does, encoded and
+    /// appended to `block` without an intermediate copy.
     bool parse_into(RecordBlock& block) {
         if (!advance()) return false;
         const std::uint64_t number = parsed;
-        auto& rec = **it;
-        const auto [name, description] = split_header(rec.id());
-        const std::string_view letters(rec.sequence());
+        const auto [name, description] = split_header(text.header);
+        const std::string_view letters(text.letters);
         check_fields(number, name, letters);
         if (const auto bad = block.append_encoded(name, description, letters, {}, *alphabet, dna_codes))
             fail_bad_letter(number, name, letters, *bad);
+        take_dropped(number);
         return true;
     }
 
-    /// The checks every record passes (parse and parse_into): a name and at least one letter.
-    void check_fields(std::uint64_t number, std::string_view name, std::string_view letters) const {
+    /// The check every record passes (parse and parse_into): a name. (A
+    /// zero-length sequence is a sequence.)
+    void check_fields(std::uint64_t number, std::string_view name, std::string_view) const {
         if (name.empty()) fail_record(number, "", "the header has no name");
-        if (letters.empty()) fail_record(number, name, "empty sequence");
     }
 
+    /// Reports letters[bad] of record `number`, at its position as written
+    /// (the blanks dropped from the record counted).
     [[noreturn]] void fail_bad_letter(std::uint64_t number, std::string_view name, std::string_view letters,
-                                      std::size_t bad) const {
+                                      std::size_t bad) {
+        detail::TextRecord as_written;
+        as_written.dropped = take_dropped(number);
         fail_record(number, name,
                     fmt::format("character {} at position {} is not in the {} alphabet{}", printable(letters[bad]),
-                                bad + 1, to_string(*alphabet),
+                                as_written.written_position(bad), to_string(*alphabet),
                                 *alphabet == Alphabet::dna
                                     ? " (accepted: A C G T U N and IUPAC R Y K M S W B D H V, any case)"
                                     : " (accepted: letters A-Z in any case and '*')"));
     }
 
-    void encode(SequenceRecord& rec) const {
+    void encode(SequenceRecord& rec) {
         if (const auto bad = encode_sequence(*alphabet, rec.sequence, rec.codes, dna_codes))
             fail_bad_letter(rec.number, rec.name, rec.sequence, *bad);
+        take_dropped(rec.number);
     }
 
     Alphabet detect() {
@@ -473,12 +417,8 @@ SequenceReader SequenceReader::from_text(std::string_view text, std::string path
     im.format = format;
     im.parsed = first_number > 0 ? first_number - 1 : 0;
     im.text_buf = std::make_unique<TextStreamBuf>(text, std::move(failure));
-    im.stream = std::make_unique<std::istream>(im.text_buf.get());
-    im.stream->exceptions(std::ios::badbit);
-    if (format == SequenceFormat::fasta)
-        im.file = std::make_unique<RawFile>(*im.stream, seqan3::format_fasta{});
-    else
-        im.file = std::make_unique<RawFile>(*im.stream, seqan3::format_fastq{});
+    im.source = im.text_buf.get();
+    im.parser.emplace(*im.source, format);
     im.text_buf->arm();
     return r;
 }
@@ -526,5 +466,6 @@ SequenceFormat SequenceReader::format() const noexcept { return impl_->format; }
 bool SequenceReader::compressed() const noexcept { return impl_->compressed; }
 const std::string& SequenceReader::path() const noexcept { return impl_->path; }
 std::uint64_t SequenceReader::records_read() const noexcept { return impl_->handed_out; }
+bool SequenceReader::empty() const noexcept { return impl_->empty; }
 
 }  // namespace gpualign

@@ -108,6 +108,8 @@ public:
     const std::string& path() const noexcept;
     /// Records handed out by next() so far.
     std::uint64_t records_read() const noexcept;
+    /// As SequenceReader::empty: the input holds no records at all.
+    bool empty() const noexcept;
     /// True while the file is read in blocks (FASTA from a path, plain FASTQ
     /// from a path until a block that is not plain 4-line records).
     bool in_blocks() const noexcept;

@@ -26,7 +26,7 @@ namespace gpualign {
 struct RecordView {
     std::string_view name;         ///< first word of the header (SAM QNAME / RNAME), never empty
     std::string_view description;  ///< rest of the header; may be empty
-    std::string_view sequence;     ///< letters as read, never empty
+    std::string_view sequence;     ///< letters as read; may be empty (a zero-length sequence)
     std::string_view quality;      ///< FASTQ Phred+33 characters; FASTA: empty
     std::span<const std::uint8_t> codes;  ///< encoded letters, one byte each
     std::uint64_t number = 0;      ///< 1-based record number in its file

@@ -38,14 +38,14 @@ const char* to_string(SequenceFormat f) noexcept;
 
 /// One record of a FASTA or FASTQ file. Owned by value, host memory.
 ///
-/// `sequence` holds the letters exactly as read (case kept, whitespace and,
-/// in FASTA, digits removed by SeqAn3). `codes[k]` is the code of
+/// `sequence` holds the letters exactly as read (case kept, blanks removed;
+/// a digit is an error). `codes[k]` is the code of
 /// `sequence[k]` in the reader's alphabet (see Alphabet and encode_sequence),
 /// so `codes.size() == sequence.size()`.
 struct SequenceRecord {
     std::string name;                 ///< first word of the header (SAM QNAME / RNAME)
     std::string description;          ///< rest of the header after the first blank run; may be empty
-    std::string sequence;             ///< letters as read, never empty
+    std::string sequence;             ///< letters as read (blanks dropped); may be empty (a zero-length sequence)
     std::string quality;              ///< FASTQ: Phred+33 characters, one per letter; FASTA: empty
     std::vector<std::uint8_t> codes;  ///< encoded letters, one byte each
     std::uint64_t number = 0;         ///< 1-based record number in its file
@@ -122,9 +122,11 @@ public:
     /// Opens `path` ("-" = stdin) and checks that it starts like FASTA or FASTQ.
     /// @param choice  the alphabet to encode with; automatic decides from the
     ///                content on the first call of alphabet() or next().
+    /// An input with no records (empty, or only whitespace) is valid:
+    /// empty() is then true and next() returns false.
     /// @throws InputError (file named): missing, unreadable, a directory,
-    ///         empty (or only whitespace), corrupt or truncated gzip, or text
-    ///         that does not start with '>' or '@'.
+    ///         corrupt or truncated compressed data, or text that does not
+    ///         start with '>' or '@'.
     explicit SequenceReader(std::string path, AlphabetChoice choice = AlphabetChoice::automatic);
     ~SequenceReader();
     SequenceReader(SequenceReader&&) noexcept;
@@ -134,7 +136,7 @@ public:
 
     /// A reader over an in-memory piece of a larger FASTA/FASTQ file: whole
     /// records cut at record starts (ParallelSequenceReader's blocks), parsed
-    /// by SeqAn3 exactly as a file reader parses them in place, so records
+    /// by the same parser as a file reader parses them in place, so records
     /// and error messages are the same as reading the whole file.
     /// @param text           the bytes, line ends already LF, starting at a
     ///                       record start ('>' or '@'); borrowed: it must
@@ -154,18 +156,21 @@ public:
     /// Reads the next record into `out` (its buffers are reused).
     /// @return false at the end of the file (then `out` is unchanged).
     /// @throws InputError naming the file, the record number and name (when
-    ///         known) and, for a bad character, its 1-based position: a
-    ///         character outside the alphabet, an empty sequence, an empty
-    ///         name, a FASTQ quality string whose length differs from the
-    ///         sequence's, a truncated or corrupt gzip stream, or any SeqAn3
-    ///         parse error (its message is kept). After a throw the reader
-    ///         is unusable.
+    ///         known) and, for a bad character, its 1-based position as
+    ///         written (counting every character of the sequence's lines but
+    ///         the line ends): a character outside the alphabet (a digit
+    ///         included), an empty name, a FASTQ record that is cut short, has
+    ///         no '+' line, a '+' line naming another record, or qualities
+    ///         shorter or longer than the sequence, a header line with no
+    ///         line end, or a truncated or corrupt compressed stream (the
+    ///         rules: detail::TextRecordParser). After a throw the reader is
+    ///         unusable.
     bool next(SequenceRecord& out);
 
     /// Reads the next record and appends it to `block`: the same record and
     /// the same errors as next() followed by RecordBlock::append, without
     /// the copy in between (FASTA: letters and codes go straight from
-    /// SeqAn3's record into the block; FASTQ takes the next() path).
+    /// the parsed record into the block; FASTQ takes the next() path).
     /// @return false at the end of the file (then `block` is unchanged).
     /// @throws as next(); the failing record is not appended.
     bool next_into(RecordBlock& block);
@@ -190,6 +195,9 @@ public:
     const std::string& path() const noexcept;
     /// Records handed out by next() so far.
     std::uint64_t records_read() const noexcept;
+    /// True when the input holds no records at all (nothing, or only
+    /// whitespace, after decompression).
+    bool empty() const noexcept;
 
 private:
     SequenceReader();
