@@ -56,6 +56,17 @@ TEST(KnownAnswers, LocalEmptySideIsUnaligned) {
     expect_answer(protein(""), protein(""), blosum62_scheme(11, 1), local, {0, 0, 0, 0, 0, ""});
 }
 
+// docs/scoring.md, zero-length sequences: an empty query is the empty
+// alignment at (0,0) (the ref's gaps are free); an empty ref charges the
+// query's gap, -(go + m*ge), CIGAR mI.
+TEST(KnownAnswers, SemiGlobalEmptySides) {
+    constexpr auto sg = AlignMode::semi_global;
+    expect_answer(dna(""), dna("ACG"), dna_scheme(5, 2), sg, {0, 0, 0, 0, 0, ""});
+    expect_answer(dna("ACG"), dna(""), dna_scheme(5, 2), sg, {-11, 0, 3, 0, 0, "3I"});
+    expect_answer(protein("WW"), protein(""), blosum62_scheme(11, 1), sg, {-13, 0, 2, 0, 0, "2I"});
+    expect_answer(dna(""), dna(""), dna_scheme(5, 2), sg, {0, 0, 0, 0, 0, ""});
+}
+
 TEST(KnownAnswers, SingleCharacters) {
     const auto s = dna_scheme(5, 2);
     expect_answer(dna("A"), dna("A"), s, global, {2, 0, 1, 0, 1, "1="});

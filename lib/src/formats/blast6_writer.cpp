@@ -34,12 +34,13 @@ void append_blast6_line(const RecordView& query, const RecordView& ref, const Al
 }
 
 /// Appends the BLAST tabular line of one pair (blast6_line) to `line_`;
-/// nothing for an unaligned pair (BLAST reports no hit). E-value and bit
+/// nothing for an unaligned pair or one with a zero-length side (BLAST
+/// reports no hit). E-value and bit
 /// score from o.statistics with m, n the two lengths, else NA.
 void format_blast6_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions& o,
                         fmt::memory_buffer& line_) {
     check_coordinates(q, r, res);
-    if (is_unaligned(res)) return;
+    if (is_unaligned(res) || q.sequence.empty() || r.sequence.empty()) return;
     std::optional<double> e, bits;
     if (o.statistics) {
         e = evalue(*o.statistics, res.score, q.sequence.size(), r.sequence.size());

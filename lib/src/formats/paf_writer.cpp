@@ -18,11 +18,12 @@ namespace {
 /// half-open coordinates, the query's on its forward strand, strand '+' or
 /// '-', MAPQ 255 = not available, then NM:i, AS:i and cg:Z, the CIGAR along
 /// the forward reference as minimap2 writes it) to `line_`; nothing for an
-/// unaligned pair (as minimap2 leaves out unmapped queries by default).
+/// unaligned pair or one with a zero-length side, whose global alignment is
+/// a gap alone (as minimap2 leaves out unmapped queries by default).
 void format_paf_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions& o,
                      fmt::memory_buffer& line_) {
     check_coordinates(q, r, res);
-    if (is_unaligned(res)) return;
+    if (is_unaligned(res) || q.sequence.empty() || r.sequence.empty()) return;
     const CigarStats st = cigar_stats(res.cigar);
     const Interval qi = forward_query(q, res);
     fmt::format_to(fmt::appender(line_), "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t255\tNM:i:{}\tAS:i:{}\tcg:Z:", q.name,

@@ -154,6 +154,7 @@ public:
     }
 
     void add_reference(std::string_view name, std::uint64_t length) override {
+        if (length == 0) return;  // no @SQ (LN is 1..2^31-1): the records of a zero-length ref are unmapped
         auto it = ref_lengths_.find(name);
         if (it == ref_lengths_.end()) {
             ref_lengths_.emplace(std::string(name), length);
@@ -212,7 +213,8 @@ public:
             throw OutputError(fmt::format("{}: query name '{}' (record {}) is not a valid SAM QNAME "
                                           "[!-?A-~]{{1,254}} (SAM v1.6 §1.4)",
                                           shown_output(out_.path()), q.name, q.number));
-        const bool unaligned = is_unaligned(res);
+        // A pair with a zero-length side has no aligned column: unmapped (an empty SEQ is written '*').
+        const bool unaligned = is_unaligned(res) || q.sequence.empty() || r.sequence.empty();
         // A minus-strand record holds the reverse-complemented read (FLAG 16,
         // SAM v1.6 §1.4.10): SEQ, QUAL and the clips are those of the
         // sequence that was aligned. An unaligned read keeps its strand as read.

@@ -1,6 +1,9 @@
 // The pairs pipeline's reader (pair_reader.hpp).
 #include "pair_reader.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -10,6 +13,25 @@
 #include "run_setup.hpp"
 
 namespace gpualign::detail {
+namespace {
+
+/// Refuses QUERIES and REFS that are one stream that is not a regular file
+/// (`-` and /dev/stdin, or /dev/fd/N twice, fed by one pipe): its bytes can
+/// be read once, so the second reader would meet an empty input. Returns
+/// the query path, for the constructor's initialiser.
+const std::string& distinct_streams(const AlignConfig& c) {
+    const auto identity = [](const std::string& path, struct stat& st) {
+        return (path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st)) == 0 && !S_ISREG(st.st_mode) &&
+               !S_ISDIR(st.st_mode);
+    };
+    struct stat q {}, r {};
+    if (identity(c.query_path, q) && identity(c.ref_path, r) && q.st_dev == r.st_dev && q.st_ino == r.st_ino)
+        throw OptionError("QUERIES " + display_path(c.query_path) + " and REFS " + display_path(c.ref_path) +
+                          " are the same stream (a pipe can be read only once); give one of them as a file");
+    return c.query_path;
+}
+
+}  // namespace
 
 void InputSide::collect() {
     std::vector<std::shared_ptr<const RecordBlock>> got;
@@ -39,7 +61,7 @@ void InputSide::consume(Cursor c, std::size_t n, std::size_t bases, Batch& b) {
 }
 
 PairReader::PairReader(const AlignConfig& c, int threads)
-    : queries_(ParallelSequenceReader(c.query_path, c.alphabet, std::max(1, threads / 2))),
+    : queries_(ParallelSequenceReader(distinct_streams(c), c.alphabet, std::max(1, threads / 2))),
       refs_(ParallelSequenceReader(c.ref_path, c.alphabet, std::max(1, threads / 2))),
       threads_(std::max(1, threads)), batch_pairs_(c.batch_pairs), batch_bases_(c.batch_bases) {}
 

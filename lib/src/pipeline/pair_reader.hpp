@@ -60,7 +60,9 @@ struct InputSide {
 class PairReader {
 public:
     /// Opens c.query_path and c.ref_path (c.alphabet), each parsed on half
-    /// of `threads`. @throws InputError when a file cannot be opened.
+    /// of `threads`. @throws InputError when a file cannot be opened;
+    /// OptionError when both name the same pipe or other stream (such as
+    /// `-` and /dev/stdin fed by one pipe), which cannot be read twice.
     PairReader(const AlignConfig& c, int threads);
 
     /// True when either file is read in blocks (ParallelSequenceReader::in_blocks).

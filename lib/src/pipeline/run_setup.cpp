@@ -27,6 +27,9 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 int run_threads(const AlignConfig& c) { return c.threads > 0 ? c.threads : omp_get_num_procs(); }
 
 Alphabet agreed_alphabet(ParallelSequenceReader& queries, ParallelSequenceReader& refs, std::string_view refs_role) {
+    // An input with no records has no alphabet of its own: the other's is taken.
+    if (queries.empty()) return refs.alphabet();
+    if (refs.empty()) return queries.alphabet();
     const Alphabet q = queries.alphabet(), r = refs.alphabet();
     if (q != r)
         throw InputError("QUERIES " + display_path(queries.path()) + " looks like " + to_string(q) + " but " +

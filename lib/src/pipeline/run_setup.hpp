@@ -27,7 +27,8 @@ double seconds_since(Clock::time_point t0);
 int run_threads(const AlignConfig& c);
 
 /// The alphabet of both inputs (ParallelSequenceReader::alphabet, queries
-/// first); with --alphabet auto they must agree.
+/// first); with --alphabet auto they must agree. An input with no records
+/// takes the other's.
 /// @param refs_role  how messages name the second input ("REFS", "DB").
 /// @throws InputError naming both files when they do not.
 Alphabet agreed_alphabet(ParallelSequenceReader& queries, ParallelSequenceReader& refs, std::string_view refs_role);

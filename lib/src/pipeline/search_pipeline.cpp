@@ -94,6 +94,14 @@ SearchInputs read_inputs(const AlignConfig& c, ParallelSequenceReader& qreader, 
         for (const RecordView& r : in.queries.views) check_letters(in.scheme, r, c.query_path);
         for (const RecordView& r : in.db.views) check_letters(in.scheme, r, c.ref_path);
     }
+    // The search backends (the GPU scan engine among them) take no
+    // zero-length sequence, which the readers accept for the pairs modes.
+    for (const auto& [views, path] : {std::pair{&in.queries.views, &c.query_path}, std::pair{&in.db.views, &c.ref_path}})
+        for (const RecordView& r : *views)
+            if (r.sequence.empty())
+                throw InputError(display_path(*path) + ": record " + std::to_string(r.number) + " '" +
+                                 std::string(r.name) + "': empty sequence (search needs a letter in every query "
+                                 "and DB record)");
     return in;
 }
 
