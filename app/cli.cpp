@@ -82,6 +82,9 @@ cxxopts::Options make_options() {
          cxxopts::value<double>())
         ("db-size", "search: the DB size in letters for the E-values and --evalue, as BLAST's -dbsize "
                     "(default: the letters of DB; give the whole DB's size when searching one shard of it)",
+         cxxopts::value<std::uint64_t>())
+        ("db-seqs", "search: the DB sequence count for the E-values' length adjustment (default: the records of "
+                    "DB; give the whole DB's count, with --db-size, when searching one shard of it)",
          cxxopts::value<std::uint64_t>());
     o.add_options("Execution")
         ("threads", "CPU threads, 0 = all cores", cxxopts::value<int>()->default_value("0"))
@@ -184,9 +187,13 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
             so.db_size = r["db-size"].as<std::uint64_t>();
             if (*so.db_size == 0) throw UsageError("--db-size must be positive");
         }
+        if (r.count("db-seqs")) {
+            so.db_sequences = r["db-seqs"].as<std::uint64_t>();
+            if (*so.db_sequences == 0) throw UsageError("--db-seqs must be positive");
+        }
         c.search = so;
     } else {
-        const char* search_only[] = {"mode", "max-hits", "min-score", "evalue", "db-size"};
+        const char* search_only[] = {"mode", "max-hits", "min-score", "evalue", "db-size", "db-seqs"};
         for (const char* opt : search_only)
             if (r.count(opt)) throw UsageError(std::string("--") + opt + " applies to `gpualign search` only");
         c.mode = parse_command(pos[0]);

@@ -503,7 +503,7 @@ TEST_F(Cli, Blast6OfPairsAgreesWithTheTsv) {
     const auto ka = gpualign::karlin_altschul(gpualign::make_dna_scheme(2, 3, 5, 2, -3));
     ASSERT_TRUE(ka.has_value());
     EXPECT_EQ(f0[10], gpualign::format_evalue(gpualign::evalue(*ka, std::stoi(t0[8]), std::stoull(t0[1]),
-                                                               std::stoull(t0[5]))));
+                                                               std::stoull(t0[5]), {std::stoull(t0[5]), 1})));
     EXPECT_EQ(f0[11], gpualign::format_bit_score(gpualign::bit_score(*ka, std::stoi(t0[8]))));
     // Global: no statistics, NA and one warning line.
     const auto g = run("nw " + in + " --format blast6 -o " + m8.string());

@@ -327,7 +327,7 @@ TEST(Writers, MinusStrandInEveryFormat) {
     const auto m8 = write_one(OutputFormat::blast6);
     ASSERT_EQ(m8.size(), 1u);
     EXPECT_EQ(m8[0], "m1\tr1\t75.000\t8\t1\t1\t2\t8\t10\t3\tNA\tNA");
-    EXPECT_EQ(blast6_line(view_of(m1), view_of(fx.r1), minus, 1e-5, 20.5), "m1\tr1\t75.000\t8\t1\t1\t2\t8\t10\t3\t1e-05\t20.5");
+    EXPECT_EQ(blast6_line(view_of(m1), view_of(fx.r1), minus, 1e-5, 20.5), "m1\tr1\t75.000\t8\t1\t1\t2\t8\t10\t3\t1.00e-05\t20.5");
     // The plus strand of the same pair, for contrast: sstart < send.
     EXPECT_EQ(blast6_line(view_of(fx.q1), view_of(fx.r1), fx.a1, std::nullopt, std::nullopt),
               "q1\tr1\t75.000\t8\t1\t1\t3\t9\t3\t10\tNA\tNA");

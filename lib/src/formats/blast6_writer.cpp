@@ -36,14 +36,15 @@ void append_blast6_line(const RecordView& query, const RecordView& ref, const Al
 /// Appends the BLAST tabular line of one pair (blast6_line) to `line_`;
 /// nothing for an unaligned pair or one with a zero-length side (BLAST
 /// reports no hit). E-value and bit
-/// score from o.statistics with m, n the two lengths, else NA.
+/// score from o.statistics, else NA; the DB of the E-value is the one ref,
+/// as blastn/blastp -subject treat a subject.
 void format_blast6_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions& o,
                         fmt::memory_buffer& line_) {
     check_coordinates(q, r, res);
     if (is_unaligned(res) || q.sequence.empty() || r.sequence.empty()) return;
     std::optional<double> e, bits;
     if (o.statistics) {
-        e = evalue(*o.statistics, res.score, q.sequence.size(), r.sequence.size());
+        e = evalue(*o.statistics, res.score, q.sequence.size(), r.sequence.size(), DbSize{r.sequence.size(), 1});
         bits = bit_score(*o.statistics, res.score);
     }
     append_blast6_line(q, r, res, e, bits, line_);

@@ -106,7 +106,7 @@ public:
                 strands = keep_better_strand_scores(scores, std::span(all.data() + (n + y) * db.size(), db.size()));
             SearchOptions best_k;
             best_k.max_hits = k;
-            for (const std::uint32_t t : select_hits(scores, c_.mode, best_k, std::nullopt, 0, 0))
+            for (const std::uint32_t t : select_hits(scores, c_.mode, best_k, std::nullopt, 0, {}, DbSize{}))
                 hits[y].push_back({t, scores[t], strands[t] == Strand::minus});
         }
         return hits;
@@ -187,7 +187,7 @@ struct GpuSearchInputs {
     std::span<const RecordView> queries, db;
     std::span<const RecordView> minus_views;  ///< with both strands: minus_views[qi] is query qi's minus strand
     const std::optional<KarlinAltschul>& ka;
-    std::uint64_t db_letters;                 ///< N of the E-values
+    DbSize db_size;                           ///< the DB of the E-values
     std::uint64_t chunk_letters;              ///< DB letters resident on a GPU at once
 };
 
@@ -201,12 +201,12 @@ void keep_chunk_hits(const GpuSearchInputs& in, std::size_t q0, std::size_t q1, 
         const RecordView& q = in.queries[qi];
         std::vector<SearchHit>& kept = part.hits[qi];
         for (const gpu::ScanHit& t : top[qi - q0]) {
-            if (!passes_filters(t.score, in.c.mode, o, in.ka, q.codes.size(), in.db_letters)) continue;
+            if (!passes_score_filters(t.score, in.c.mode, o)) continue;
             SearchHit h;
             h.target = static_cast<std::uint32_t>(chunk_begin + t.record);
             h.result.score = t.score;  // the alignment (align_hits) has this score and the coordinates
             h.result.strand = t.minus ? Strand::minus : Strand::plus;
-            add_statistics(h, in.c.mode, in.ka, q.codes.size(), in.db_letters);
+            add_statistics(h, in.c.mode, in.ka, q.codes.size(), in.db[h.target].codes.size(), in.db_size);
             kept.push_back(std::move(h));
         }
         keep_best(kept, o.max_hits);
@@ -300,7 +300,7 @@ void align_hits(const GpuSearchInputs& in, std::vector<std::vector<SearchHit>>& 
 std::vector<std::vector<SearchHit>> search_on_gpus(const AlignConfig& c, const ScoringScheme& scheme,
                                                    const std::vector<int>& devices, int threads,
                                                    std::span<const RecordView> queries, std::span<const RecordView> db,
-                                                   const std::optional<KarlinAltschul>& ka, std::uint64_t db_letters) {
+                                                   const std::optional<KarlinAltschul>& ka, DbSize db_size) {
     // With both strands: the queries reverse-complemented (minus_views[qi]
     // is query qi's minus strand).
     std::vector<std::uint8_t> minus_codes;
@@ -308,7 +308,7 @@ std::vector<std::vector<SearchHit>> search_on_gpus(const AlignConfig& c, const S
                                                     ? reverse_strand_views(queries, minus_codes)
                                                     : std::vector<RecordView>{};
     const GpuSearchInputs in{c, scheme, devices, std::max(1, threads / static_cast<int>(devices.size())), queries, db,
-                             minus_views, ka, db_letters,
+                             minus_views, ka, db_size,
                              c.gpu_memory ? std::max<std::uint64_t>(c.gpu_memory / 4, 1) : search_chunk_letters};
     std::vector<std::uint64_t> record_letters(db.size());
     for (std::size_t t = 0; t < db.size(); ++t) record_letters[t] = std::max<std::size_t>(1, db[t].codes.size());
@@ -327,6 +327,7 @@ std::vector<std::vector<SearchHit>> search_on_gpus(const AlignConfig& c, const S
             hits[qi].insert(hits[qi].end(), std::make_move_iterator(part.hits[qi].begin()),
                             std::make_move_iterator(part.hits[qi].end()));
         keep_best(hits[qi], c.search->max_hits);
+        drop_above_evalue(hits[qi], *c.search);  // after the top max_hits, as select_hits
     }
     align_hits(in, hits);
     return hits;

@@ -24,9 +24,10 @@ namespace gpualign::detail {
 /// most 4 Gi letters (a quarter of --gpu-memory when set); each query keeps
 /// the canonical best hits of all chunks so far. The best max_hits of a
 /// union are the best max_hits of the parts' best max_hits (the order,
-/// score then DB index, is total), and the E-values use `db_letters` (the
-/// whole DB's, or --db-size), so neither chunks nor GPUs ever change the
-/// output. The hits are then aligned in consecutive runs of about equal
+/// score then DB index, is total), the E-values use `db_size` (the whole
+/// DB's, or --db-size and --db-seqs) and the --evalue filter applies to the
+/// merged top max_hits (as select_hits), so neither chunks nor GPUs ever
+/// change the output. The hits are then aligned in consecutive runs of about equal
 /// cells, one per GPU. With c.strand both, every query is searched on both
 /// strands.
 /// @param queries, db  host records, borrowed for the call.
@@ -36,6 +37,6 @@ namespace gpualign::detail {
 std::vector<std::vector<SearchHit>> search_on_gpus(const AlignConfig& c, const ScoringScheme& scheme,
                                                    const std::vector<int>& devices, int threads,
                                                    std::span<const RecordView> queries, std::span<const RecordView> db,
-                                                   const std::optional<KarlinAltschul>& ka, std::uint64_t db_letters);
+                                                   const std::optional<KarlinAltschul>& ka, DbSize db_size);
 
 }  // namespace gpualign::detail

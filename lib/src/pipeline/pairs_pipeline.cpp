@@ -298,8 +298,7 @@ RunStats run_alignment(const AlignConfig& c) {
     const Alphabet alphabet = reader.alphabet();
     const ScoringScheme scheme = detail::scheme_for_inputs(c, alphabet, reader);
     t.open = seconds_since(start);
-    spdlog::debug("{} alignment, {} alphabet, matrix {}, gap_open {}, gap_extend {}", to_string(c.mode),
-                  to_string(alphabet), scheme.matrix_name, scheme.gap_open, scheme.gap_extend);
+    spdlog::debug("{} alignment, {} alphabet, {}", to_string(c.mode), to_string(alphabet), describe_scheme(scheme));
 
     WriterOptions wopt = detail::output_options(c, alphabet);
     if (wopt.format == OutputFormat::blast6) {

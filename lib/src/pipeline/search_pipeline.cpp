@@ -140,11 +140,9 @@ RunStats run_search(const AlignConfig& c) {
     const std::vector<RecordView>& db = in.db.views;
     const bool both = c.strand == StrandChoice::both;
     const std::uint64_t letters = detail::letters_of(db);
-    const std::uint64_t n = o.db_size.value_or(letters);  // N of the E-values (--db-size)
-    spdlog::debug("search: {} queries against {} DB records ({} letters), {} alphabet, matrix {}, gap_open {}, "
-                  "gap_extend {}, {} mode",
-                  queries.size(), db.size(), letters, to_string(in.alphabet), in.scheme.matrix_name,
-                  in.scheme.gap_open, in.scheme.gap_extend, to_string(c.mode));
+    const DbSize n = detail::db_size_of(db, o);  // the DB of the E-values (--db-size, --db-seqs)
+    spdlog::debug("search: {} queries against {} DB records ({} letters), {} alphabet, {}, {} mode", queries.size(),
+                  db.size(), letters, to_string(in.alphabet), describe_scheme(in.scheme), to_string(c.mode));
     const std::optional<KarlinAltschul> ka = search_statistics(c, in.scheme);
 
     RunStats stats;

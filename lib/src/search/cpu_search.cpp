@@ -37,8 +37,13 @@ std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std
         minus_query = reverse_complement(query);
         strands = detail::keep_better_strand_scores(scores, score_all(minus_query));
     }
-    const std::uint64_t n = options.db_size.value_or(detail::letters_of(db));  // N of the E-values
-    const std::vector<std::uint32_t> picked = select_hits(scores, mode, options, ka, query.size(), n);
+    const DbSize dbs = detail::db_size_of(db, options);  // the DB of the E-values
+    std::vector<std::uint64_t> ref_lens;
+    if (options.max_evalue) {
+        ref_lens.resize(db.size());
+        for (std::size_t t = 0; t < db.size(); ++t) ref_lens[t] = db[t].codes.size();
+    }
+    const std::vector<std::uint32_t> picked = select_hits(scores, mode, options, ka, query.size(), ref_lens, dbs);
     std::vector<PairView> hit_pairs(picked.size());
     for (std::size_t h = 0; h < picked.size(); ++h)
         hit_pairs[h] = {strands[picked[h]] == Strand::minus ? std::span<const std::uint8_t>(minus_query) : query,
@@ -54,7 +59,7 @@ std::vector<SearchHit> search_query_cpu(std::span<const std::uint8_t> query, std
         hits[h].target = picked[h];
         hits[h].result = std::move(aligned[h]);
         hits[h].result.strand = strands[picked[h]];
-        detail::add_statistics(hits[h], mode, ka, query.size(), n);
+        detail::add_statistics(hits[h], mode, ka, query.size(), db[picked[h]].codes.size(), dbs);
     }
     return hits;
 }

@@ -10,12 +10,15 @@
 namespace gpualign {
 namespace detail {
 
-bool passes_filters(std::int32_t s, AlignMode mode, const SearchOptions& options,
-                    const std::optional<KarlinAltschul>& ka, std::uint64_t query_len, std::uint64_t db_letters) {
+bool passes_score_filters(std::int32_t s, AlignMode mode, const SearchOptions& options) {
     if (mode == AlignMode::local && s <= 0) return false;
     if (options.min_score && s < *options.min_score) return false;
-    if (options.max_evalue && evalue(*ka, s, query_len, db_letters) > *options.max_evalue) return false;
     return true;
+}
+
+void drop_above_evalue(std::vector<SearchHit>& hits, const SearchOptions& options) {
+    if (!options.max_evalue) return;
+    std::erase_if(hits, [&](const SearchHit& h) { return !h.evalue || *h.evalue > *options.max_evalue; });
 }
 
 std::uint64_t letters_of(std::span<const RecordView> db) {
@@ -24,10 +27,14 @@ std::uint64_t letters_of(std::span<const RecordView> db) {
     return n;
 }
 
-void add_statistics(SearchHit& hit, AlignMode mode, const std::optional<KarlinAltschul>& ka, std::uint64_t m,
-                    std::uint64_t n) {
+DbSize db_size_of(std::span<const RecordView> db, const SearchOptions& options) {
+    return DbSize{options.db_size.value_or(letters_of(db)), options.db_sequences.value_or(db.size())};
+}
+
+void add_statistics(SearchHit& hit, AlignMode mode, const std::optional<KarlinAltschul>& ka, std::uint64_t query_len,
+                    std::uint64_t ref_len, DbSize db) {
     if (mode != AlignMode::local || !ka) return;
-    hit.evalue = evalue(*ka, hit.result.score, m, n);
+    hit.evalue = evalue(*ka, hit.result.score, query_len, ref_len, db);
     hit.bits = bit_score(*ka, hit.result.score);
 }
 
@@ -45,17 +52,22 @@ std::vector<Strand> keep_better_strand_scores(std::span<std::int32_t> scores, st
 
 std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, AlignMode mode,
                                        const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
-                                       std::uint64_t query_len, std::uint64_t db_letters) {
+                                       std::uint64_t query_len, std::span<const std::uint64_t> ref_lens, DbSize db) {
     if (options.max_evalue && !ka)
         throw std::invalid_argument("--evalue needs Karlin-Altschul parameters, which this scoring scheme has none of");
+    if (options.max_evalue && ref_lens.size() != scores.size())
+        throw std::invalid_argument("select_hits: --evalue needs the length of every DB record");
     std::vector<std::uint32_t> hits;
     for (std::size_t t = 0; t < scores.size(); ++t)
-        if (detail::passes_filters(scores[t], mode, options, ka, query_len, db_letters))
-            hits.push_back(static_cast<std::uint32_t>(t));
+        if (detail::passes_score_filters(scores[t], mode, options)) hits.push_back(static_cast<std::uint32_t>(t));
     auto better = [&](std::uint32_t a, std::uint32_t b) { return scores[a] != scores[b] ? scores[a] > scores[b] : a < b; };
     const std::size_t k = std::min(options.max_hits, hits.size());
     std::partial_sort(hits.begin(), hits.begin() + static_cast<std::ptrdiff_t>(k), hits.end(), better);
     hits.resize(k);
+    if (options.max_evalue)
+        std::erase_if(hits, [&](std::uint32_t t) {
+            return evalue(*ka, scores[t], query_len, ref_lens[t], db) > *options.max_evalue;
+        });
     return hits;
 }
 

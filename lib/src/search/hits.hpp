@@ -11,19 +11,29 @@
 
 namespace gpualign::detail {
 
-/// Whether a hit of score `s` passes the filters: local scores above 0,
-/// --min-score, --evalue (each keeps the scores from a threshold up).
-/// `ka` must be set when options.max_evalue is.
-bool passes_filters(std::int32_t s, AlignMode mode, const SearchOptions& options,
-                    const std::optional<KarlinAltschul>& ka, std::uint64_t query_len, std::uint64_t db_letters);
+/// Whether a hit of score `s` passes the score filters: local scores above
+/// 0 and --min-score (each keeps the scores from a threshold up, so a top-k
+/// by score taken before or after them is the same).
+bool passes_score_filters(std::int32_t s, AlignMode mode, const SearchOptions& options);
+
+/// Drops from `hits` those whose E-value exceeds options.max_evalue (none
+/// when it is unset); keeps the order. The E-value filter comes after the
+/// top max_hits by score: Spouge's E-value depends on the DB record's
+/// length, so it is not monotone in the score, and every backend applies
+/// it to the same top list.
+void drop_above_evalue(std::vector<SearchHit>& hits, const SearchOptions& options);
 
 /// Letters of the DB records (their sequences' lengths summed).
 std::uint64_t letters_of(std::span<const RecordView> db);
 
+/// The DB of the E-values: --db-size and --db-seqs, else the letters and
+/// records of `db`.
+DbSize db_size_of(std::span<const RecordView> db, const SearchOptions& options);
+
 /// Fills the statistics of `hit` (local mode with published λ/K only) for a
-/// query of m letters and a DB of n.
-void add_statistics(SearchHit& hit, AlignMode mode, const std::optional<KarlinAltschul>& ka, std::uint64_t m,
-                    std::uint64_t n);
+/// query of `query_len` letters and a DB record of `ref_len` in the DB `db`.
+void add_statistics(SearchHit& hit, AlignMode mode, const std::optional<KarlinAltschul>& ka, std::uint64_t query_len,
+                    std::uint64_t ref_len, DbSize db);
 
 /// With both strands: keeps in `scores` (the plus strand's, one per DB
 /// record) the better of each record's two scores (better_strand, ties to

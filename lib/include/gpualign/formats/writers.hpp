@@ -93,8 +93,9 @@ struct WriterOptions {
     /// = and X.
     bool sam_cigar_m = false;
     /// BLAST tabular output of pairs (sw/nw): the Karlin-Altschul parameters
-    /// of the scheme for E-values and bit scores (E = K m n e^(-lambda S),
-    /// m and n the query and ref lengths, as BLAST's bl2seq); none: NA.
+    /// of the scheme for E-values and bit scores (statistics.hpp evalue, the
+    /// DB being the pair's one ref, as blastn -subject with one record);
+    /// none: NA.
     std::optional<KarlinAltschul> statistics;
 };
 

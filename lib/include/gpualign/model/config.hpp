@@ -89,10 +89,14 @@ struct SearchOptions {
     std::size_t max_hits = Defaults::search_max_hits;  ///< -k/--max-hits, >= 1
     std::optional<std::int32_t> min_score;            ///< --min-score: score >= this
     std::optional<double> max_evalue;                 ///< --evalue: E-value <= this (needs published λ/K), > 0
-    /// --db-size: the DB letters N of the E-values and of the --evalue
+    /// --db-size: the DB letters of the E-values and of the --evalue
     /// filter (BLAST's -dbsize), > 0; unset: the letters of the DB searched. A
-    /// search of one shard of a DB gives the whole DB's E-values with it.
+    /// search of one shard of a DB gives the whole DB's E-values with it
+    /// and --db-seqs.
     std::optional<std::uint64_t> db_size;
+    /// --db-seqs: the DB sequence count of the E-values' length adjustment
+    /// (BLAST's db_num_seqs), > 0; unset: the records of the DB searched.
+    std::optional<std::uint64_t> db_sequences;
 };
 
 /// Parses a byte count as written on the command line: decimal digits with an

@@ -36,15 +36,21 @@ struct SearchHit {
 /// canonical order: score descending, then DB index ascending. A record is a
 /// hit when its score is > 0 (local; 0 means unaligned) or any score
 /// (global, semi-global: every pair has an alignment, possibly of negative
-/// score), at least options.min_score, its E-value at most
-/// options.max_evalue (only when `ka` is set), and it is among the first
-/// options.max_hits.
-/// @param query_len, db_letters  m and N of the E-value.
+/// score), at least options.min_score, and it is among the first
+/// options.max_hits of those; then, with options.max_evalue, those whose
+/// E-value (statistics.hpp evalue with `ka`) is above it are dropped. The
+/// E-value filter comes after the top max_hits because Spouge's E-value
+/// depends on the record's length, so it is not monotone in the score.
+/// @param query_len  the query's letters (m of the E-value).
+/// @param ref_lens   the letters of each DB record (as many as `scores`);
+///                   read only with options.max_evalue.
+/// @param db         the DB of the E-values (DbSize).
 /// @return DB indices, at most options.max_hits.
-/// @throws std::invalid_argument when options.max_evalue is set without `ka`.
+/// @throws std::invalid_argument when options.max_evalue is set without `ka`
+///         or with `ref_lens` of another size than `scores`.
 std::vector<std::uint32_t> select_hits(std::span<const std::int32_t> scores, AlignMode mode,
                                        const SearchOptions& options, const std::optional<KarlinAltschul>& ka,
-                                       std::uint64_t query_len, std::uint64_t db_letters);
+                                       std::uint64_t query_len, std::span<const std::uint64_t> ref_lens, DbSize db);
 
 /// Searches one query against `db` on the CPU with the `kernel` (inter-pair
 /// SIMD, whose lanes share the query, or the scalar reference align_pair,
