@@ -9,6 +9,8 @@
 # does not use their system services (where systemd runs, apt starts
 # mariadb and munge as usual): it starts daemons of its own under a
 # temporary folder, on free ports and its own munge socket.
+# ncbi-blast+ (2.12) is the reference of tests/cli/blast_stats_cli_test.cpp
+# (E-values and bit scores against blastp and blastn).
 # pybind11-dev, python3-dev, python3-numpy, python3-pytest and python3-pandas
 # build and test the Python module (python/, docs/python.md).
 set -euo pipefail
@@ -20,4 +22,4 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ make libseqan3-dev libcxxopts-dev libspdlog-dev libfmt-dev \
   googletest libgtest-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev bzip2 xz-utils zstd samtools ca-certificates libwfa2-dev help2man libhwy-dev libparasail-dev \
   pybind11-dev python3-dev python3-numpy python3-pytest python3-pandas \
-  snakemake seqkit slurm-wlm slurmdbd munge mariadb-server >/dev/null
+  snakemake seqkit slurm-wlm slurmdbd munge mariadb-server ncbi-blast+ >/dev/null
