@@ -11,7 +11,8 @@ shard searching the whole DB), and writes
                    empty for an empty shard (more shards than records);
   OUTDIR/extra     the options every shard's gpualign call gets: the alphabet
                    of the whole input (--detect-alphabet) and, for search, the
-                   whole DB's letters (--db-size);
+                   whole DB's letters (--db-size) and sequence count
+                   (--db-seqs), which the E-values' length adjustment needs;
   OUTDIR/qnames    search: the query IDs in input order (the merge walks them).
 
 Python 3 standard library only; seqkit does the reading.
@@ -108,8 +109,8 @@ def db_file_alphabet(path):
 
 def plan_db_file(args, qlens):
     """A search against a DB file: the queries cut by their letters; the
-    alphabet is the DB's (the queries must look alike); no --db-size, as
-    every shard searches the whole DB."""
+    alphabet is the DB's (the queries must look alike); no --db-size or
+    --db-seqs, as every shard searches the whole DB."""
     extra = []
     if args.detect_alphabet:
         qa, da = detect_alphabet(args, args.queries), db_file_alphabet(args.refs)
@@ -142,6 +143,7 @@ def main():
     p.add_argument("--seqkit", default="seqkit")
     p.add_argument("--detect-alphabet", action="store_true")
     p.add_argument("--db-size", action="store_true")
+    p.add_argument("--db-seqs", action="store_true")
     args = p.parse_args()
 
     qids, qlens = lengths(args, args.queries)
@@ -168,6 +170,8 @@ def main():
         extra += ["--alphabet", qa]
     if args.db_size:
         extra += ["--db-size", str(sum(rlens))]
+    if args.db_seqs:
+        extra += ["--db-seqs", str(len(rlens))]
 
     write_plan(args, cut(weights, args.shards), extra, qids if args.mode == "search" else [])
 
