@@ -229,6 +229,19 @@ TEST_F(InputCli, SearchWithNoQueriesOrAnEmptyDbIsAnEmptyRun) {
     EXPECT_TRUE(has(zero.err, "record 1 'z': empty sequence")) << zero.err;
 }
 
+TEST_F(InputCli, MakedbRefusesAnEmptyInputAndZeroLengthRecords) {
+    write("empty.fa", "");
+    const RunResult empty = run("makedb " + path("empty.fa") + " " + path("e.gadb"));
+    EXPECT_EQ(empty.exit_code, 1) << empty.err;
+    EXPECT_TRUE(has(empty.err, "empty.fa: no records")) << empty.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "e.gadb"));
+    write("z.fa", ">a\nACGT\n>z\n");
+    const RunResult zero = run("makedb " + path("z.fa") + " " + path("z.gadb"));
+    EXPECT_EQ(zero.exit_code, 1) << zero.err;
+    EXPECT_TRUE(has(zero.err, "record 2 'z': empty sequence")) << zero.err;
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "z.gadb"));
+}
+
 // ---- item 11: one pipe given twice ------------------------------------------------------------
 
 TEST_F(InputCli, OnePipeAsBothInputsIsRefusedClearly) {

@@ -94,10 +94,18 @@ SearchDbSummary make_search_db(const std::string& fasta_path, const std::string&
     for (const auto& b : blocks)
         for (std::size_t k = 0; k < b->size(); ++k) {
             const RecordView r = (*b)[k];
+            // The search backends (the GPU scan engine among them) take no zero-length sequence.
+            if (r.sequence.empty())
+                throw InputError(fmt::format("{}: record {} '{}': empty sequence (a DB record needs a letter)",
+                                             display_path(fasta_path), r.number, r.name));
             ++records;
             letters += r.sequence.size();
             text_bytes += r.name.size() + r.description.size();
         }
+    if (records == 0)
+        throw InputError(fmt::format("{}: no records: a DB needs at least one (search an empty FASTA file directly "
+                                     "for an empty search)",
+                                     display_path(fasta_path)));
     const Header h = layout(alphabet, records, letters, text_bytes);
 
     OutputFile out(db_path);

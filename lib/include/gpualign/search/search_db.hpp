@@ -58,13 +58,15 @@ struct SearchDbSummary {
     std::uint64_t file_bytes = 0;
 };
 
-/// `gpualign makedb`: reads `fasta_path` (FASTA or FASTQ, plain or gzip, "-"
+/// `gpualign makedb`: reads `fasta_path` (FASTA or FASTQ, plain or compressed, "-"
 /// for stdin; as the search reads its DB, on `threads` parser threads),
 /// encodes it in `choice` (automatic: detected as for a search) and writes
 /// the DB file `db_path` (format above). The file appears only complete
 /// (OutputFile: a temporary file renamed into place).
 /// @throws InputError for bad input (the reader's messages: file, record,
-///         position); OutputError when `db_path` cannot be written.
+///         position), an input with no records or a zero-length record (a
+///         DB holds at least one record of at least one letter);
+///         OutputError when `db_path` cannot be written.
 SearchDbSummary make_search_db(const std::string& fasta_path, const std::string& db_path, AlphabetChoice choice,
                                int threads);
 
