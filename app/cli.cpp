@@ -1,7 +1,10 @@
 // gpualign command line: cxxopts options -> AlignConfig.
 #include "cli.hpp"
 
+#include <cctype>
+#include <filesystem>
 #include <initializer_list>
+#include <system_error>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +16,7 @@
 
 #include "gpualign/align/simd_aligner.hpp"
 #include "gpualign/gpu/device.hpp"
+#include "gpualign/io/matrix.hpp"
 
 namespace gpualign::cli {
 namespace {
@@ -24,6 +28,13 @@ std::string join_args(int argc, const char* const* argv) {
         if (argv[i]) out += argv[i];
     }
     return out;
+}
+
+/// simd_targets() by their instruction sets' names (simd_instruction_set).
+std::vector<std::string> simd_instruction_sets() {
+    std::vector<std::string> names;
+    for (const std::string& t : simd_targets()) names.push_back(simd_instruction_set(t));
+    return names;
 }
 
 std::string fmt_seconds(double s) {
@@ -67,11 +78,11 @@ cxxopts::Options make_options() {
         ("alphabet", "auto|dna|protein (auto decides per file from its content)", cxxopts::value<std::string>()->default_value("auto"));
     o.add_options("Input/output")
         ("o,output", "output file; '-' = stdout", cxxopts::value<std::string>()->default_value("-"))
-        ("format", "tsv|sam|paf|blast6 (default: from the output file's extension: .sam, .paf, .m8 or .blast6, "
-                   "else tsv; paf with sw/nw/sg only)", cxxopts::value<std::string>())
+        ("format", "tsv|sam|paf|blast6 (m8 = blast6; any case; default: from the output file's extension: .sam, "
+                   ".paf, .m8 or .blast6, else tsv; paf with sw/nw/sg only)", cxxopts::value<std::string>())
         ("score-only", "report score and coordinates only, no CIGAR")
-        ("cigar", "SAM CIGAR and PAF cg:Z operations: eqx (= and X) or m (M for both, as BWA and minimap2 write)",
-         cxxopts::value<std::string>()->default_value("eqx"));
+        ("cigar", "CIGAR operations of SAM, PAF cg:Z and the TSV cigar column: eqx (= and X) or m (M for both, as "
+                  "BWA and minimap2 write)", cxxopts::value<std::string>()->default_value("eqx"));
     o.add_options("Search")
         ("mode", "search: local|global|semi-global (default local, Smith-Waterman; semi-global: the query end "
                  "to end, the DB record's end gaps free)", cxxopts::value<std::string>())
@@ -85,9 +96,13 @@ cxxopts::Options make_options() {
          cxxopts::value<std::uint64_t>())
         ("db-seqs", "search: the DB sequence count for the E-values' length adjustment (default: the records of "
                     "DB; give the whole DB's count, with --db-size, when searching one shard of it)",
-         cxxopts::value<std::uint64_t>());
+         cxxopts::value<std::uint64_t>())
+        ("secondary", "search: yes|no: write every hit (SAM: the best of each query primary, the others FLAG 256, "
+                      "MAPQ 0), or only each query's best hit (as -k 1; minimap2's --secondary)",
+         cxxopts::value<std::string>());
     o.add_options("Execution")
-        ("threads", "CPU threads, 0 = all cores", cxxopts::value<int>()->default_value("0"))
+        ("t,threads", "CPU threads, 0 = all cores (at most " + str(Defaults::max_threads) + ")",
+         cxxopts::value<int>()->default_value("0"))
         ("backend", "auto|cpu|gpu (auto uses a GPU when one is visible)", cxxopts::value<std::string>()->default_value("auto"))
         ("cpu-kernel", "simd|scalar: the CPU backend's kernel, inter-pair SIMD (the best instruction set of this CPU, "
                        "picked at run time) or the scalar reference, and for long pairs the SIMD or scalar tile "
@@ -122,12 +137,40 @@ cxxopts::Options make_options() {
     return o;
 }
 
+/// The end of --help (and so of the man page, which help2man makes from
+/// it): the exit status and the TSV columns.
+std::string help_epilogue() {
+    return "Exit status:\n"
+           "  0  success (also --help, --version, and an input with no records)\n"
+           "  1  bad input or an I/O or device failure: one error line names the file, record and position;\n"
+           "     no output file is left\n"
+           "  2  bad command line: the error line names the option (also --strand both on protein input)\n"
+           "\n"
+           "Output columns (TSV; 0-based half-open coordinates, on each sequence's forward strand):\n"
+           "  sw/nw/sg:  query query_len query_begin query_end ref ref_len ref_begin ref_end score matches\n"
+           "             mismatches gap_opens alignment_len identity cigar strand\n"
+           "  search:    the same up to cigar, then evalue bitscore strand (E-values and bit scores as BLAST+)\n"
+           "  With --score-only the six columns from matches to cigar are '*'. SAM, PAF (minimap2) and BLAST\n"
+           "  tabular (outfmt 6) follow their own specs, with 1-based coordinates where the spec has them.\n"
+           "\n"
+           "Examples:\n"
+           "  gpualign sw reads.fq windows.fa -o out.sam         local alignment of read i with window i, SAM\n"
+           "  gpualign nw a.fa b.fa --score-only -o scores.tsv    global scores only\n"
+           "  gpualign sg reads.fa windows.fa --strand both -o out.paf\n"
+           "  gpualign makedb uniprot.fa uniprot.gadb && gpualign search queries.fa uniprot.gadb -k 5 -o hits.m8\n";
+}
+
 /// The pair subcommands and their modes.
 AlignMode parse_command(const std::string& word) {
     if (word == "sw") return AlignMode::local;
     if (word == "nw") return AlignMode::global;
     if (word == "sg") return AlignMode::semi_global;
     throw UsageError("the command must be one of sw|nw|sg|search|makedb, got '" + word + "'");
+}
+
+std::string lower(std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
 }
 
 template <typename Enum>
@@ -159,7 +202,9 @@ AlignConfig makedb_config(const cxxopts::ParseResult& r, const std::vector<std::
     c.alphabet = parse_choice<AlphabetChoice>("alphabet", r["alphabet"].as<std::string>(),
                                               {{"auto", AlphabetChoice::automatic}, {"dna", AlphabetChoice::dna}, {"protein", AlphabetChoice::protein}});
     c.threads = r["threads"].as<int>();
-    if (c.threads < 0) throw UsageError("--threads must be non-negative, got " + std::to_string(c.threads));
+    if (c.threads < 0 || c.threads > Defaults::max_threads)
+        throw UsageError("--threads must be between 0 (all cores) and " + std::to_string(Defaults::max_threads) +
+                         ", got " + std::to_string(c.threads));
     return c;
 }
 
@@ -191,9 +236,16 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
             so.db_sequences = r["db-seqs"].as<std::uint64_t>();
             if (*so.db_sequences == 0) throw UsageError("--db-seqs must be positive");
         }
+        if (r.count("secondary") &&
+            !parse_choice<bool>("secondary", r["secondary"].as<std::string>(), {{"yes", true}, {"no", false}})) {
+            if (r.count("max-hits") && so.max_hits > 1)
+                throw UsageError("--secondary no keeps one hit per query; it conflicts with --max-hits " +
+                                 std::to_string(so.max_hits));
+            so.max_hits = 1;
+        }
         c.search = so;
     } else {
-        const char* search_only[] = {"mode", "max-hits", "min-score", "evalue", "db-size", "db-seqs"};
+        const char* search_only[] = {"mode", "max-hits", "min-score", "evalue", "db-size", "db-seqs", "secondary"};
         for (const char* opt : search_only)
             if (r.count(opt)) throw UsageError(std::string("--") + opt + " applies to `gpualign search` only");
         c.mode = parse_command(pos[0]);
@@ -201,7 +253,13 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     c.query_path = pos[1];
     c.ref_path = pos[2];
     c.out_path = r["output"].as<std::string>();
-    if (r.count("format")) c.format = parse_choice<OutputFormat>("format", r["format"].as<std::string>(), {{"tsv", OutputFormat::tsv}, {"sam", OutputFormat::sam}, {"blast6", OutputFormat::blast6}, {"paf", OutputFormat::paf}});
+    if (r.count("format"))
+        c.format = parse_choice<OutputFormat>("format", lower(r["format"].as<std::string>()),
+                                              {{"tsv", OutputFormat::tsv},
+                                               {"sam", OutputFormat::sam},
+                                               {"blast6", OutputFormat::blast6},
+                                               {"m8", OutputFormat::blast6},
+                                               {"paf", OutputFormat::paf}});
     c.alphabet = parse_choice<AlphabetChoice>("alphabet", r["alphabet"].as<std::string>(),
                                               {{"auto", AlphabetChoice::automatic}, {"dna", AlphabetChoice::dna}, {"protein", AlphabetChoice::protein}});
     if (r.count("match")) c.match = r["match"].as<int>();
@@ -220,6 +278,7 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     c.cpu_kernel = parse_choice<CpuKernel>("cpu-kernel", r["cpu-kernel"].as<std::string>(),
                                            {{"simd", CpuKernel::simd}, {"scalar", CpuKernel::scalar}});
     c.device = r["device"].as<int>();
+    c.devices_chosen = r.count("device") > 0 || r.count("devices") > 0;
     if (r.count("devices")) {
         if (r.count("device")) throw UsageError("--device and --devices conflict; give one (--devices 0 is --device 0)");
         c.all_devices = parse_device_list(r["devices"].as<std::string>(), c.devices);
@@ -234,6 +293,15 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     if (verbosity == Verbosity::quiet && c.progress == ProgressChoice::automatic) c.progress = ProgressChoice::never;
     c.command_line = std::move(command_line);
     c.validate();
+    if (r.count("cigar") && (c.score_only || c.output_format() == OutputFormat::blast6))
+        throw UsageError(c.score_only ? "--cigar chooses CIGAR operations; --score-only computes no CIGAR"
+                                      : "--cigar chooses CIGAR operations; BLAST tabular output has no CIGAR column");
+    if (c.matrix && !is_builtin_matrix(*c.matrix)) {
+        std::error_code ec;
+        if (!std::filesystem::exists(*c.matrix, ec))
+            throw UsageError(fmt::format("--matrix {}: not a built-in matrix ({}) and no such file", *c.matrix,
+                                         fmt::join(builtin_matrix_names(), ", ")));
+    }
     return c;
 }
 
@@ -256,15 +324,16 @@ Command parse_command_line(int argc, const char* const* argv) {
         Command cmd;
         if (r.count("help")) {
             cmd.action = Command::Action::help;
-            cmd.text = options.help({"Scoring", "Input/output", "Search", "Execution", "General"}) + '\n';
+            cmd.text = options.help({"Scoring", "Input/output", "Search", "Execution", "General"}) + '\n' + help_epilogue();
             return cmd;
         }
         if (r.count("version")) {
             cmd.action = Command::Action::version;
             cmd.text = std::string("gpualign ") + GPUALIGN_VERSION + " (commit " + GPUALIGN_GIT_COMMIT + ")\n" +
                        "GPU backend: " + gpu::build_description() + "\n" +
-                       "CPU backend: inter-pair SIMD kernels (Highway; this CPU: " + simd_target() + "; compiled and supported: " +
-                       fmt::format("{}", fmt::join(simd_targets(), " ")) + "), scalar reference, OpenMP\n";
+                       "CPU backend: inter-pair SIMD kernels (Highway; this CPU: " +
+                       simd_instruction_set(simd_target()) + "; compiled and supported: " +
+                       fmt::format("{}", fmt::join(simd_instruction_sets(), ", ")) + "), scalar reference, OpenMP\n";
             return cmd;
         }
         if (r.count("verbose") && r.count("quiet")) throw UsageError("--verbose and --quiet conflict");

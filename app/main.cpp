@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -66,6 +67,11 @@ void prefer_eager_cuda_module_loading() { (void)::setenv("CUDA_MODULE_LOADING", 
 void prefer_cuda_hardware_queues(const gpualign::AlignConfig& c) {
     const std::string queues = std::to_string(gpualign::cuda_hardware_queues(c));
     (void)::setenv("CUDA_DEVICE_MAX_CONNECTIONS", queues.c_str(), 0);
+}
+
+/// "1 pair", "2 pairs": a count with its noun in the right number.
+std::string counted_noun(std::uint64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 /// The log level that -v / -q ask for.
@@ -130,9 +136,14 @@ int main(int argc, char** argv) {
     try {
         const gpualign::RunStats stats =
             cmd.config.search ? gpualign::run_search(cmd.config) : gpualign::run_alignment(cmd.config);
-        spdlog::info("{} pairs, {} cells, {:.3f} s, {:.3f} GCUPS, backend {}{}", stats.pairs, stats.cells, stats.seconds,
+        const std::string counted = cmd.config.search
+                                        ? counted_noun(stats.queries, "query", "queries") + ", " +
+                                              counted_noun(stats.hits, "hit", "hits")
+                                        : counted_noun(stats.pairs, "pair", "pairs");
+        spdlog::info("{}, {} cells, {:.3f} s, {:.3f} GCUPS, backend {}{}", counted, stats.cells, stats.seconds,
                      stats.gcups(), stats.backend,
-                     stats.long_pairs ? "; " + std::to_string(stats.long_pairs) + " long pairs on the long-pair path"
+                     stats.long_pairs ? "; " + counted_noun(stats.long_pairs, "long pair", "long pairs") +
+                                            " on the long-pair path"
                                       : std::string());
     } catch (const gpualign::OptionError& e) {  // an option the input does not allow: a command-line error
         spdlog::error("{}", e.what());

@@ -3,6 +3,8 @@
 // every thread, outside the per-pair loop) with the full matrix's bytes; the
 // progress line (--progress) and its text.
 #include <gtest/gtest.h>
+#include <pty.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -98,7 +100,7 @@ TEST_F(LongPairsCli, PairAboveFullMatrixCellsMatchesTheFullMatrixReference) {
                                                                       scheme, align_mode, false);
         EXPECT_FALSE(want.cigar.empty());
         EXPECT_EQ(got_columns(got[0]), expected_columns(want)) << mode;
-        EXPECT_NE(res.err.find("1 long pairs on the long-pair path"), std::string::npos) << res.err;
+        EXPECT_NE(res.err.find("1 long pair on the long-pair path"), std::string::npos) << res.err;
         // Not a terminal, no --progress: no progress line.
         EXPECT_EQ(res.err.find("aligning pair"), std::string::npos) << res.err;
     }
@@ -124,7 +126,7 @@ TEST_F(LongPairsCli, LongPairSimdAndScalarTileKernelsWriteTheSameBytes) {
             const std::string a = slurp(dir_ / "simd.out");
             EXPECT_FALSE(a.empty()) << base;
             EXPECT_EQ(a, slurp(dir_ / "scalar.out")) << base;
-            EXPECT_NE(simd.err.find("1 long pairs on the long-pair path"), std::string::npos) << simd.err;
+            EXPECT_NE(simd.err.find("1 long pair on the long-pair path"), std::string::npos) << simd.err;
             if (extra.empty()) {
                 const std::vector<std::string> got = rows(a);
                 ASSERT_EQ(got.size(), 1u);
@@ -150,7 +152,7 @@ TEST_F(LongPairsCli, SemiGlobalLongPairMatchesTheFullMatrixReference) {
         const RunResult res = run("sg " + qf.string() + " " + rf.string() + " --backend cpu --threads 2 -v -o " +
                                   out.string() + (score_only ? " --score-only" : ""));
         ASSERT_EQ(res.exit_code, 0) << res.err;
-        EXPECT_NE(res.err.find("1 long pairs on the long-pair path"), std::string::npos) << res.err;
+        EXPECT_NE(res.err.find("1 long pair on the long-pair path"), std::string::npos) << res.err;
         const std::vector<std::string> got = rows(slurp(out));
         ASSERT_EQ(got.size(), 1u);
         const AlignmentResult want = gpualign::align_pair_full_matrix(gpualign::test::dna(q), gpualign::test::dna(r),
@@ -244,7 +246,8 @@ TEST_F(LongPairsCli, ProgressAlwaysPrintsTheLineOnStderr) {
     RunResult res = run("nw " + qf.string() + " " + rf.string() + " --backend cpu --progress always -q -o " +
                         out.string());
     ASSERT_EQ(res.exit_code, 0) << res.err;
-    EXPECT_NE(res.err.find("\raligning pair 1 (q0 x r0): "), std::string::npos) << res.err;
+    EXPECT_TRUE(res.err.starts_with("aligning pair 1 (q0 x r0): ")) << res.err;  // a file: a line each
+    EXPECT_EQ(res.err.find('\r'), std::string::npos) << res.err;
     EXPECT_NE(res.err.find("GCUPS"), std::string::npos) << res.err;
     EXPECT_NE(res.err.find("Gcells"), std::string::npos) << res.err;
     EXPECT_NE(res.err.find("(100%)"), std::string::npos) << res.err;
@@ -333,10 +336,42 @@ TEST(LongPairsProgress, DelayAndPeriod) {
     fs::remove(p);
     EXPECT_EQ(text.find("pair 1"), std::string::npos) << text;
     EXPECT_EQ(text.find("pair 3"), std::string::npos) << text;
-    EXPECT_EQ(split(text, '\r').size(), 2u) << text;  // one rewrite of pair 2
+    EXPECT_EQ(split(text, '\n').size(), 2u) << text;  // one line of pair 2 (a file: no '\r')
     EXPECT_NE(text.find("aligning pair 2 (a x b): 0.000 of 0.000 Gcells (10%)"), std::string::npos) << text;
     EXPECT_EQ(text.find("done in"), std::string::npos) << text;
     EXPECT_EQ(text.back(), '\n');
 }
 
 }  // namespace
+
+// On a terminal the lines are rewritten in place with '\r' and closed with
+// one newline; the run's closing line is written once.
+TEST(LongPairsProgress, TerminalLinesAreRewrittenInPlace) {
+    int master = -1, slave = -1;
+    if (::openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) GTEST_SKIP() << "no pseudo-terminal";
+    std::FILE* f = ::fdopen(slave, "w");
+    ASSERT_NE(f, nullptr);
+    {
+        gpualign::ProgressLine line(f, true, 0.0, 0.0);
+        line.begin("pair 2 (a x b)", 100);
+        line.update(10, 100);
+        line.update(20, 100);
+        line.end(true);
+    }
+    {
+        gpualign::RunProgress run(f, true, 0.0, 0.0);
+        run.update(5, 500);
+        run.finish();
+    }
+    std::fclose(f);
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+    ::close(master);
+    // The terminal turns '\n' into "\r\n" (ONLCR): count the rewrites before each newline.
+    EXPECT_NE(text.find("\raligning pair 2 (a x b): 0.000 of 0.000 Gcells (10%)"), std::string::npos) << text;
+    EXPECT_NE(text.find("\raligning pair 2 (a x b): 0.000 of 0.000 Gcells (20%)"), std::string::npos) << text;
+    EXPECT_NE(text.find("\raligning pair 2 (a x b): 0.000 of 0.000 Gcells (100%)"), std::string::npos) << text;
+    EXPECT_NE(text.find("\raligned 5 pairs, "), std::string::npos) << text;
+    EXPECT_EQ(gpualign::test::lines(text).size(), 2u) << text;
+}

@@ -266,7 +266,7 @@ TEST(Writers, SamHeaderAndRecords) {
         // local: 2 clipped query letters before, 1 after; POS = ref_begin + 1; NM = 1 X + 1 D
         "q1\t0\tr1\t3\t255\t2S3=1D2=1X1=1S\t*\t0\t0\tACGTACGTAC\tABCDEFGHIJ\tAS:i:7\tNM:i:2\tMD:Z:3^T2C1",
         // unaligned (local score 0): FLAG 4, no position; SEQ upper-cased
-        "q2\t4\t*\t0\t255\t*\t*\t0\t0\tAAAA\t*\tAS:i:0",
+        "q2\t4\t*\t0\t0\t*\t*\t0\t0\tAAAA\t*\tAS:i:0",
         "q3\t0\tr2\t1\t255\t4=1I1=\t*\t0\t0\tACGTTA\t*\tAS:i:3\tNM:i:1\tMD:Z:5",
     };
     EXPECT_EQ(lines, want);
@@ -335,7 +335,7 @@ TEST(Writers, MinusStrandInEveryFormat) {
     ASSERT_EQ(sam.size(), 5u);
     // SEQ: rc("gtacgtacgR") upper-cased = YCGTACGTAC; QUAL reversed; CIGAR, clips and MD as aligned.
     EXPECT_EQ(sam[3], "m1\t16\tr1\t3\t255\t2S3=1D2=1X1=1S\t*\t0\t0\tYCGTACGTAC\tJIHGFEDCBA\tAS:i:7\tNM:i:2\tMD:Z:3^T2C1");
-    EXPECT_EQ(sam[4], "q2\t4\t*\t0\t255\t*\t*\t0\t0\tAAAA\t*\tAS:i:0");
+    EXPECT_EQ(sam[4], "q2\t4\t*\t0\t0\t*\t*\t0\t0\tAAAA\t*\tAS:i:0");
     if (!have_samtools()) GTEST_SKIP() << "samtools not installed";
     const auto path = dir.path / "minus.sam";
     {

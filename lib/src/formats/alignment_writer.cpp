@@ -43,6 +43,10 @@ void AlignmentWriter::write(const SequenceRecord& query, const SequenceRecord& r
 void AlignmentWriter::write(const RecordView& query, const RecordView& ref, const AlignmentResult& result) {
     impl_->write(query, ref, result);
 }
+void AlignmentWriter::write_hit(const RecordView& query, const RecordView& ref, const AlignmentResult& result,
+                                bool secondary) {
+    impl_->write_hit(query, ref, result, secondary);
+}
 BatchWriteTimes AlignmentWriter::write_batch(std::span<const RecordView> queries, std::span<const RecordView> refs,
                                              std::span<const AlignmentResult> results, int threads) {
     if (queries.size() != refs.size() || queries.size() != results.size())

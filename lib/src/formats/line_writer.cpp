@@ -16,33 +16,42 @@ namespace {
 
 /// A writer of one text line a pair (TSV, PAF, BLAST tabular): an optional
 /// header line, then the lines in call order (write_batch formats them in
-/// parallel).
+/// parallel). The header goes out with the first line or on commit, so that
+/// a run that fails before its first pair leaves nothing on stdout either.
 class LineWriter final : public AlignmentWriter::Impl {
 public:
     LineWriter(const std::string& path, std::string_view header, LineFormat format, const WriterOptions& options)
-        : out_(path), format_(format), options_(options) {
-        if (!header.empty()) {
-            out_.write(header);
-            out_.write("\n");
-        }
-    }
+        : out_(path), header_(header), format_(format), options_(options) {}
     void add_reference(std::string_view, std::uint64_t) override {}
     void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
+        write_header();
         line_.clear();
         format_(q, r, res, options_, line_);
         out_.write({line_.data(), line_.size()});
     }
     BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                 std::span<const AlignmentResult> res, int threads) override {
+        write_header();
         return format_in_parallel(
             q.size(), threads, buffers_,
             [&](std::size_t k, fmt::memory_buffer& b) { format_(q[k], r[k], res[k], options_, b); },
             [this](std::string_view bytes) { out_.write(bytes); });
     }
-    void commit() override { out_.commit(); }
+    void commit() override {
+        write_header();
+        out_.commit();
+    }
 
 private:
+    void write_header() {
+        if (header_.empty()) return;
+        out_.write(header_);
+        out_.write("\n");
+        header_.clear();
+    }
+
     OutputFile out_;
+    std::string header_;  // emptied once written
     LineFormat format_;
     WriterOptions options_;
     fmt::memory_buffer line_;

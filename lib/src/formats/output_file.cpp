@@ -40,9 +40,21 @@ std::pair<int, std::string> create_temp(const std::filesystem::path& dir, const 
     throw OutputError(fmt::format("{}: cannot create a temporary file in '{}'", shown_output(for_path), dir.string()));
 }
 
+std::string link_target(const std::string& path) {
+    std::filesystem::path p(path);
+    std::error_code ec;
+    for (int hop = 0; hop < 40 && std::filesystem::is_symlink(p, ec); ++hop) {
+        const std::filesystem::path next = std::filesystem::read_symlink(p, ec);
+        if (ec) break;
+        p = next.is_absolute() ? next : p.parent_path() / next;
+    }
+    return p.string();
+}
+
 }  // namespace format_detail
 
 using format_detail::create_temp;
+using format_detail::link_target;
 using format_detail::shown_output;
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
@@ -59,11 +71,18 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
         if (!file_) fail("open", errno);
         return;
     }
-    const std::filesystem::path p(path_);
+    // Through a symbolic link, the file it names is replaced (as `>` would
+    // write it), and the link stays.
+    target_ = link_target(path_);
+    const std::filesystem::path p(target_);
     const auto dir = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
     auto [fd, name] = create_temp(dir, p.filename().string(), path_);
     temp_ = std::move(name);
     cleanup_slot_ = register_cleanup_path(temp_);
+    // An existing file keeps its permission bits (a new one gets 0666 less
+    // the umask, as create_temp made it).
+    struct stat old {};
+    if (::stat(target_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) (void)::fchmod(fd, old.st_mode & 07777);
     file_ = ::fdopen(fd, "w");
     if (!file_) {
         const int err = errno;
@@ -78,7 +97,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
 OutputFile::~OutputFile() { discard(); }
 
 OutputFile::OutputFile(OutputFile&& o) noexcept
-    : path_(std::move(o.path_)), temp_(std::exchange(o.temp_, {})), cleanup_slot_(std::exchange(o.cleanup_slot_, -1)),
+    : path_(std::move(o.path_)), target_(std::move(o.target_)), temp_(std::exchange(o.temp_, {})), cleanup_slot_(std::exchange(o.cleanup_slot_, -1)),
       file_(std::exchange(o.file_, nullptr)),
       is_stdout_(o.is_stdout_), committed_(o.committed_) {}
 
@@ -86,6 +105,7 @@ OutputFile& OutputFile::operator=(OutputFile&& o) noexcept {
     if (this != &o) {
         discard();
         path_ = std::move(o.path_);
+        target_ = std::move(o.target_);
         temp_ = std::exchange(o.temp_, {});
         cleanup_slot_ = std::exchange(o.cleanup_slot_, -1);
         file_ = std::exchange(o.file_, nullptr);
@@ -122,7 +142,7 @@ void OutputFile::commit() {
     }
     std::FILE* f = std::exchange(file_, nullptr);
     if (std::fclose(f) != 0) fail("close", errno);
-    if (!temp_.empty() && std::rename(temp_.c_str(), path_.c_str()) != 0) fail("rename the temporary file onto", errno);
+    if (!temp_.empty() && std::rename(temp_.c_str(), target_.c_str()) != 0) fail("rename the temporary file onto", errno);
     unregister_cleanup_path(std::exchange(cleanup_slot_, -1));
     committed_ = true;
 }

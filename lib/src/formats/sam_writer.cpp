@@ -162,23 +162,27 @@ public:
             if (it->second != length)
                 throw InputError(fmt::format("reference name '{}' occurs with two lengths ({} and {}); SAM @SQ "
                                              "names must be unique",
-                                             name, it->second, length));
+                                             shown_name(name), it->second, length));
             return;
         }
         if (!valid_rname(name))
             throw OutputError(fmt::format("{}: reference name '{}' is not a valid SAM reference name (SAM v1.6 §1.2.1)",
-                                          shown_output(out_.path()), name));
+                                          shown_output(out_.path()), shown_name(name)));
         if (length == 0 || length > 2147483647u)
             throw OutputError(fmt::format("{}: reference '{}' has length {}, outside SAM's 1..2^31-1",
-                                          shown_output(out_.path()), name, length));
+                                          shown_output(out_.path()), shown_name(name), length));
         fmt::format_to(fmt::appender(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
     }
 
     void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
+        write_hit(q, r, res, false);
+    }
+
+    void write_hit(const RecordView& q, const RecordView& r, const AlignmentResult& res, bool secondary) override {
         check_coordinates(q, r, res);
         add_reference(r.name, r.sequence.size());
         line_.clear();
-        format_record(q, r, res, line_);
+        format_record(q, r, res, line_, secondary);
         body_.write({line_.data(), line_.size()});
     }
 
@@ -206,24 +210,27 @@ public:
         return times;
     }
 
-    /// Appends the SAM record of one pair (references already declared) to `line_`.
-    void format_record(const RecordView& q, const RecordView& r, const AlignmentResult& res,
-                       fmt::memory_buffer& line_) const {
+    /// Appends the SAM record of one pair (references already declared) to
+    /// `line_`; `secondary`: a search hit that is not its query's best.
+    void format_record(const RecordView& q, const RecordView& r, const AlignmentResult& res, fmt::memory_buffer& line_,
+                       bool secondary = false) const {
         if (!valid_qname(q.name))
             throw OutputError(fmt::format("{}: query name '{}' (record {}) is not a valid SAM QNAME "
                                           "[!-?A-~]{{1,254}} (SAM v1.6 §1.4)",
-                                          shown_output(out_.path()), q.name, q.number));
+                                          shown_output(out_.path()), shown_name(q.name), q.number));
         // A pair with a zero-length side has no aligned column: unmapped (an empty SEQ is written '*').
         const bool unaligned = is_unaligned(res) || q.sequence.empty() || r.sequence.empty();
+        secondary = secondary && !unaligned;
         // A minus-strand record holds the reverse-complemented read (FLAG 16,
         // SAM v1.6 §1.4.10): SEQ, QUAL and the clips are those of the
         // sequence that was aligned. An unaligned read keeps its strand as read.
         const bool reverse = !unaligned && res.strand == Strand::minus;
         fmt::appender it(line_);
         if (unaligned) {
-            fmt::format_to(it, "{}\t4\t*\t0\t255\t*\t*\t0\t0\t", q.name);
+            fmt::format_to(it, "{}\t4\t*\t0\t0\t*\t*\t0\t0\t", q.name);
         } else {
-            fmt::format_to(it, "{}\t{}\t{}\t{}\t255\t", q.name, reverse ? 16 : 0, r.name, res.ref_begin + 1);
+            fmt::format_to(it, "{}\t{}\t{}\t{}\t{}\t", q.name, (reverse ? 16 : 0) + (secondary ? 256 : 0), r.name,
+                           res.ref_begin + 1, secondary ? 0 : 255);
             if (res.has_cigar) {
                 if (res.query_begin > 0) fmt::format_to(it, "{}S", res.query_begin);
                 if (meta_.sam_cigar_m)
@@ -237,7 +244,10 @@ public:
             }
             fmt::format_to(it, "\t*\t0\t0\t");
         }
-        append_seq_qual(q, reverse, line_);
+        if (secondary)
+            line_.append(std::string_view("*\t*"));
+        else
+            append_seq_qual(q, reverse, line_);
         fmt::format_to(it, "\tAS:i:{}", res.score);
         if (!unaligned && res.has_cigar) {
             fmt::format_to(it, "\tNM:i:{}", cigar_stats(res.cigar).edit_distance());

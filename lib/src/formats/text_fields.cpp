@@ -13,13 +13,21 @@
 
 namespace gpualign::format_detail {
 
+std::string shown_name(std::string_view name) {
+    constexpr std::size_t whole = 80, head = 60;
+    if (name.size() <= whole) return std::string(name);
+    std::size_t cut = head;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) --cut;  // a UTF-8 continuation byte
+    return fmt::format("{}... ({} bytes)", name.substr(0, cut), name.size());
+}
+
 void check_coordinates(const RecordView& q, const RecordView& r, const AlignmentResult& res) {
     if (res.query_begin < 0 || res.query_begin > res.query_end ||
         static_cast<std::size_t>(res.query_end) > q.sequence.size() || res.ref_begin < 0 ||
         res.ref_begin > res.ref_end || static_cast<std::size_t>(res.ref_end) > r.sequence.size())
         throw std::logic_error(fmt::format("alignment of '{}' and '{}' has coordinates [{}, {}) x [{}, {}) outside the "
                                            "sequences ({} x {})",
-                                           q.name, r.name, res.query_begin, res.query_end, res.ref_begin, res.ref_end,
+                                           shown_name(q.name), shown_name(r.name), res.query_begin, res.query_end, res.ref_begin, res.ref_end,
                                            q.sequence.size(), r.sequence.size()));
 }
 

@@ -16,8 +16,9 @@ namespace {
 
 /// Appends the columns query .. cigar of one pair's TSV line (no strand,
 /// no '\n') to `line_`: the part the pairs and search TSV share. The query
-/// coordinates are on the forward strand of the query.
-void append_tsv_columns(const RecordView& q, const RecordView& r, const AlignmentResult& res,
+/// coordinates are on the forward strand of the query; with `cigar_m` the
+/// CIGAR has M for = and X runs (--cigar m).
+void append_tsv_columns(const RecordView& q, const RecordView& r, const AlignmentResult& res, bool cigar_m,
                         fmt::memory_buffer& line_) {
     check_coordinates(q, r, res);
     fmt::appender it(line_);
@@ -31,6 +32,8 @@ void append_tsv_columns(const RecordView& q, const RecordView& r, const Alignmen
         fmt::format_to(it, "{}\t{}\t{}\t{}\t{:.4f}\t", st.matches, st.mismatches, st.gap_opens, len, identity);
         if (res.cigar.empty())
             line_.push_back('*');  // unaligned: '*', as SAM writes an absent CIGAR, never an empty field
+        else if (cigar_m)
+            append_cigar_m(res.cigar, line_);
         else
             append_cigar(res.cigar, line_);
     } else {
@@ -39,9 +42,9 @@ void append_tsv_columns(const RecordView& q, const RecordView& r, const Alignmen
 }
 
 /// Appends the TSV line of one pair (with the strand column and its '\n') to `line_`.
-void format_tsv_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions&,
+void format_tsv_line(const RecordView& q, const RecordView& r, const AlignmentResult& res, const WriterOptions& o,
                      fmt::memory_buffer& line_) {
-    append_tsv_columns(q, r, res, line_);
+    append_tsv_columns(q, r, res, o.sam_cigar_m, line_);
     line_.push_back('\t');
     line_.push_back(strand_char(res.strand));
     line_.push_back('\n');
@@ -55,9 +58,9 @@ std::unique_ptr<AlignmentWriter::Impl> make_tsv_writer(const std::string& path, 
 
 }  // namespace format_detail
 
-std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result) {
+std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result, bool cigar_m) {
     fmt::memory_buffer b;
-    format_detail::append_tsv_columns(query, ref, result, b);
+    format_detail::append_tsv_columns(query, ref, result, cigar_m, b);
     return fmt::to_string(b);
 }
 

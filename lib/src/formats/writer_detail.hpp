@@ -30,6 +30,10 @@ public:
     virtual ~Impl() = default;
     virtual void add_reference(std::string_view name, std::uint64_t length) = 0;
     virtual void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) = 0;
+    /// A search hit (AlignmentWriter::write_hit): as write() unless the format marks secondary hits (SAM).
+    virtual void write_hit(const RecordView& q, const RecordView& r, const AlignmentResult& res, bool /*secondary*/) {
+        write(q, r, res);
+    }
     virtual BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                         std::span<const AlignmentResult> res, int threads) = 0;
     virtual void commit() = 0;
@@ -65,6 +69,11 @@ std::unique_ptr<AlignmentWriter::Impl> make_line_writer(const std::string& path,
 /// `path`, or "<stdout>" for "-": how messages name an output.
 std::string shown_output(const std::string& path);
 
+/// The file `path` names once symbolic links are followed (at most 40; a
+/// dangling link gives the path it points to); `path` itself when it is
+/// not a link. Does not throw.
+std::string link_target(const std::string& path);
+
 /// Creates a new file named `dir/.base.PID.N.tmp` (O_EXCL, mode 0666 less
 /// the umask), write-only or, with `read_write`, read-write. Returns the fd
 /// and the name; throws OutputError on failure.
@@ -72,6 +81,10 @@ std::pair<int, std::string> create_temp(const std::filesystem::path& dir, const 
                                         const std::string& for_path, bool read_write = false);
 
 // ---- fields several formats share (text_fields.cpp) ---------------------------
+
+/// A sequence name as messages show it: whole up to 80 bytes, else its
+/// first 60 bytes (not cutting a UTF-8 character), "..." and its length.
+std::string shown_name(std::string_view name);
 
 /// @throws std::logic_error when `res` has coordinates outside the two sequences.
 void check_coordinates(const RecordView& q, const RecordView& r, const AlignmentResult& res);

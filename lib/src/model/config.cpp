@@ -25,9 +25,13 @@ void require(bool ok, const std::string& message) {
     if (!ok) throw std::invalid_argument(message);
 }
 
-void require_non_negative(const std::optional<std::int32_t>& v, const char* option) {
-    if (v) require(*v >= 0, std::string(option) + " must be >= 0 (a penalty is given as a non-negative number and subtracted), got " +
-                                std::to_string(*v));
+/// A score or penalty option: between `low` and max_score_magnitude; `what`
+/// says what the value is, so that the message tells why a sign is wrong.
+void require_score(const std::optional<std::int32_t>& v, const char* option, const char* what, std::int32_t low = 0) {
+    if (v)
+        require(*v >= low && *v <= max_score_magnitude,
+                std::string(option) + " is " + what + ": it must be between " + std::to_string(low) + " and " +
+                    std::to_string(max_score_magnitude) + ", got " + std::to_string(*v));
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -119,17 +123,20 @@ void AlignConfig::validate() const {
     require(!ref_path.empty(), "missing REFS file");
     require(!out_path.empty(), "-o/--output must not be empty");
     require(!(query_path == "-" && ref_path == "-"), "QUERIES and REFS cannot both be read from stdin");
-    require_non_negative(match, "--match");
-    require_non_negative(mismatch, "--mismatch");
-    require_non_negative(gap_open, "--gap-open");
-    require_non_negative(gap_extend, "--gap-extend");
+    require_score(match, "--match", "the score of two identical bases");
+    require_score(mismatch, "--mismatch", "a penalty (non-negative, subtracted)");
+    require_score(gap_open, "--gap-open", "a penalty (non-negative, subtracted; 0 = linear gaps)");
+    require_score(gap_extend, "--gap-extend", "a penalty (non-negative, subtracted)");
+    require_score(n_score, "--n-score", "the score of N against any base", -max_score_magnitude);
     if (alphabet == AlphabetChoice::protein)
         require(!match && !mismatch && !n_score, "--match, --mismatch and --n-score apply to DNA only; use --matrix for protein");
     require(!(strand == StrandChoice::both && alphabet == AlphabetChoice::protein), protein_strand_error);
     if (matrix) require(!matrix->empty(), "--matrix must name a matrix or a file");
     if (matrix) require(!match && !mismatch, "--matrix conflicts with --match/--mismatch");
     if (matrix) require(!n_score, "--matrix conflicts with --n-score (the matrix gives the scores of N)");
-    require(threads >= 0, "--threads must be >= 0, got " + std::to_string(threads));
+    require(threads >= 0 && threads <= Defaults::max_threads,
+            "--threads must be between 0 (all cores) and " + std::to_string(Defaults::max_threads) + ", got " +
+                std::to_string(threads));
     require(device >= 0, "--device must be >= 0, got " + std::to_string(device));
     for (const int d : devices) require(d >= 0, "--devices: ordinals must be >= 0, got " + std::to_string(d));
     require(!(all_devices && !devices.empty()), "--devices: 'all' or a list, not both");

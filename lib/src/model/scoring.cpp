@@ -28,7 +28,7 @@ std::int32_t ScoringScheme::max_abs_score() const noexcept {
 }
 
 namespace {
-constexpr std::int32_t max_magnitude = 1'000'000;
+constexpr std::int32_t max_magnitude = max_score_magnitude;
 void check_range(const char* what, std::int64_t v, std::int64_t lo) {
     if (v < lo || v > max_magnitude)
         throw std::invalid_argument(std::string(what) + " = " + std::to_string(v) + " is out of range [" +

@@ -45,7 +45,7 @@ public:
     CpuBackend(const AlignConfig& c, const ScoringScheme& s)
         : job_{s, c.mode, c.score_only, c.cpu_kernel, run_threads(c)}, progress_(c, 1) {
         description_ = "cpu (" + std::to_string(job_.threads) + " threads, " +
-                       (job_.cpu_kernel == CpuKernel::simd ? "simd " + simd_target() : std::string("scalar")) + ")";
+                       (job_.cpu_kernel == CpuKernel::simd ? "simd " + simd_instruction_set(simd_target()) : std::string("scalar")) + ")";
     }
 
     /// Sorts the pairs of `b` into those for align_pairs_cpu and the long

@@ -271,8 +271,8 @@ void PairsRun::finish(std::unique_ptr<detail::PairBackend> backend, RunStats& st
     stats.cpu_fallback = totals.cpu_fallback;
     stats.long_pairs = totals.long_pairs;
     if (stats.cpu_fallback > 0)
-        spdlog::info("{} pairs did not fit the GPU engines' --gpu-memory and were aligned on the CPU",
-                     stats.cpu_fallback);
+        spdlog::info("{} {} not fit the GPU engines' --gpu-memory and {} aligned on the CPU", stats.cpu_fallback,
+                     stats.cpu_fallback == 1 ? "pair did" : "pairs did", stats.cpu_fallback == 1 ? "was" : "were");
     backend->log_devices();
     if (totals.long_engine_ms > 0)
         spdlog::debug("GPU long-pair engine: {:.3f} s of kernels", totals.long_engine_ms / 1000.0);

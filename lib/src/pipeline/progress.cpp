@@ -1,6 +1,8 @@
 // The progress line of long pairs (progress.hpp).
 #include "gpualign/pipeline/progress.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -15,11 +17,19 @@ std::string gcells(double cells, double forward) {
     return fmt::format("{:.{}f}", cells / 1e9, forward < 1e9 ? 3 : 1);
 }
 
+/// True when `out` is not a terminal (a file or pipe under --progress always).
+bool line_per_update(std::FILE* out) noexcept { return out != nullptr && ::isatty(::fileno(out)) != 1; }
+
 /// Rewrites the line on `out`: '\r', the text, and spaces over the end of a
-/// longer previous line (no terminal escapes: the stream may be a file under
-/// --progress always). stdio, not fmt::print: a failed write to stderr must
-/// not fail the run. Updates `last_width`.
-void rewrite_line(std::FILE* out, const std::string& text, std::size_t& last_width) {
+/// longer previous line; with `lines` (not a terminal), the text and '\n'.
+/// stdio, not fmt::print: a failed write to stderr must not fail the run.
+/// Updates `last_width`.
+void rewrite_line(std::FILE* out, const std::string& text, std::size_t& last_width, bool lines) {
+    if (lines) {
+        std::fputs((text + "\n").c_str(), out);
+        std::fflush(out);
+        return;
+    }
     const std::size_t pad = last_width > text.size() ? last_width - text.size() : 0;
     const std::string line = "\r" + text + std::string(pad, ' ');
     std::fputs(line.c_str(), out);
@@ -53,8 +63,12 @@ std::string format_progress_done(const std::string& label, std::uint64_t cells_d
 std::string format_run_progress(std::uint64_t pairs, std::uint64_t cells, double seconds) {
     const double c = static_cast<double>(cells);
     const double rate = seconds > 0 ? c / seconds : 0.0;
-    return fmt::format("aligned {} pairs, {} Gcells, {:.1f} GCUPS, {:.1f}s", pairs, gcells(c, c), rate / 1e9, seconds);
+    return fmt::format("aligned {} {}, {} Gcells, {:.1f} GCUPS, {:.1f}s", pairs, pairs == 1 ? "pair" : "pairs", gcells(c, c), rate / 1e9, seconds);
 }
+
+RunProgress::RunProgress(std::FILE* out, bool enabled, double delay_s, double period_s) noexcept
+    : out_(out), enabled_(enabled && out != nullptr), delay_s_(delay_s), period_s_(period_s), start_(Clock::now()),
+      lines_(line_per_update(out)) {}
 
 void RunProgress::update(std::uint64_t pairs, std::uint64_t cells) {
     if (!enabled_) return;
@@ -70,16 +84,23 @@ void RunProgress::update(std::uint64_t pairs, std::uint64_t cells) {
 
 void RunProgress::finish() {
     if (!enabled_ || !shown_) return;
-    write(std::chrono::duration<double>(Clock::now() - start_).count());
-    std::fputc('\n', out_);
+    if (!lines_ || written_pairs_ != pairs_ || written_cells_ != cells_)
+        write(std::chrono::duration<double>(Clock::now() - start_).count());
+    if (!lines_) std::fputc('\n', out_);
     std::fflush(out_);
     shown_ = false;
 }
 
 void RunProgress::write(double elapsed) {
-    rewrite_line(out_, format_run_progress(pairs_, cells_, elapsed), last_width_);
+    rewrite_line(out_, format_run_progress(pairs_, cells_, elapsed), last_width_, lines_);
+    written_pairs_ = pairs_;
+    written_cells_ = cells_;
     shown_ = true;
 }
+
+ProgressLine::ProgressLine(std::FILE* out, bool enabled, double delay_s, double period_s) noexcept
+    : out_(out), enabled_(enabled && out != nullptr), delay_s_(delay_s), period_s_(period_s),
+      lines_(line_per_update(out)) {}
 
 void ProgressLine::begin(std::string label, std::uint64_t cells_forward) {
     if (!enabled_) return;
@@ -112,10 +133,10 @@ void ProgressLine::end(bool succeeded) {
     if (succeeded)
         write_line(format_progress_done(label_, std::max(done_, forward_), forward_,
                                         std::chrono::duration<double>(Clock::now() - start_).count()));
-    std::fputc('\n', out_);
+    if (!lines_) std::fputc('\n', out_);
     std::fflush(out_);
 }
 
-void ProgressLine::write_line(const std::string& text) { rewrite_line(out_, text, last_width_); }
+void ProgressLine::write_line(const std::string& text) { rewrite_line(out_, text, last_width_, lines_); }
 
 }  // namespace gpualign

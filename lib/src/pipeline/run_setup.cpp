@@ -62,7 +62,11 @@ std::vector<int> run_devices(const AlignConfig& c) {
     if (c.backend == BackendChoice::gpu) {
         if (visible == 0) throw std::runtime_error("--backend gpu: no CUDA device is visible");
     } else if (c.backend == BackendChoice::automatic && visible == 0) {
-        spdlog::warn("no CUDA device is visible; using the CPU backend");
+        if (c.devices_chosen)
+            throw std::runtime_error(std::string(c.devices.empty() && !c.all_devices ? "--device " + std::to_string(c.device)
+                                                                                     : std::string("--devices")) +
+                                     ": no CUDA device is visible (use --backend cpu, or leave out --device/--devices)");
+        spdlog::debug("no CUDA device is visible; using the CPU backend");
         return {};
     }
     if (visible == 0) return {};

@@ -177,6 +177,8 @@ RunStats run_search(const AlignConfig& c) {
             ++hits_written;
         }
     writer.commit();
+    stats.queries = queries.size();
+    stats.hits = hits_written;
     stats.seconds = detail::seconds_since(start);
     spdlog::debug("search: {} hits written", hits_written);
     spdlog::debug("search stages (s): read{} {:.3f}; CUDA start {:.3f} from the run's start (waited {:.3f} after "

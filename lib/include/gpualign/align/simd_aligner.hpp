@@ -86,6 +86,13 @@ std::vector<std::int32_t> score_pairs_cpu(std::span<const PairView> pairs, const
 /// (AVX-512BW), "AVX2", "SSE4", "NEON".
 std::string simd_target();
 
+/// The instruction set of a simd_target() name as the CPU's vendor and the
+/// README call it: "AVX3" -> "AVX-512", "AVX3_DL" -> "AVX-512 (Ice Lake)",
+/// "AVX3_ZEN4" -> "AVX-512 (Zen 4)", "AVX3_SPR" -> "AVX-512 (Sapphire
+/// Rapids)", "SSE4" -> "SSE4.2", "EMU128" and "SCALAR" -> "no SIMD";
+/// any other name (AVX2, NEON, SVE, ...) as it is. Pure.
+std::string simd_instruction_set(const std::string& target);
+
 /// Every SIMD target compiled in and supported by this CPU, best first.
 std::vector<std::string> simd_targets();
 

@@ -2,6 +2,7 @@
 // statistics, or SAM, one line or record per hit.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -28,7 +29,10 @@ inline constexpr std::string_view search_tsv_header =
 ///    "NA" when absent) and the strand ('+' or '-').
 ///  - sam: as AlignmentWriter writes pairs (FLAG 16 and the
 ///    reverse-complemented read for a minus-strand hit), with an @SQ line
-///    for every DB record in DB order.
+///    for every DB record in DB order. The first hit written for a query
+///    (its best) is the primary record; the query's further hits are
+///    secondary (AlignmentWriter::write_hit: FLAG 256, MAPQ 0, SEQ '*'), so
+///    that `samtools flagstat` counts each query once.
 class SearchWriter {
 public:
     /// @param db  the DB records (borrowed for the call; SAM @SQ lines).
@@ -38,7 +42,8 @@ public:
     SearchWriter(const SearchWriter&) = delete;
     SearchWriter& operator=(const SearchWriter&) = delete;
 
-    /// Writes one hit of `query` on DB record `target`.
+    /// Writes one hit of `query` on DB record `target`. A query's hits come
+    /// in consecutive calls, best first (query.number tells queries apart).
     /// @throws OutputError on a write error; std::logic_error when the
     ///         coordinates lie outside the sequences.
     void write(const RecordView& query, const RecordView& target, const SearchHit& hit);
@@ -47,6 +52,9 @@ public:
 
 private:
     OutputFormat format_;
+    bool cigar_m_ = false;                     // --cigar m: the TSV cigar column with M
+    bool any_written_ = false;
+    std::uint64_t last_query_ = 0;             // RecordView::number of the last hit's query
     std::unique_ptr<OutputFile> text_;         // blast6, tsv
     std::unique_ptr<AlignmentWriter> sam_;     // sam
 };

@@ -37,6 +37,11 @@ namespace gpualign {
 ///  - "-" writes to stdout directly; an existing non-regular file (a device
 ///    such as /dev/null or /dev/full, a FIFO, /dev/stdout) is opened and
 ///    written directly, since it cannot be renamed over.
+///  - a symbolic link is followed: the temporary file goes next to the file
+///    it names and replaces that file, so the link stays (as with a shell's
+///    `>`); a dangling link creates the file it points to.
+///  - an existing file keeps its permission bits; a new one gets 0666 less
+///    the umask.
 ///
 /// Every write is checked, and commit() checks fflush, fclose and rename,
 /// so a full disk or /dev/full is reported, never silently truncated output.
@@ -69,6 +74,7 @@ private:
     void discard() noexcept;
 
     std::string path_;
+    std::string target_;      ///< path_ with symbolic links followed: what commit() replaces
     std::string temp_;        ///< temporary file; empty when writing directly
     int cleanup_slot_ = -1;   ///< register_cleanup_path handle of temp_, or -1
     std::FILE* file_ = nullptr;
@@ -80,17 +86,18 @@ private:
 /// The one-line warning for protein sequences written to SAM (the pipelines
 /// log it once): valid SAM text, but BAM and CRAM encode SEQ as nucleotides.
 inline constexpr const char* protein_sam_warning =
-    "protein sequences in SAM: the text is valid SAM, but BAM and CRAM cannot hold protein SEQ (samtools view -b "
-    "will fail); use TSV or blast6 to keep them in a binary-free pipeline";
+    "protein sequences in SAM: the text is valid SAM, but BAM and CRAM store SEQ as nucleotide codes, and "
+    "samtools view -b turns every other letter into N without a message (MKWLE becomes MKWNN); keep protein "
+    "alignments in SAM text, TSV or blast6";
 
 struct WriterOptions {
     OutputFormat format = OutputFormat::tsv;
     bool score_only = false;                ///< documented in the SAM header as @CO
     std::string command_line;               ///< SAM @PG CL (tabs and newlines become spaces)
     std::string version;                    ///< SAM @PG VN; empty = GPUALIGN_VERSION
-    /// SAM CIGAR and PAF cg:Z with M (alignment match, SAM v1.6 §1.4) for
-    /// =/X runs, adjacent ones merged; false: = and X as computed. TSV keeps
-    /// = and X.
+    /// SAM CIGAR, PAF cg:Z and the TSV cigar column with M (alignment
+    /// match, SAM v1.6 §1.4) for =/X runs, adjacent ones merged; false: = and
+    /// X as computed.
     bool sam_cigar_m = false;
     /// BLAST tabular output of pairs (sw/nw): the Karlin-Altschul parameters
     /// of the scheme for E-values and bit scores (statistics.hpp evalue, the
@@ -125,8 +132,8 @@ struct BatchWriteTimes {
 ///   query query_len query_begin query_end ref ref_len ref_begin ref_end score
 ///   matches mismatches gap_opens alignment_len identity cigar strand
 /// coordinates 0-based half-open; identity = matches / alignment_len with 4
-/// decimals (0.0000 when alignment_len is 0); cigar with = X I D ('*' for
-/// an unaligned pair); strand '+' or '-'. Score-only: the six CIGAR-derived
+/// decimals (0.0000 when alignment_len is 0); cigar with = X I D (M for = and
+/// X with sam_cigar_m; '*' for an unaligned pair); strand '+' or '-'. Score-only: the six CIGAR-derived
 /// columns are '*'.
 ///
 /// PAF (minimap2's PAF.md): qname qlen qstart qend strand tname tlen tstart
@@ -142,9 +149,10 @@ struct BatchWriteTimes {
 ///    PN:gpualign VN:<version> CL:<command line>"; in score-only mode an @CO
 ///    line saying that CIGARs are '*'.
 ///  - records (§1.4): QNAME = query name; FLAG 0, 16 for a minus-strand
-///    alignment, or 4 when unaligned (then RNAME '*', POS 0, CIGAR '*');
-///    RNAME = ref name; POS = ref_begin + 1;
-///    MAPQ 255 (unavailable); CIGAR with = X I D, plus S for the query ends
+///    alignment, or 4 when unaligned (then RNAME '*', POS 0, MAPQ 0, CIGAR
+///    '*', as minimap2 writes unmapped reads); 256 is added for a secondary
+///    search hit (write_hit); RNAME = ref name; POS = ref_begin + 1;
+///    MAPQ 255 (unavailable; 0 for a secondary hit); CIGAR with = X I D, plus S for the query ends
 ///    outside a local alignment (query_begin and query_len - query_end, of
 ///    the strand aligned);
 ///    RNEXT '*', PNEXT 0, TLEN 0; SEQ = the query letters as read, upper
@@ -189,6 +197,13 @@ public:
     /// The same for borrowed views of the records (RecordView).
     void write(const RecordView& query, const RecordView& ref, const AlignmentResult& result);
 
+    /// Writes one search hit of `query` on DB record `ref`, as write() does.
+    /// With `secondary` (a hit that is not the query's best), SAM writes it
+    /// as a secondary alignment, as minimap2 does (SAM v1.6 §1.4.2): FLAG
+    /// 256 (272 on the minus strand), MAPQ 0, SEQ and QUAL '*'; the other
+    /// formats write it as any line. @throws what write() throws.
+    void write_hit(const RecordView& query, const RecordView& ref, const AlignmentResult& result, bool secondary);
+
     /// Writes pair k = (queries[k], refs[k], results[k]) for every k, with the
     /// same bytes as that many write() calls in order: the lines are formatted
     /// on up to `threads` threads (OpenMP) into buffers of consecutive pairs
@@ -214,10 +229,12 @@ private:
 /// writes them, without the `strand` column and the trailing newline: the
 /// part the pairs TSV (which appends strand) and the search TSV (which
 /// appends evalue, bitscore and strand) share. Query coordinates on the
-/// query's forward strand.
+/// query's forward strand; with `cigar_m` the cigar column has M for = and
+/// X runs (WriterOptions::sam_cigar_m).
 /// @throws std::logic_error when the result's coordinates lie outside the
 ///         sequences.
-std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result);
+std::string tsv_line(const RecordView& query, const RecordView& ref, const AlignmentResult& result,
+                     bool cigar_m = false);
 
 /// The BLAST tabular (BLAST+ -outfmt 6) line of one aligned pair or hit,
 /// without the trailing newline: qseqid sseqid pident length mismatch

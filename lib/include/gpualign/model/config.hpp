@@ -50,6 +50,9 @@ struct Defaults {
     static constexpr const char* protein_matrix = "BLOSUM62";
     static constexpr std::int32_t protein_gap_open = 11;
     static constexpr std::int32_t protein_gap_extend = 1;
+    /// Largest --threads accepted: more threads than any host has cores
+    /// only cost memory, and libgomp cannot create hundreds of thousands.
+    static constexpr int max_threads = 1024;
     static constexpr std::size_t batch_pairs = 32768;         ///< pairs per batch (CPU and GPU)
     static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
     /// --gpu-memory: device memory cap in bytes, 0 = no cap. A non-zero cap
@@ -146,6 +149,9 @@ struct AlignConfig {
     /// the CPU): inter-pair SIMD or the scalar reference (--cpu-kernel).
     CpuKernel cpu_kernel = CpuKernel::simd;
     int device = 0;                         ///< CUDA device ordinal (the one-GPU form of `devices`)
+    /// --device or --devices was given: with --backend auto, a machine with
+    /// no visible GPU is then an error rather than a run on the CPU.
+    bool devices_chosen = false;
     /// --devices LIST: the CUDA device ordinals the GPU backend uses, in the
     /// order work is handed out; empty = the one device `device`. An ordinal
     /// may repeat: each occurrence is a worker of its own on that GPU, with
@@ -187,7 +193,9 @@ struct AlignConfig {
     std::optional<SearchOptions> search;
 
     /// Checks every field once. Throws std::invalid_argument naming the
-    /// option: negative scores or penalties, empty paths, threads < 0,
+    /// option: scores or penalties outside 0..max_score_magnitude (--n-score
+    /// outside ±max_score_magnitude), empty paths, threads outside
+    /// 0..Defaults::max_threads,
     /// device < 0, zero batch sizes, --match/--mismatch/--n-score with
     /// --alphabet protein, --matrix with --match/--mismatch/--n-score,
     /// --score-only with SAM, PAF or BLAST tabular output, search options

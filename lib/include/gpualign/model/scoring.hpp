@@ -102,6 +102,10 @@ struct ScoringScheme {
     void validate() const;
 };
 
+/// Largest magnitude of a substitution score or gap penalty that
+/// ScoringScheme::validate and AlignConfig::validate accept (1,000,000).
+inline constexpr std::int32_t max_score_magnitude = 1'000'000;
+
 /// DNA scheme (DnaCodes::dna5): `match` on equal bases (A,C,G,T), `-mismatch` otherwise.
 /// N against anything (N included) scores `n_score`, by default `-mismatch`.
 /// Inputs are positive numbers as typed on the command line (match >= 0,

@@ -17,6 +17,8 @@ struct RunStats {
     std::uint64_t cells = 0;          ///< sum of query_len * ref_len (DP cells)
     std::uint64_t cpu_fallback = 0;   ///< pairs the GPU backend could not take (sent to the CPU)
     std::uint64_t long_pairs = 0;     ///< pairs aligned one at a time on a long-pair path (GPU LongEngine or CPU align_pair_long)
+    std::uint64_t queries = 0;        ///< search: queries searched
+    std::uint64_t hits = 0;           ///< search: hits written
     double seconds = 0.0;             ///< wall time of the whole run
     std::string backend;              ///< "cpu (N threads)" or the GPU description
     /// Giga cell updates per second over the whole run (0 when no time passed).

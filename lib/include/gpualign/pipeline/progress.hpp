@@ -1,6 +1,8 @@
 // gpualign — the progress line of long pairs: one line on stderr, rewritten
 // in place ('\r') while a long pair aligns, fed by the ProgressCallback of
-// the long-pair paths (LongAlignOptions, gpu::LongEngineOptions).
+// the long-pair paths (LongAlignOptions, gpu::LongEngineOptions). On a
+// stream that is not a terminal (--progress always into a file), each update
+// is a line of its own instead, ending in '\n', and no line is repeated.
 #pragma once
 
 #include <chrono>
@@ -49,8 +51,7 @@ class RunProgress {
 public:
     using Clock = std::chrono::steady_clock;
     /// @param out  the stream (borrowed; stderr in the CLI).
-    RunProgress(std::FILE* out, bool enabled, double delay_s, double period_s) noexcept
-        : out_(out), enabled_(enabled), delay_s_(delay_s), period_s_(period_s), start_(Clock::now()) {}
+    RunProgress(std::FILE* out, bool enabled, double delay_s, double period_s) noexcept;
     /// Cumulative pairs and DP cells aligned so far.
     void update(std::uint64_t pairs, std::uint64_t cells);
     /// Closes the line (final figures, newline) if it was shown.
@@ -63,7 +64,9 @@ private:
     double delay_s_, period_s_;
     Clock::time_point start_, last_{};
     std::uint64_t pairs_ = 0, cells_ = 0;
+    std::uint64_t written_pairs_ = 0, written_cells_ = 0;  // the figures of the last line written
     bool shown_ = false;
+    bool lines_ = false;  // not a terminal: one line per update
     std::size_t last_width_ = 0;
 };
 
@@ -82,8 +85,7 @@ public:
     /// @param enabled  false: every call does nothing.
     /// @param delay_s  seconds a pair runs before its line first appears (>= 0).
     /// @param period_s least seconds between two rewrites (>= 0).
-    ProgressLine(std::FILE* out, bool enabled, double delay_s, double period_s) noexcept
-        : out_(out), enabled_(enabled && out != nullptr), delay_s_(delay_s), period_s_(period_s) {}
+    ProgressLine(std::FILE* out, bool enabled, double delay_s, double period_s) noexcept;
 
     bool enabled() const noexcept { return enabled_; }
 
@@ -109,6 +111,7 @@ private:
     std::uint64_t forward_ = 0, done_ = 0;
     Clock::time_point start_{}, last_{};
     std::size_t last_width_ = 0;
+    bool lines_ = false;  // not a terminal: one line per update
 };
 
 }  // namespace gpualign

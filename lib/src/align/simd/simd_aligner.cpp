@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <hwy/aligned_allocator.h>
 #include <omp.h>
 
@@ -312,6 +313,16 @@ const char* to_string(CpuKernel k) noexcept { return k == CpuKernel::simd ? "sim
 
 std::string simd_target() { return cpu::target_name(); }
 std::vector<std::string> simd_targets() { return cpu::target_names(); }
+
+std::string simd_instruction_set(const std::string& target) {
+    static const std::pair<const char*, const char*> names[] = {
+        {"AVX3", "AVX-512"},          {"AVX3_DL", "AVX-512 (Ice Lake)"}, {"AVX3_ZEN4", "AVX-512 (Zen 4)"},
+        {"AVX3_SPR", "AVX-512 (Sapphire Rapids)"}, {"SSE4", "SSE4.2"},   {"EMU128", "no SIMD"},
+        {"SCALAR", "no SIMD"}};
+    for (const auto& [hwy_name, name] : names)
+        if (target == hwy_name) return name;
+    return target;
+}
 void force_simd_target(const std::string& name) { cpu::force_target(name); }
 
 namespace {
