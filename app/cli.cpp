@@ -56,7 +56,7 @@ cxxopts::Options make_options() {
                                    "                                      their alignments, E-values and bit scores\n"
                                    "  gpualign makedb DB.fa DB.gadb       a prebuilt search DB (parsed and encoded once; memory-\n"
                                    "                                      mapped by search; options: --alphabet, --threads, -v, -q)\n"
-                                   "sw/nw/sg align record i of QUERIES with record i of REFS. FASTA or FASTQ, plain or gzip; '-' reads stdin.");
+                                   "sw/nw/sg align record i of QUERIES with record i of REFS. FASTA or FASTQ, plain or gzip/bzip2/xz/zstd; '-' reads stdin.");
     o.set_width(100);
     o.custom_help("sw|nw|sg QUERIES REFS [options] | search QUERIES DB [options] | makedb DB.fa DB.gadb [options]");
     o.positional_help("");
