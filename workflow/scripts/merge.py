@@ -20,7 +20,9 @@ query, its hits ordered by score, ties in DB order):
   sorted by score descending (ties keep shard order, i.e. DB order), the
   best --max-hits; tsv as written, blast6 formatted from the TSV columns
   (blast6 has no raw score to order by), sam records (score AS:i) under the
-  header merged as above (@SQ: every DB record in DB order).
+  header merged as above (@SQ: every DB record in DB order), the first of a
+  query primary and the others secondary, as one run writes them (another
+  shard's primary record becomes FLAG +256, MAPQ 0, SEQ and QUAL '*').
 
 The output is written to OUT.tmp and renamed into place, so a failed merge
 leaves no OUT. Python 3 standard library only.
@@ -137,6 +139,17 @@ def blast6_line(cols):
                        qend, b"%d" % sstart, b"%d" % send, evalue, bits]) + b"\n"
 
 
+def secondary_record(cols):
+    """The SAM record `cols` as a secondary hit (lib/src/formats/sam_writer.cpp):
+    FLAG + 256, MAPQ 0, SEQ and QUAL '*'; an unmapped or secondary record as it is."""
+    flag = int(cols[1])
+    if flag & (4 | 256):
+        return b"\t".join(cols) + b"\n"
+    cols = list(cols)
+    cols[1], cols[4], cols[9], cols[10] = b"%d" % (flag | 256), b"0", b"*", b"*"
+    return b"\t".join(cols) + b"\n"
+
+
 def search(args, parts, out):
     k = int(args.max_hits)
     with open(args.qnames, "rb") as f:
@@ -181,8 +194,12 @@ def search(args, parts, out):
                 hits.append(heads[j])
                 heads[j] = next(s, None)
         hits.sort(key=lambda h: -h[1])  # stable: ties keep shard order, i.e. DB order
-        for _, _, line, cols in hits[:k]:
-            out.write(blast6_line(cols) if args.format == "blast6" else line)
+        for rank, (_, _, line, cols) in enumerate(hits[:k]):
+            if args.format == "blast6":
+                line = blast6_line(cols)
+            elif sam and rank > 0:
+                line = secondary_record(cols)
+            out.write(line)
     for j, h in enumerate(heads):
         if h is not None:
             die(f"{parts[j].path}: hits of query '{h[0].decode(errors='replace')}' out of the queries' order")
