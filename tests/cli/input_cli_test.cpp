@@ -260,6 +260,9 @@ TEST_F(InputCli, OnePipeAsBothInputsIsRefusedClearly) {
     const RunResult dash = bash("cat " + path("t.fa") + " | $BIN sw " + path("q.fa") + " - --backend cpu -q");
     EXPECT_EQ(dash.exit_code, 0) << dash.err;
     EXPECT_EQ(dash.out, mixed.out);
+    const RunResult search = bash("cat " + path("q.fa") + " | $BIN search - /dev/stdin --backend cpu");
+    EXPECT_EQ(search.exit_code, 2) << search.err;
+    EXPECT_TRUE(has(search.err, "QUERIES <stdin> and DB /dev/stdin are the same stream")) << search.err;
 }
 
 }  // namespace

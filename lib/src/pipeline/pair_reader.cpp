@@ -13,21 +13,23 @@
 #include "run_setup.hpp"
 
 namespace gpualign::detail {
-namespace {
-
-/// Refuses QUERIES and REFS that are one stream that is not a regular file
-/// (`-` and /dev/stdin, or /dev/fd/N twice, fed by one pipe): its bytes can
-/// be read once, so the second reader would meet an empty input. Returns
-/// the query path, for the constructor's initialiser.
-const std::string& distinct_streams(const AlignConfig& c) {
+void check_distinct_streams(const std::string& query_path, const std::string& ref_path, std::string_view ref_role) {
     const auto identity = [](const std::string& path, struct stat& st) {
         return (path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st)) == 0 && !S_ISREG(st.st_mode) &&
                !S_ISDIR(st.st_mode);
     };
     struct stat q {}, r {};
-    if (identity(c.query_path, q) && identity(c.ref_path, r) && q.st_dev == r.st_dev && q.st_ino == r.st_ino)
-        throw OptionError("QUERIES " + display_path(c.query_path) + " and REFS " + display_path(c.ref_path) +
+    if (identity(query_path, q) && identity(ref_path, r) && q.st_dev == r.st_dev && q.st_ino == r.st_ino)
+        throw OptionError("QUERIES " + display_path(query_path) + " and " + std::string(ref_role) + " " +
+                          display_path(ref_path) +
                           " are the same stream (a pipe can be read only once); give one of them as a file");
+}
+
+namespace {
+
+/// check_distinct_streams for the constructor's initialiser: returns the query path.
+const std::string& distinct_streams(const AlignConfig& c) {
+    check_distinct_streams(c.query_path, c.ref_path, "REFS");
     return c.query_path;
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "batch.hpp"
@@ -57,6 +59,13 @@ struct InputSide {
 /// Reads record i of QUERIES together with record i of REFS, in batches. The
 /// two files are parsed concurrently by one OpenMP team of `threads`
 /// (ParallelSequenceReader::fill as two tasks, each file's blocks as tasks).
+/// Refuses QUERIES and REFS (or DB) that are one stream that is not a
+/// regular file (`-` and /dev/stdin, or /dev/fd/N twice, fed by one pipe):
+/// its bytes can be read once, so the second reader would meet an empty
+/// input. @param ref_role  how the message names the second input.
+/// @throws OptionError naming both.
+void check_distinct_streams(const std::string& query_path, const std::string& ref_path, std::string_view ref_role);
+
 class PairReader {
 public:
     /// Opens c.query_path and c.ref_path (c.alphabet), each parsed on half

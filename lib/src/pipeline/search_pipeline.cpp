@@ -25,6 +25,7 @@
 #include "gpualign/io/sequence_io.hpp"
 #include "gpualign/model/statistics.hpp"
 #include "gpualign/search/search_db.hpp"
+#include "pair_reader.hpp"
 #include "run_setup.hpp"
 #include "search/hits.hpp"
 
@@ -133,6 +134,7 @@ RunStats run_search(const AlignConfig& c) {
     // file mapped): the slowest step of a search against a prebuilt DB.
     double cuda_start = 0;
     std::future<void> cuda_started = detail::start_cuda_early(c, start, cuda_start);
+    detail::check_distinct_streams(c.query_path, c.ref_path, "DB");
     ParallelSequenceReader qreader(c.query_path, c.alphabet, threads);
     const SearchInputs in = read_inputs(c, qreader, threads);
     const double read_s = detail::seconds_since(start);
