@@ -586,7 +586,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"missing_file", "", nullptr, ">t\nACGT\n", 1, "missing.fa"},
         BadCase{"empty_file", "", "", ">t\nACGT\n", 1, "q.fa"},
         BadCase{"not_fasta", "", "hello world\n", ">t\nACGT\n", 1, "q.fa"},
-        BadCase{"empty_sequence", "", ">q1\n>q2\nACGT\n", ">t\nACGT\n>t2\nACGT\n", 1, "q.fa"},
+        // (A zero-length sequence is a sequence: InputCli.ZeroLengthSequencesAlignAsTheScoringModelSays.)
+        BadCase{"digit_in_sequence", "", ">q1\nAC1T\n>q2\nACGT\n", ">t\nACGT\n>t2\nACGT\n", 1, "'1' at position 3"},
         BadCase{"bad_character", "--alphabet dna", ">q1\nACGT\n>q2\nAC!T\n", ">t\nACGT\n>t2\nACGT\n", 1, "position 3"},
         BadCase{"count_mismatch", "", ">q1\nACGT\n>q2\nACGT\n", ">t\nACGT\n", 1, "has 2 records but REFS"},
         BadCase{"negative_penalty", "--gap-open -1", ">q\nACGT\n", ">t\nACGT\n", 2, "--gap-open"},
