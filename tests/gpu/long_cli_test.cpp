@@ -101,7 +101,7 @@ TEST_F(LongCli, MitoPairGpuIsByteIdenticalToCpu) {
             const std::string err = expect_backends_agree(std::string(mode) + " " + q.string() + " " + r.string() + extra,
                                                           "tsv", std::string(mode) + extra);
             // 16,569 x 16,499 = 273 M cells, above long_pair_cells: the long-pair engine.
-            EXPECT_NE(err.find("1 long pairs on the long-pair path"), std::string::npos) << err;
+            EXPECT_NE(err.find("1 long pair on the long-pair path"), std::string::npos) << err;
             EXPECT_NE(err.find("on the long-pair engine"), std::string::npos) << err;
         }
     const fs::path gpu = dir_ / "gpu.tsv";
@@ -156,7 +156,7 @@ TEST_F(LongCli, CapTooSmallForTheLongEngineFallsBackToTheCpu) {
     EXPECT_TRUE(slurp(cpu) == slurp(gpu));
     EXPECT_NE(slurp(err).find("pair 1 (query MT_human, ref MT_orangutan)"), std::string::npos) << slurp(err);
     EXPECT_NE(slurp(err).find("aligning it on the CPU"), std::string::npos) << slurp(err);
-    EXPECT_NE(slurp(err).find("1 pairs did not fit"), std::string::npos) << slurp(err);
+    EXPECT_NE(slurp(err).find("1 pair did not fit"), std::string::npos) << slurp(err);
 }
 
 TEST_F(LongCli, ScoreBoundIsAPairErrorWithNoOutput) {
