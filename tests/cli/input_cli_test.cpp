@@ -222,11 +222,21 @@ TEST_F(InputCli, SearchWithNoQueriesOrAnEmptyDbIsAnEmptyRun) {
     EXPECT_EQ(no_db.exit_code, 0) << no_db.err;
     for (const std::string& l : lines(no_db.out)) EXPECT_EQ(l[0], '@') << l;
     EXPECT_TRUE(has(no_db.err, "empty.fa: no records")) << no_db.err;
-    // A zero-length record stays an error in search (its backends take none).
+    // In local search a zero-length query or DB record has no hit (as in
+    // BLAST+); the other records' hits are those of a search without them.
+    // Global and semi-global search of one is an input error.
     write("z.fa", ">z\n>q\nACGT\n");
-    const RunResult zero = run("search " + path("z.fa") + " " + path("db.fa") + " --backend cpu");
-    EXPECT_EQ(zero.exit_code, 1);
-    EXPECT_TRUE(has(zero.err, "record 1 'z': empty sequence")) << zero.err;
+    write("qonly.fa", ">q\nACGT\n");
+    write("dbz.fa", ">e\n" + r_fa);
+    const RunResult plain = run("search " + path("qonly.fa") + " " + path("db.fa") + " --backend cpu");
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    const RunResult zero = run("search " + path("z.fa") + " " + path("dbz.fa") + " --backend cpu");
+    EXPECT_EQ(zero.exit_code, 0) << zero.err;
+    EXPECT_EQ(zero.out, plain.out);
+    EXPECT_TRUE(has(zero.err, "1 zero-length DB record(s) left out")) << zero.err;
+    const RunResult global = run("search " + path("z.fa") + " " + path("db.fa") + " --backend cpu --mode global");
+    EXPECT_EQ(global.exit_code, 1);
+    EXPECT_TRUE(has(global.err, "record 1 'z': empty sequence (global search needs a letter")) << global.err;
 }
 
 TEST_F(InputCli, MakedbRefusesAnEmptyInputAndZeroLengthRecords) {

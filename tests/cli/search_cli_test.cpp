@@ -263,7 +263,7 @@ TEST_F(SearchCli, BadInputGivesAClearErrorAndNoOutput) {
     }
     const std::vector<Case> cases{
         // An empty DB file is a valid empty search (InputCli.SearchWithNoQueriesOrAnEmptyDbIsAnEmptyRun).
-        {"search " + q.string() + " " + empty_seq.string(), 1, "record 2"},
+        {"search " + q.string() + " " + empty_seq.string() + " --mode global", 1, "record 2"},
         {"search " + q.string() + " " + mixed.string(), 1, "record 21"},
         {"search " + q.string() + " " + db.string() + " --max-hits 0", 2, "--max-hits must be at least 1"},
         {"search " + q.string() + " " + db.string() + " --evalue 0", 2, "--evalue must be > 0"},

@@ -96,13 +96,24 @@ SearchInputs read_inputs(const AlignConfig& c, ParallelSequenceReader& qreader, 
         for (const RecordView& r : in.db.views) check_letters(in.scheme, r, c.ref_path);
     }
     // The search backends (the GPU scan engine among them) take no
-    // zero-length sequence, which the readers accept for the pairs modes.
+    // zero-length sequence, which the readers accept. In local mode such a
+    // record has no hit (its best local score is 0; BLAST+ reports none for
+    // it either): zero-length DB records are left out here, zero-length
+    // queries in run_search. Global and semi-global search of one is an error.
+    if (c.mode == AlignMode::local) {
+        const std::size_t before = in.db.views.size();
+        std::erase_if(in.db.views, [](const RecordView& r) { return r.sequence.empty(); });
+        if (in.db.views.size() != before)
+            spdlog::warn("{}: {} zero-length DB record(s) left out (they have no local hit)", display_path(c.ref_path),
+                         before - in.db.views.size());
+        return in;
+    }
     for (const auto& [views, path] : {std::pair{&in.queries.views, &c.query_path}, std::pair{&in.db.views, &c.ref_path}})
         for (const RecordView& r : *views)
             if (r.sequence.empty())
                 throw InputError(display_path(*path) + ": record " + std::to_string(r.number) + " '" +
-                                 std::string(r.name) + "': empty sequence (search needs a letter in every query "
-                                 "and DB record)");
+                                 std::string(r.name) + "': empty sequence (" + to_string(c.mode) +
+                                 " search needs a letter in every query and DB record; local search skips it)");
     return in;
 }
 
@@ -163,12 +174,25 @@ RunStats run_search(const AlignConfig& c) {
     }
     std::vector<std::vector<SearchHit>> hits(queries.size());
     const auto s0 = detail::Clock::now();
-    if (devices.empty()) {
-        for (std::size_t qi = 0; qi < queries.size(); ++qi)
-            hits[qi] = search_query_cpu(queries[qi].codes, db, in.scheme, c.mode, c.score_only, o, ka, threads,
-                                        c.cpu_kernel, c.strand);
-    } else {
-        hits = detail::search_on_gpus(c, in.scheme, devices, threads, queries, db, ka, n);
+    // The queries searched: all but zero-length ones (local mode only; they
+    // have no hit), searched[k] being the index of the k-th in `queries`.
+    std::vector<std::size_t> searched;
+    std::vector<RecordView> searched_views;
+    for (std::size_t qi = 0; qi < queries.size(); ++qi)
+        if (!queries[qi].sequence.empty()) {
+            searched.push_back(qi);
+            searched_views.push_back(queries[qi]);
+        }
+    if (!searched.empty() && !db.empty()) {
+        std::vector<std::vector<SearchHit>> found(searched.size());
+        if (devices.empty()) {
+            for (std::size_t k = 0; k < searched_views.size(); ++k)
+                found[k] = search_query_cpu(searched_views[k].codes, db, in.scheme, c.mode, c.score_only, o, ka,
+                                            threads, c.cpu_kernel, c.strand);
+        } else {
+            found = detail::search_on_gpus(c, in.scheme, devices, threads, searched_views, db, ka, n);
+        }
+        for (std::size_t k = 0; k < searched.size(); ++k) hits[searched[k]] = std::move(found[k]);
     }
     const double search_s = detail::seconds_since(s0);
     const auto o0 = detail::Clock::now();
