@@ -144,7 +144,7 @@ def align(queries, refs, mode: str = "local", *, match: Optional[int] = None, mi
     """Aligns queries[k] with refs[k] for every k; returns an Alignments (one row per pair, input order).
 
     queries, refs  both lists (or other sequences) of str/bytes, or of (name, sequence) tuples;
-                   or both paths of FASTA/FASTQ files (plain or gzip), record k with record k.
+                   or both paths of FASTA/FASTQ files (plain, gzip, bzip2, xz or zstd), record k with record k.
     mode           "local" (Smith-Waterman-Gotoh, `gpualign sw`), "global" (Needleman-Wunsch-Gotoh,
                    `nw`) or "semi-global" (the query end to end, the ref's end gaps free, `sg`).
     match, mismatch, gap_open, gap_extend, matrix, n_score, scheme
