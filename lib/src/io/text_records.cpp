@@ -28,6 +28,19 @@ std::string name_of(const std::string& header) { return std::string(split_header
                                                          shown(c), position + 1));
 }
 
+/// One character of a sequence line at `position` (0-based, line ends not
+/// counted): a blank is dropped (its position kept in out.dropped), a digit
+/// is an error, anything else is a letter (checked later against the
+/// alphabet).
+void take_sequence_char(int c, std::uint64_t position, TextRecord& out) {
+    if (is_blank(c))
+        out.dropped.push_back(position);
+    else if (is_digit(c))
+        digit_error(out.header, c, position);
+    else
+        out.letters.push_back(static_cast<char>(c));
+}
+
 }  // namespace
 
 std::uint64_t TextRecord::written_position(std::size_t k) const noexcept {
@@ -73,14 +86,7 @@ bool TextRecordParser::next_fasta(TextRecord& out) {
     std::uint64_t position = 0;  // characters of the sequence lines so far, line ends not counted
     for (c = buf_.sgetc(); c != traits::eof() && c != '>' && c != ';'; c = buf_.snextc()) {
         if (c == '\n') continue;
-        if (is_blank(c)) {
-            out.dropped.push_back(position);
-        } else if (is_digit(c)) {
-            digit_error(out.header, c, position);
-        } else {
-            out.letters.push_back(static_cast<char>(c));
-        }
-        ++position;
+        take_sequence_char(c, position++, out);
     }
     return true;
 }
@@ -104,16 +110,7 @@ bool TextRecordParser::next_fastq(TextRecord& out) {
         if (c == '+') break;
         if (c == '@' && lines > 0)
             throw RecordSyntaxError(name, "missing '+' line: a line starting with '@' follows the sequence");
-        for (; c != traits::eof() && c != '\n'; c = buf_.snextc()) {
-            if (is_blank(c)) {
-                out.dropped.push_back(position);
-            } else if (is_digit(c)) {
-                digit_error(out.header, c, position);
-            } else {
-                out.letters.push_back(static_cast<char>(c));
-            }
-            ++position;
-        }
+        for (; c != traits::eof() && c != '\n'; c = buf_.snextc()) take_sequence_char(c, position++, out);
         if (c == '\n') buf_.sbumpc();
         ++lines;
     }
