@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/cli_fixture.hpp"
+#include "gpualign/align/simd_aligner.hpp"
 
 namespace fs = std::filesystem;
 using gpualign::test::CliTest;
@@ -217,8 +218,11 @@ TEST_F(UserCli, MessagesCountInTheRightNumber) {
     ASSERT_EQ(s.exit_code, 0) << s.err;
     EXPECT_NE(s.err.find("info: 200 queries, 400 hits, "), std::string::npos) << s.err;
 
+    // --version names every SIMD target by its instruction set.
     const auto v = run("--version");
     EXPECT_EQ(v.out.find("AVX3"), std::string::npos) << v.out;
+    for (const std::string& t : gpualign::simd_targets())
+        EXPECT_NE(v.out.find(gpualign::simd_instruction_set(t)), std::string::npos) << t << "\n" << v.out;
 
     const std::string long_name(200000, 'n');
     const fs::path bad = write("long.fa", ">" + long_name + "@x\nACGTACGTACGTAGCTAGCTAGCA\n");
@@ -271,4 +275,16 @@ TEST_F(UserCli, HelpHasExitStatusColumnsAndExamples) {
     const std::string page = slurp(man);
     for (const std::string s : {".SH \"EXIT STATUS\"", ".SH OUTPUT", ".SH EXAMPLES"})
         EXPECT_NE(page.find(s), std::string::npos) << s;
+}
+
+// Item 11: Highway's target names become the names users know, whatever
+// this CPU supports.
+TEST(SimdNames, TargetsAreNamedByTheirInstructionSets) {
+    EXPECT_EQ(gpualign::simd_instruction_set("AVX3"), "AVX-512");
+    EXPECT_EQ(gpualign::simd_instruction_set("AVX3_ZEN4"), "AVX-512 (Zen 4)");
+    EXPECT_EQ(gpualign::simd_instruction_set("AVX3_SPR"), "AVX-512 (Sapphire Rapids)");
+    EXPECT_EQ(gpualign::simd_instruction_set("SSE4"), "SSE4.2");
+    EXPECT_EQ(gpualign::simd_instruction_set("EMU128"), "no SIMD");
+    EXPECT_EQ(gpualign::simd_instruction_set("AVX2"), "AVX2");
+    EXPECT_EQ(gpualign::simd_instruction_set("NEON"), "NEON");
 }
