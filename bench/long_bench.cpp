@@ -14,6 +14,16 @@
 //             ref (identity 0.59-0.97 window by window, gaps of up to 38 kb)
 //   bulk2000  2,000 synthetic pairs, lengths uniform in 5-50 kb, 10% divergence
 //             (seed --seed + 2); times, cells and scores are summed over pairs
+//   sa_set    the 10 S. aureus window pairs of dna/long (10-200 kb) in one set
+//   hp_set    the 7 H. pylori window pairs (10-100 kb) in one set
+//   mixed_set 22 pairs of 10-500 kb in one set: sa_set, hp_set, the
+//             mitochondria, the first 8 S. aureus and all 7 H. pylori windows
+//             joined (361 and 262 kb), phage lambda (genomes/) against 1% and
+//             two 15% mutants, and the first 500 kb of the joined S. aureus
+//             windows against a 2% mutant (seeds --seed + 3 .. + 6)
+// A set (and bulk2000) runs as one align_many() call; a set is also run pair
+// by pair with align() ("solo sum": the sum of the pairs' walls and kernel
+// times), the bound a set's run must not exceed.
 // Real pairs: record i of the .A.fa file (query) with record i of the .B.fa
 // file (ref); the record pair whose lengths are nearest the target is chosen
 // and its lengths printed. DNA, match 2 / mismatch 3 / gap 5+2, N = -3.
@@ -95,12 +105,15 @@ std::vector<std::string> split(const std::string& s, char sep) {
 [[noreturn]] void usage(int rc) {
     std::fprintf(rc ? stderr : stdout,
                  "usage: gpualign_long_bench [options]\n"
-                 "  --workloads LIST     comma list of mito,hp50,hp100,sa200,syn1m5,syn1m20,real1m,bulk2000 (default all)\n"
+                 "  --workloads LIST     comma list of mito,hp50,hp100,sa200,syn1m5,syn1m20,real1m,bulk2000,\n"
+                 "                       sa_set,hp_set,mixed_set (default all)\n"
                  "  --modes LIST         global,local (default both)\n"
                  "  --runs N             repetitions of the workloads of <= 1.1e12 cells, median reported (3)\n"
                  "  --csv FILE           one row per workload x mode x output\n"
                  "  --data DIR           shared data directory (default $GPUALIGN_SHARED_DATA or %s)\n"
                  "  --workers N          pairs align_many runs at once (LongEngineOptions::workers; 0 = default)\n"
+                 "  --solo-min-cells X   LongEngineOptions::solo_min_cells (0 = tuning table; inf = none alone)\n"
+                 "  --no-solo-sum        do not also run a set's pairs one by one\n"
                  "  --gpu-memory BYTES   device memory cap of each LongEngine (default 90%% of the free memory\n"
                  "                       divided among the engines of the run)\n"
                  "  --peer-timeout-s S   time cap of the WFA2 peer per workload x output (30)\n"
@@ -157,6 +170,10 @@ Options parse(int argc, char** argv) {
             else if (a == "--data") o.data = need(i);
             else if (a == "--gpu-memory") o.gpu_memory = static_cast<std::size_t>(std::stod(need(i)));
             else if (a == "--workers") o.workers = std::max(0, std::stoi(need(i)));
+            else if (a == "--solo-min-cells") {
+                const std::string v = need(i);
+                o.solo_min_cells = v == "inf" ? UINT64_MAX : static_cast<std::uint64_t>(std::stod(v));
+            } else if (a == "--no-solo-sum") o.solo_sum = false;
             else if (a == "--peer-timeout-s") o.peer_timeout_s = std::stod(need(i));
             else if (a == "--no-peer") o.peer = false;
             else if (a == "--rows-per-lane") o.rows_per_lane = std::stoi(need(i));
@@ -191,7 +208,8 @@ Options parse(int argc, char** argv) {
         std::fprintf(stderr, "gpualign_long_bench: bad command line: %s\n", e.what());
         usage(2);
     }
-    static const std::vector<std::string> known{"mito", "hp50", "hp100", "sa200", "syn1m5", "syn1m20", "real1m", "bulk2000"};
+    static const std::vector<std::string> known{"mito",    "hp50",     "hp100",  "sa200",  "syn1m5",   "syn1m20",
+                                                "real1m",  "bulk2000", "sa_set", "hp_set", "mixed_set"};
     for (const auto& w : o.workloads)
         if (std::find(known.begin(), known.end(), w) == known.end()) {
             std::fprintf(stderr, "gpualign_long_bench: unknown workload %s\n", w.c_str());
@@ -258,6 +276,30 @@ GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
     g.fwd_ms = median(fwd), g.total_ms = median(tot), g.wall_s = median(wall), g.total_cells = median(cells);
     g.locate_ms = median(loc);
     return g;
+}
+
+/// Runs each pair of set `w` alone (align()) and prints the sums of their
+/// walls and kernel times against the set's run `r`, and whether every
+/// result equals the set's (`set_results`).
+void print_solo_sum(gpu::LongEngine& e, const Workload& w, const std::vector<AlignmentResult>& set_results,
+                    const Row& r) {
+    double wall = 0, kernels = 0;
+    std::size_t differ = 0;
+    try {
+        for (std::size_t i = 0; i < w.q.size(); ++i) {
+            const AlignmentResult a = e.align(w.q[i], w.r[i]);
+            wall += e.last_stats().wall_s;
+            kernels += e.last_stats().total_ms;
+            differ += i < set_results.size() && !(a == set_results[i]);
+        }
+    } catch (const std::exception& ex) {
+        std::printf("  GPU solo sum: ERROR %s\n", ex.what());
+        return;
+    }
+    std::printf("  GPU %-6s %-10s solo sum: %zu pairs one by one: wall %.3f s (%.1f GCUPS), kernels %.3f s; "
+                "the set's wall %.3f s = %.2fx the solo sum; results %s\n",
+                r.mode.c_str(), r.output.c_str(), w.q.size(), wall, gcups(w.cells, wall), kernels * 1e-3, r.wall_s,
+                r.wall_s / wall, differ ? ("DIFFER on " + std::to_string(differ) + " pairs").c_str() : "equal");
 }
 #endif
 
@@ -371,6 +413,7 @@ int main(int argc, char** argv) {
             gpu::LongEngineOptions opt;
             opt.gpu_memory_limit = engine_cap;
             opt.workers = o.workers;
+            opt.solo_min_cells = o.solo_min_cells;
             opt.rows_per_lane = o.rows_per_lane;
             opt.leaf_batch = o.leaf_batch;
             opt.tile_batch = o.tile_batch;
@@ -475,6 +518,7 @@ int main(int argc, char** argv) {
                                     gcups(w.cells, r.fwd_ms * 1e-3), g.locate_ms, r.total_ms, gcups(w.cells, r.total_ms * 1e-3),
                                     r.total_cells / w.cells, r.wall_s, gcups(w.cells, r.wall_s), r.peak_gpu_mib,
                                     r.check.c_str());
+                        if (is_set(w.name) && o.solo_sum) print_solo_sum(engine_for(mode, score_only), w, ours, r);
                     }
                     std::fflush(stdout);
                 }

@@ -32,6 +32,8 @@ struct Options {
     std::string data;
     std::size_t gpu_memory = 0;
     int workers = 0;
+    std::uint64_t solo_min_cells = 0;
+    bool solo_sum = true;
     double peer_timeout_s = 30;
     bool peer = true;
     int rows_per_lane = 0;
@@ -58,7 +60,11 @@ struct Options {
 // GPU clock ramp after the engine's small warm-up.
 constexpr double repeat_max_cells = 1.1e12;
 
-/// The pairs of one workload (one pair, or many for bulk2000) and their sums.
+/// Whether a workload is a set of long pairs (sa_set, hp_set, mixed_set),
+/// which is also timed pair by pair.
+inline bool is_set(const std::string& name) { return name.ends_with("_set"); }
+
+/// The pairs of one workload (one pair, or many for the sets and bulk2000) and their sums.
 struct Workload {
     std::string name, description;
     std::vector<Seq> q, r;

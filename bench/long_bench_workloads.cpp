@@ -170,6 +170,60 @@ void pick_record_pair(Workload& w, const std::string& a_path, const std::string&
     w.r.push_back(std::move(b[best].codes));
 }
 
+/// Every record pair (A[i], B[i]) of a pair set of dna/long.
+void add_record_pairs(Workload& w, const std::string& dir, const std::string& set) {
+    auto a = read_fasta(dir + set + ".A.fa");
+    auto b = read_fasta(dir + set + ".B.fa");
+    if (a.empty() || a.size() != b.size()) throw std::runtime_error(set + ": A and B files differ in records");
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        w.q.push_back(std::move(a[i].codes));
+        w.r.push_back(std::move(b[i].codes));
+    }
+}
+
+/// The first `records` record pairs of a pair set of dna/long joined into
+/// one pair (A records joined as the query, B records as the ref).
+void add_joined_pair(Workload& w, const std::string& dir, const std::string& set, std::size_t records) {
+    Seq q, r;
+    const auto a = read_fasta(dir + set + ".A.fa"), b = read_fasta(dir + set + ".B.fa");
+    for (std::size_t i = 0; i < std::min({records, a.size(), b.size()}); ++i) {
+        q.insert(q.end(), a[i].codes.begin(), a[i].codes.end());
+        r.insert(r.end(), b[i].codes.begin(), b[i].codes.end());
+    }
+    w.q.push_back(std::move(q));
+    w.r.push_back(std::move(r));
+}
+
+/// `s` with a fraction `divergence` of its positions mutated (splitmix64,
+/// seeded): of the mutations, 80% substitute another base, 10% insert one
+/// base before the position and 10% delete it. N stays N.
+Seq mutate(const Seq& s, double divergence, std::uint64_t seed) {
+    std::uint64_t x = seed;
+    auto next = [&x] {
+        std::uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    };
+    constexpr std::uint8_t bases[4] = {0, 1, 2, 4};  // A C G T in dna5 codes
+    Seq out;
+    out.reserve(s.size() + s.size() / 8);
+    for (const std::uint8_t c : s) {
+        const double u = static_cast<double>(next() >> 11) * 0x1.0p-53;
+        if (u >= divergence || c == 3) {
+            out.push_back(c);
+        } else if (u < 0.8 * divergence) {
+            std::uint8_t d = bases[next() & 3];
+            while (d == c) d = bases[next() & 3];
+            out.push_back(d);
+        } else if (u < 0.9 * divergence) {
+            out.push_back(bases[next() & 3]);
+            out.push_back(c);
+        }  // else deleted
+    }
+    return out;
+}
+
 }  // namespace
 
 bool is_synthetic(const std::string& name) { return name == "syn1m5" || name == "syn1m20" || name == "bulk2000"; }
@@ -194,6 +248,39 @@ Workload load(const std::string& name, const Options& o) {
     } else if (name == "sa200") {
         w.description = "sa200 S. aureus N315 vs RF122";
         pick_record_pair(w, dir + "saureusN315_vs_RF122.A.fa", dir + "saureusN315_vs_RF122.B.fa", 200000, 200000);
+    } else if (name == "sa_set") {
+        add_record_pairs(w, dir, "saureusN315_vs_RF122");
+        w.description = "sa_set: the 10 S. aureus N315 vs RF122 window pairs of dna/long (10-200 kb), one set";
+    } else if (name == "hp_set") {
+        add_record_pairs(w, dir, "hpyloriG27_vs_SJM180");
+        w.description = "hp_set: the 7 H. pylori G27 vs SJM180 window pairs of dna/long (10-100 kb), one set";
+    } else if (name == "mixed_set") {
+        add_record_pairs(w, dir, "saureusN315_vs_RF122");
+        add_record_pairs(w, dir, "hpyloriG27_vs_SJM180");
+        auto mito = read_fasta(dir + "mito_human_vs_orangutan.fa");
+        if (mito.size() < 2) throw std::runtime_error("mito_human_vs_orangutan.fa: fewer than 2 records");
+        w.q.push_back(mito[0].codes);
+        w.r.push_back(mito[1].codes);
+        add_joined_pair(w, dir, "saureusN315_vs_RF122", 8);
+        add_joined_pair(w, dir, "hpyloriG27_vs_SJM180", 7);
+        auto phages = read_fasta(o.data + "/genomes/phage_lambda_phiX174.fa");
+        if (phages.empty()) throw std::runtime_error("genomes/phage_lambda_phiX174.fa: no records");
+        const Seq& lambda = phages[0].codes;
+        w.q.push_back(lambda);
+        w.r.push_back(mutate(lambda, 0.01, o.seed + 3));
+        w.q.push_back(mutate(lambda, 0.15, o.seed + 4));
+        w.r.push_back(mutate(lambda, 0.15, o.seed + 5));
+        // 500 kb: the S. aureus A windows joined, against a copy mutated at 2%.
+        Seq big;
+        for (const auto& rec : read_fasta(dir + "saureusN315_vs_RF122.A.fa")) big.insert(big.end(), rec.codes.begin(), rec.codes.end());
+        big.resize(std::min<std::size_t>(big.size(), 500000));
+        w.q.push_back(big);
+        w.r.push_back(mutate(big, 0.02, o.seed + 6));
+        w.description = "mixed_set: " + std::to_string(w.q.size()) +
+                        " pairs of 10-500 kb: the S. aureus and H. pylori window pairs, the mitochondria, the first 8 "
+                        "S. aureus and all 7 H. pylori windows joined, phage lambda against 1% and two 15% mutants, "
+                        "and 500 kb of the joined S. aureus windows against a 2% mutant (seed " +
+                        std::to_string(o.seed) + ")";
     } else if (name == "real1m") {
         Seq q, r;
         for (const char* set : {"saureusN315_vs_RF122", "hpyloriG27_vs_SJM180"}) {

@@ -590,6 +590,56 @@ TEST(LongEngine, AlignManyMatchesReferenceAndReportsErrorsPerPair) {
     EXPECT_THROW((void)small.align_many(two), std::length_error);
 }
 
+// A set of long pairs of mixed sizes: the pairs of at least solo_min_cells
+// cells (here 2e8: the three of 16-24 kb, one of them all N) run alone over
+// the whole GPU, largest first, after the others (2-9 kb, an empty query, a
+// repeat) have shared the workers. Every result equals align_pair_long's, in
+// input order, in every mode with CIGAR and score-only; the statistics name
+// the pairs run alone. With solo_min_cells above every pair, all share the
+// workers and give the same bytes.
+TEST(LongEngine, SetsRunTheirLargestPairsAlone) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 47);
+    const ScoringScheme s = scheme_for(Alphabet::dna, 0);
+    std::vector<Seq> q, r;
+    for (int k = 0; k < 9; ++k) {
+        q.push_back(gen.random(2000 + gen.rng()() % 7000));
+        r.push_back(gen.mutate(q.back(), 0.03 + 0.03 * k));
+    }
+    q.push_back(gen.random(24000));
+    r.push_back(gen.mutate(q.back(), 0.08));
+    q.push_back(Seq(16000, 3));  // all N (code 3): every cell a mismatch, ties everywhere
+    r.push_back(Seq(17000, 3));
+    q.push_back(Seq{});
+    r.push_back(gen.random(500));
+    Seq unit = gen.random(37), rep;
+    while (rep.size() < 6000) rep.insert(rep.end(), unit.begin(), unit.end());
+    q.push_back(rep);
+    r.push_back(gen.mutate(rep, 0.02));
+    q.push_back(gen.random(20000));
+    r.push_back(gen.mutate(q.back(), 0.25));
+    for (AlignMode mode : {AlignMode::global, AlignMode::local, AlignMode::semi_global}) {
+        for (bool score_only : {false, true}) {
+            std::vector<AlignmentResult> want;
+            for (std::size_t i = 0; i < q.size(); ++i) want.push_back(align_pair_long(q[i], r[i], s, mode, score_only));
+            for (const std::uint64_t solo_min : {std::uint64_t{200000000}, UINT64_MAX}) {
+                gpu::LongEngineOptions opt;
+                opt.workers = 4;
+                opt.solo_min_cells = solo_min;
+                gpu::LongEngine engine(s, mode, score_only, opt);
+                const std::vector<AlignmentResult> got = engine.align_many(long_pairs(q, r));
+                ASSERT_EQ(got.size(), q.size());
+                const std::string what = std::string(to_string(mode)) + (score_only ? " score-only" : " cigar") +
+                                         (solo_min == UINT64_MAX ? ", all shared" : ", largest alone");
+                EXPECT_EQ(engine.last_stats().solo_pairs, solo_min == UINT64_MAX ? 0u : 3u) << what;
+                EXPECT_EQ(engine.last_stats().workers, 4) << what;
+                for (std::size_t i = 0; i < q.size(); ++i)
+                    expect_same(got[i], want[i], q[i], r[i], s, what + " pair " + std::to_string(i));
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gpualign::test
 

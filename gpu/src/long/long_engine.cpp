@@ -153,11 +153,14 @@ struct LongEngine::Impl {
     };
 
     /// Workers: as many as asked (default max_workers), as the cap holds for
-    /// the largest pair, and as there are pairs; a pair whose rows do not fit
-    /// a worker's rings with min_worker_slots slots runs alone afterwards.
-    /// Configures the workers (use_workers).
+    /// the largest shared pair, and as there are shared pairs. A pair of at
+    /// least solo_min_cells cells, or whose rows do not fit a worker's rings
+    /// with min_worker_slots slots, runs alone afterwards. Configures the
+    /// workers (use_workers).
     ManyPlan plan_many(std::span<const LongPair> pairs) {
         auto cells_of = [&](std::size_t k) { return pair_cells(pairs[k]); };
+        const std::uint64_t solo_min =
+            cx.options.solo_min_cells ? cx.options.solo_min_cells : long_tuning::solo_min_cells;
         // Largest first (longest-processing-time order keeps the workers even).
         std::vector<std::size_t> order(pairs.size());
         std::iota(order.begin(), order.end(), std::size_t{0});
@@ -165,7 +168,9 @@ struct LongEngine::Impl {
                          [&](std::size_t a, std::size_t b) { return cells_of(a) > cells_of(b); });
         ManyPlan plan;
         int k = cx.options.workers > 0 ? cx.options.workers : long_tuning::max_workers;
-        k = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(k), pairs.size()));
+        const auto below_solo = static_cast<std::size_t>(
+            std::count_if(order.begin(), order.end(), [&](std::size_t p) { return cells_of(p) < solo_min; }));
+        k = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(k), below_solo));
         for (; k > 1; --k) {
             use_workers(k);
             const Worker& w = *workers[0];
@@ -175,7 +180,7 @@ struct LongEngine::Impl {
             for (const std::size_t p : order) {
                 const std::size_t ring_bytes =
                     long_geometry::ring_slot_bytes(long_geometry::whole_row_ring_cols(pairs[p].ref.size()));
-                if (ring_bytes * long_tuning::min_worker_slots <= w.ring_budget()) {
+                if (cells_of(p) < solo_min && ring_bytes * long_tuning::min_worker_slots <= w.ring_budget()) {
                     plan.shared.push_back(p);
                     const std::size_t bases = pairs[p].query.size() + pairs[p].ref.size();
                     need = std::max(need, w.others(bases) + long_plan::floor_bytes(bases));
@@ -355,6 +360,7 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
     if (!plan.solo.empty()) im.run_solo(run, plan);
     if (run.progress) run.progress(run.cells_done.load(), run.all_cells);
     run.sum.workers = plan.workers;
+    run.sum.solo_pairs = plan.solo.size();
     run.sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     im.stats = run.sum;
     if (errors) {

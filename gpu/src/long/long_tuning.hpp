@@ -118,6 +118,15 @@ constexpr std::size_t tile_ring_budget = std::size_t{2} << 30;
 /// hold back another's. 40 is where more workers stopped paying.
 constexpr int max_workers = 40;
 
+/// align_many runs a pair of at least this many cells alone over the whole
+/// GPU (largest first, after the shared pairs) rather than on a worker
+/// (LongEngineOptions::solo_min_cells): alone, a pair of 2^32 cells (about
+/// 65 kb a side) fills the GPU's SMs in its forward pass and takes the
+/// solo traceback's larger leaves and tile batches; on a worker beside
+/// smaller pairs it runs at a share's pace and the set waits for it at the
+/// end. docs/long.md, "Sets of pairs", has the measurements behind it.
+constexpr std::uint64_t solo_min_cells = std::uint64_t{1} << 32;
+
 /// A pair goes to align_many's workers when its ref (a region's columns) fits
 /// rings of whole rows with at least this many slots in a worker's ring
 /// budget; wider pairs run alone over the whole GPU (flow-controlled rings).

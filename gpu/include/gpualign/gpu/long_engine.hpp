@@ -47,6 +47,14 @@ struct LongEngineOptions {
     /// Pairs align_many runs at once (>= 0), 0 = the tuning table's default
     /// (40), fewer when the memory cap cannot hold that many.
     int workers = 0;
+    /// align_many: pairs of at least this many cells (query_len * ref_len)
+    /// run alone over the whole GPU as align() runs them, largest first,
+    /// after the pairs that the workers share; 0 = the tuning table's
+    /// long_tuning::solo_min_cells. Such a pair keeps every SM busy alone,
+    /// while beside other pairs its passes run at a worker's pace with a
+    /// worker's leaves. For benchmarks and tests (UINT64_MAX: every pair
+    /// that fits a worker's rings is shared).
+    std::uint64_t solo_min_cells = 0;
     /// Rows per lane of the region launches without direction bytes (the
     /// forward pass and the tiles above the leaves): 0 = the tuning table's
     /// choice by region size (long_tuning::rows_per_lane), 4, 16 or 32 =
@@ -135,6 +143,9 @@ struct LongEngineStats {
     /// shows as their excess over the other pairs' mean).
     double first_pairs_ms = 0, first_kernels_ms = 0;
     int workers = 1;                     ///< pairs aligned at once (align_many)
+    /// align_many only: the pairs it ran alone over the whole GPU
+    /// (LongEngineOptions::solo_min_cells, or too wide for a worker's rings).
+    std::size_t solo_pairs = 0;
 
     /// Adds the fields of `o` that are sums over pairs: forward_cells,
     /// total_cells, passes, allocs, pinned and the times forward_ms,
@@ -142,8 +153,8 @@ struct LongEngineStats {
     /// pinned_ms and copies_ms. Leaves the others alone, as they are no such
     /// sum: wall_s (one call's wall time), peak_device_bytes (a maximum:
     /// align_many sums each worker's largest), setup_ms and tail_ms (one
-    /// call's), first_pairs_ms and first_kernels_ms (one pair per worker)
-    /// and workers.
+    /// call's), first_pairs_ms and first_kernels_ms (one pair per worker),
+    /// workers and solo_pairs.
     LongEngineStats& operator+=(const LongEngineStats& o) noexcept {
         forward_cells += o.forward_cells;
         total_cells += o.total_cells;
