@@ -16,7 +16,7 @@
 //             (seed --seed + 2); times, cells and scores are summed over pairs
 //   sa_set    the 10 S. aureus window pairs of dna/long (10-200 kb) in one set
 //   hp_set    the 7 H. pylori window pairs (10-100 kb) in one set
-//   mixed_set 22 pairs of 10-500 kb in one set: sa_set, hp_set, the
+//   mixed_set 23 pairs of 10-500 kb in one set: sa_set, hp_set, the
 //             mitochondria, the first 8 S. aureus and all 7 H. pylori windows
 //             joined (361 and 262 kb), phage lambda (genomes/) against 1% and
 //             two 15% mutants, and the first 500 kb of the joined S. aureus
@@ -137,7 +137,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --probe              time the region kernel on shapes that separate the per-step\n"
                  "                       latency (one stripe, wide) from the stripe hand-off lag\n"
                  "                       (many stripes, narrow), global score-only, and exit\n"
-                 "  --dump-fasta DIR     write the selected synthetic workloads and real1m as FASTA (NAME_q.fa,\n"
+                 "  --dump-fasta DIR     write the selected synthetic workloads, sets and real1m as FASTA (NAME_q.fa,\n"
                  "                       NAME_r.fa) and exit\n",
                  GPUALIGN_SHARED_DATA);
     std::exit(rc);
@@ -309,15 +309,18 @@ int main(int argc, char** argv) {
     const Options o = parse(argc, argv);
     const ScoringScheme scheme = make_dna_scheme(o.match, o.mismatch, o.gap_open, o.gap_extend, -o.mismatch);
 
-    if (!o.dump_fasta.empty()) {
+    if (!o.dump_fasta.empty()) try {
         for (const auto& name : o.workloads) {
-            if (!is_synthetic(name) && name != "real1m") continue;
+            if (!is_synthetic(name) && name != "real1m" && !is_set(name)) continue;
             const Workload w = load(name, o);
             write_fasta(o.dump_fasta + "/" + name + "_q.fa", w.q, 'q');
             write_fasta(o.dump_fasta + "/" + name + "_r.fa", w.r, 'r');
             std::printf("%s -> %s/%s_{q,r}.fa\n", w.description.c_str(), o.dump_fasta.c_str(), name.c_str());
         }
         return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpualign_long_bench: %s\n", e.what());
+        return 1;
     }
 
     const int ndev = gpu::device_count();
