@@ -183,6 +183,37 @@ TEST(Writers, OutputFileDevFullIsAnError) {
     }
 }
 
+// write_file appends another open file's whole content, its unflushed
+// tail included and whatever its offset, between ordinary writes: in the
+// kernel into a file, through a buffer into /dev/full (an error).
+TEST(Writers, OutputFileWriteFileAppendsAWholeFile) {
+    TempDir dir;
+    std::string body;
+    for (int k = 0; body.size() < (3u << 20); ++k) body += "record " + std::to_string(k) + "\n";
+    std::FILE* from = std::tmpfile();
+    ASSERT_NE(from, nullptr);
+    ASSERT_EQ(std::fwrite(body.data(), 1, body.size(), from), body.size());  // partly still in its buffer
+    const auto path = dir.path / "out.sam";
+    {
+        OutputFile f(path.string());
+        f.write("@HD\n");
+        f.write_file(from);
+        f.write("tail\n");
+        f.commit();
+    }
+    EXPECT_TRUE(slurp(path) == "@HD\n" + body + "tail\n");
+    if (fs::exists("/dev/full")) {
+        OutputFile full("/dev/full");
+        EXPECT_THROW(
+            {
+                full.write_file(from);
+                full.commit();
+            },
+            OutputError);
+    }
+    std::fclose(from);
+}
+
 TEST(Writers, TsvWriterToDevFullIsAnError) {
     if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
     Fixture fx;

@@ -35,7 +35,8 @@ public:
         return format_in_parallel(
             q.size(), threads, buffers_,
             [&](std::size_t k, fmt::memory_buffer& b) { format_(q[k], r[k], res[k], options_, b); },
-            [this](std::string_view bytes) { out_.write(bytes); });
+            [this](std::string_view bytes) { out_.write(bytes); },
+            [&](std::size_t k) { return q[k].name.size() + r[k].name.size() + 5 * res[k].cigar.size() + 96; });
     }
     void commit() override {
         write_header();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -52,14 +53,10 @@ public:
     void write(std::string_view bytes) {
         if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write");
     }
-    /// Copies everything written so far to `out`.
+    /// Copies everything written so far to `out` (OutputFile::write_file).
     void copy_to(OutputFile& out) {
         if (std::fflush(file_) != 0) fail("flush");
-        std::rewind(file_);
-        std::vector<char> chunk(1 << 20);
-        std::size_t n = 0;
-        while ((n = std::fread(chunk.data(), 1, chunk.size(), file_)) > 0) out.write({chunk.data(), n});
-        if (std::ferror(file_)) fail("read back");
+        out.write_file(file_);
     }
 
 private:
@@ -89,11 +86,28 @@ std::filesystem::path scratch_dir(const std::string& path) {
 /// ends: what `samtools calmd` computes for these CIGARs.
 void append_md(std::string_view ref, std::int64_t ref_begin, std::span<const std::uint32_t> cigar,
                fmt::memory_buffer& out) {
-    fmt::appender it(out);
-    fmt::format_to(it, "\tMD:Z:");
+    // Bounded in place: the tag, then per operation at most 20 digits and
+    // one base (=/X: per base), or 20 digits, '^' and the deleted bases.
+    std::size_t bound = 7 + 20;
+    for (const std::uint32_t c : cigar) {
+        const CigarOp op = cigar_op(c);
+        bound += op == CigarOp::diff ? 21 * std::size_t{cigar_len(c)} : op == CigarOp::del ? 21 + cigar_len(c) : 0;
+    }
+    const std::size_t old = out.size();
+    out.resize(old + bound);
+    char* p = out.data() + old;
+    const auto number = [&p](std::uint64_t v) {
+        if (v < 10) {
+            *p++ = static_cast<char>('0' + v);
+        } else {
+            const fmt::format_int digits(v);
+            p = std::copy(digits.data(), digits.data() + digits.size(), p);
+        }
+    };
+    const auto upper = [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; };
+    p = std::copy_n("\tMD:Z:", 6, p);
     std::uint64_t run = 0;
     auto pos = static_cast<std::size_t>(ref_begin);
-    const auto upper = [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; };
     for (const std::uint32_t c : cigar) {
         const std::uint32_t len = cigar_len(c);
         switch (cigar_op(c)) {
@@ -103,20 +117,23 @@ void append_md(std::string_view ref, std::int64_t ref_begin, std::span<const std
                 break;
             case CigarOp::diff:
                 for (std::uint32_t k = 0; k < len; ++k) {
-                    fmt::format_to(it, "{}{}", run, upper(ref[pos++]));
+                    number(run);
+                    *p++ = upper(ref[pos++]);
                     run = 0;
                 }
                 break;
             case CigarOp::del:
-                fmt::format_to(it, "{}^", run);
-                for (std::uint32_t k = 0; k < len; ++k) out.push_back(upper(ref[pos++]));
+                number(run);
+                *p++ = '^';
+                for (std::uint32_t k = 0; k < len; ++k) *p++ = upper(ref[pos++]);
                 run = 0;
                 break;
             case CigarOp::ins:
                 break;
         }
     }
-    fmt::format_to(it, "{}", run);
+    number(run);
+    out.resize(static_cast<std::size_t>(p - out.data()));
 }
 
 bool valid_qname(std::string_view s) noexcept {
@@ -205,7 +222,11 @@ public:
         }
         const BatchWriteTimes times = format_in_parallel(
             stop, threads, buffers_, [&](std::size_t k, fmt::memory_buffer& b) { format_record(q[k], r[k], res[k], b); },
-            [this](std::string_view bytes) { body_.write(bytes); });
+            [this](std::string_view bytes) { body_.write(bytes); },
+            [&](std::size_t k) {  // names, SEQ and QUAL, CIGAR and MD text, the fixed fields and tags
+                return q[k].name.size() + r[k].name.size() + q[k].sequence.size() + q[k].quality.size() +
+                       10 * res[k].cigar.size() + 96;
+            });
         if (error) std::rethrow_exception(error);
         return times;
     }
@@ -276,30 +297,33 @@ private:
     /// reverse complement of the letters (complement_letter) and the
     /// qualities reversed.
     static void append_seq_qual(const RecordView& q, bool reverse, fmt::memory_buffer& line_) {
-        bool ok = !q.sequence.empty();
-        for (char c : q.sequence) {
-            const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '=' || c == '.';
-            if (!letter) {
-                ok = false;
-                break;
-            }
+        const std::size_t n = q.sequence.size(), old = line_.size();
+        line_.resize(old + n);
+        char* d = line_.data() + old;
+        // Letters only (SAM v1.6 §1.4.10: [A-Za-z=.]+), written upper-case;
+        // anything else makes SEQ and QUAL '*'.
+        bool ok = n > 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            const char c = q.sequence[reverse ? n - 1 - k : k];
+            ok &= (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '=' || c == '.';
+            const char l = reverse ? complement_letter(c) : c;
+            d[k] = (l >= 'a' && l <= 'z') ? static_cast<char>(l - 'a' + 'A') : l;
         }
         if (!ok) {
+            line_.resize(old);
             line_.append(std::string_view("*\t*"));
             return;
         }
-        const auto upper = [](char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; };
-        if (reverse)
-            for (auto c = q.sequence.rbegin(); c != q.sequence.rend(); ++c) line_.push_back(upper(complement_letter(*c)));
-        else
-            for (char c : q.sequence) line_.push_back(upper(c));
         line_.push_back('\t');
-        if (q.quality.size() != q.sequence.size())
+        if (q.quality.size() != n) {
             line_.push_back('*');
-        else if (reverse)
-            for (auto c = q.quality.rbegin(); c != q.quality.rend(); ++c) line_.push_back(*c);
-        else
-            line_.append(q.quality.data(), q.quality.data() + q.quality.size());
+        } else if (reverse) {
+            const std::size_t at = line_.size();
+            line_.resize(at + n);
+            std::reverse_copy(q.quality.begin(), q.quality.end(), line_.data() + at);
+        } else {
+            line_.append(q.quality.data(), q.quality.data() + n);
+        }
     }
 
     OutputFile out_;

@@ -118,10 +118,12 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 /// order. A pair whose formatting throws ends its buffer; its error is
 /// rethrown after the buffers before it (and its own first part) are written.
 /// `buffers` are kept by the caller from batch to batch, so that their
-/// memory is reused rather than grown (and first touched) again each time.
-template <typename Format, typename Write>
+/// memory is reused rather than grown (and first touched) again each time;
+/// `bytes(k)`, an estimate of pair k's bytes, sizes each buffer once before
+/// its pairs are formatted (growing by doubling copies the text each time).
+template <typename Format, typename Write, typename Bytes>
 BatchWriteTimes format_in_parallel(std::size_t n, int threads, std::vector<fmt::memory_buffer>& buffers,
-                                   Format&& format, Write&& write) {
+                                   Format&& format, Write&& write, Bytes&& bytes) {
     BatchWriteTimes times;
     auto t0 = std::chrono::steady_clock::now();
     const std::size_t chunks = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(threads, 1)) * 4);
@@ -132,6 +134,9 @@ BatchWriteTimes format_in_parallel(std::size_t n, int threads, std::vector<fmt::
         const std::size_t first = n * c / chunks, last = n * (c + 1) / chunks;
         buffers[c].clear();
         try {
+            std::size_t want = 0;
+            for (std::size_t k = first; k < last; ++k) want += bytes(k);
+            buffers[c].reserve(want);
             for (std::size_t k = first; k < last; ++k) format(k, buffers[c]);
         } catch (...) {
             errors[c] = std::current_exception();
