@@ -535,5 +535,44 @@ TEST(Writers, WriteBatchOfViewsEqualsWritePerPair) {
     }
 }
 
+// A SAM batch checks its pairs' refs on several threads (the @SQ dictionary
+// is sharded by name), yet the error is that of the first pair in order
+// that fails, as one pass would find it: a ref name SAM cannot hold at pair
+// 40 before a ref seen with a second length at pair 60, and the reverse.
+TEST(Writers, SamBatchReportsTheFirstFailingPair) {
+    TempDir dir;
+    Fixture fx;
+    for (const bool name_first : {true, false}) {
+        RecordBlock qblock, rblock;
+        for (int k = 0; k < 100; ++k) {
+            SequenceRecord q = record("q" + std::to_string(k), "ACGTACGTACGTA");
+            std::string name = "ref" + std::to_string(k % 23), seq = "ACGTACGTACGTA";
+            if (k == (name_first ? 40 : 60)) name = "*bad";            // not a valid RNAME
+            if (k == (name_first ? 60 : 40)) seq = "ACGTACGTACGTACGT";  // ref{k % 23} with another length
+            SequenceRecord r = record(name, seq);
+            q.number = r.number = static_cast<std::uint64_t>(k) + 1;
+            qblock.append(q);
+            rblock.append(r);
+        }
+        std::vector<RecordView> qv, rv;
+        std::vector<AlignmentResult> results(100, fx.a1);
+        for (std::size_t k = 0; k < 100; ++k) {
+            qv.push_back(qblock[k]);
+            rv.push_back(rblock[k]);
+        }
+        AlignmentWriter w((dir.path / "out.sam").string(), {OutputFormat::sam});
+        try {
+            w.write_batch(qv, rv, results, 4);
+            ADD_FAILURE() << "no error";
+        } catch (const OutputError& e) {
+            EXPECT_TRUE(name_first) << e.what();
+            EXPECT_NE(std::string(e.what()).find("'*bad'"), std::string::npos) << e.what();
+        } catch (const InputError& e) {
+            EXPECT_FALSE(name_first) << e.what();
+            EXPECT_NE(std::string(e.what()).find("two lengths"), std::string::npos) << e.what();
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gpualign

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -172,23 +173,8 @@ public:
 
     void add_reference(std::string_view name, std::uint64_t length) override {
         if (length == 0) return;  // no @SQ (LN is 1..2^31-1): the records of a zero-length ref are unmapped
-        auto it = ref_lengths_.find(name);
-        if (it == ref_lengths_.end()) {
-            ref_lengths_.emplace(std::string(name), length);
-        } else {
-            if (it->second != length)
-                throw InputError(fmt::format("reference name '{}' occurs with two lengths ({} and {}); SAM @SQ "
-                                             "names must be unique",
-                                             shown_name(name), it->second, length));
-            return;
-        }
-        if (!valid_rname(name))
-            throw OutputError(fmt::format("{}: reference name '{}' is not a valid SAM reference name (SAM v1.6 §1.2.1)",
-                                          shown_output(out_.path()), shown_name(name)));
-        if (length == 0 || length > 2147483647u)
-            throw OutputError(fmt::format("{}: reference '{}' has length {}, outside SAM's 1..2^31-1",
-                                          shown_output(out_.path()), shown_name(name), length));
-        fmt::format_to(fmt::appender(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
+        const std::size_t h = std::hash<std::string_view>{}(name);
+        if (refs_[h % ref_shards].insert(name, length)) declare(name, length);
     }
 
     void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
@@ -208,25 +194,18 @@ public:
     /// there, whose error comes after any earlier pair's.
     BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                 std::span<const AlignmentResult> res, int threads) override {
-        std::size_t stop = q.size();
+        const auto t0 = std::chrono::steady_clock::now();
         std::exception_ptr error;
-        for (std::size_t k = 0; k < q.size(); ++k) {
-            try {
-                check_coordinates(q[k], r[k], res[k]);
-                add_reference(r[k].name, r[k].sequence.size());
-            } catch (...) {
-                stop = k;
-                error = std::current_exception();
-                break;
-            }
-        }
-        const BatchWriteTimes times = format_in_parallel(
+        const std::size_t stop = declare_batch(q, r, res, threads, error);
+        const double declare_s = seconds_since(t0);
+        BatchWriteTimes times = format_in_parallel(
             stop, threads, buffers_, [&](std::size_t k, fmt::memory_buffer& b) { format_record(q[k], r[k], res[k], b); },
             [this](std::string_view bytes) { body_.write(bytes); },
             [&](std::size_t k) {  // names, SEQ and QUAL, CIGAR and MD text, the fixed fields and tags
                 return q[k].name.size() + r[k].name.size() + q[k].sequence.size() + q[k].quality.size() +
                        10 * res[k].cigar.size() + 96;
             });
+        times.format_seconds += declare_s;  // the @SQ lines are the header's part of formatting
         if (error) std::rethrow_exception(error);
         return times;
     }
@@ -329,12 +308,110 @@ private:
     OutputFile out_;
     SpoolFile body_;
     WriterOptions meta_;
-    /// Hashes std::string and std::string_view alike (lookups without a copy).
-    struct NameHash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    /// Appends the @SQ line of a ref seen for the first time, after the
+    /// checks SAM needs. @throws OutputError naming the output.
+    void declare(std::string_view name, std::uint64_t length) {
+        if (!valid_rname(name))
+            throw OutputError(fmt::format("{}: reference name '{}' is not a valid SAM reference name (SAM v1.6 §1.2.1)",
+                                          shown_output(out_.path()), shown_name(name)));
+        if (length > 2147483647u)
+            throw OutputError(fmt::format("{}: reference '{}' has length {}, outside SAM's 1..2^31-1",
+                                          shown_output(out_.path()), shown_name(name), length));
+        fmt::format_to(fmt::appender(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
+    }
+
+    /// Checks the coordinates of pairs [0, n) and adds their refs to the
+    /// dictionary (each shard on a thread of its own, in pair order), then
+    /// appends the @SQ lines of the refs first seen here, in pair order.
+    /// Returns the first pair that failed a check (n if none), with its
+    /// error in `error`: the lowest such pair, as one pass in order would.
+    std::size_t declare_batch(std::span<const RecordView> q, std::span<const RecordView> r,
+                              std::span<const AlignmentResult> res, int threads, std::exception_ptr& error) {
+        const std::size_t n = q.size();
+        std::vector<std::uint8_t> fresh(n, 0);
+        std::size_t stop = n;
+        for (std::size_t k = 0; k < n && stop == n; ++k) {
+            try {
+                check_coordinates(q[k], r[k], res[k]);
+            } catch (...) {
+                stop = k;
+                error = std::current_exception();
+            }
+        }
+        std::array<std::vector<std::size_t>, ref_shards> of_shard;  // pair indices, in order
+        for (std::size_t k = 0; k < stop; ++k)
+            if (!r[k].sequence.empty()) of_shard[std::hash<std::string_view>{}(r[k].name) % ref_shards].push_back(k);
+        std::array<std::size_t, ref_shards> shard_stop;
+        std::array<std::exception_ptr, ref_shards> shard_error;
+        shard_stop.fill(stop);
+#pragma omp parallel for schedule(static, 1) num_threads(std::max(1, threads))
+        for (std::size_t sh = 0; sh < ref_shards; ++sh) {
+            for (const std::size_t k : of_shard[sh]) {
+                try {
+                    fresh[k] = refs_[sh].insert(r[k].name, r[k].sequence.size());
+                } catch (...) {
+                    shard_stop[sh] = k;
+                    shard_error[sh] = std::current_exception();
+                    break;
+                }
+            }
+        }
+        for (std::size_t sh = 0; sh < ref_shards; ++sh)
+            if (shard_stop[sh] < stop) {
+                stop = shard_stop[sh];
+                error = shard_error[sh];
+            }
+        for (std::size_t k = 0; k < stop; ++k) {
+            if (!fresh[k]) continue;
+            try {
+                declare(r[k].name, r[k].sequence.size());
+            } catch (...) {
+                error = std::current_exception();
+                return k;
+            }
+        }
+        return stop;
+    }
+
+    /// One shard of the @SQ dictionary: ref name -> length, the names kept
+    /// in blocks of its own (at least 1 MiB, never moved) so that a key
+    /// needs no allocation.
+    class RefShard {
+    public:
+        /// Whether `name` is new (then kept with `length`). @throws
+        /// InputError when it was seen with another length.
+        bool insert(std::string_view name, std::uint64_t length) {
+            const auto it = lengths_.find(name);
+            if (it != lengths_.end()) {
+                if (it->second != length)
+                    throw InputError(fmt::format("reference name '{}' occurs with two lengths ({} and {}); SAM @SQ "
+                                                 "names must be unique",
+                                                 shown_name(name), it->second, length));
+                return false;
+            }
+            lengths_.emplace(keep(name), length);
+            return true;
+        }
+
+    private:
+        std::string_view keep(std::string_view name) {
+            if (blocks_.empty() || cap_ - used_ < name.size()) {
+                cap_ = std::max<std::size_t>(std::size_t{1} << 20, name.size());
+                blocks_.push_back(std::make_unique<char[]>(cap_));
+                used_ = 0;
+            }
+            char* at = blocks_.back().get() + used_;
+            std::copy(name.begin(), name.end(), at);
+            used_ += name.size();
+            return {at, name.size()};
+        }
+        std::vector<std::unique_ptr<char[]>> blocks_;
+        std::size_t used_ = 0, cap_ = 0;  ///< bytes used and held in blocks_.back()
+        std::unordered_map<std::string_view, std::uint64_t> lengths_;
     };
-    std::unordered_map<std::string, std::uint64_t, NameHash, std::equal_to<>> ref_lengths_;
+
+    static constexpr std::size_t ref_shards = 16;
+    std::array<RefShard, ref_shards> refs_;  ///< the @SQ dictionary, sharded by the name's hash
     fmt::memory_buffer sq_lines_;
     fmt::memory_buffer line_;
     std::vector<fmt::memory_buffer> buffers_;  // write_batch's, reused
