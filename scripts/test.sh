@@ -12,28 +12,33 @@
 # sanitizer build compiles; its output is printed after the workflow test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+stage() { echo "== [${SECONDS} s] $*"; }  # each stage's start, in seconds since this script began
+stage "dependencies (scripts/deps.sh)"
 bash scripts/deps.sh
+stage "build (scripts/build.sh)"
 bash scripts/build.sh
+stage "tests (ctest, build/)"
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 
-echo "== workflow on a real SLURM cluster: started in the background =="
+stage "workflow on a real SLURM cluster: started in the background"
 mkdir -p build
 bash tests/workflow/run_slurm_test.sh build/app/gpualign > build/slurm-test.log 2>&1 &
 slurm_pid=$!
 trap 'kill "$slurm_pid" 2>/dev/null || true' EXIT
 
-echo "== sanitizers (ASan + UBSan, CPU tests) =="
+stage "sanitizers (ASan + UBSan, CPU tests)"
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j "$(nproc)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --preset asan -j "$(nproc)"
 
-echo "== workflow (Snakemake, CPU backend, 3 shards) =="
+stage "workflow (Snakemake, CPU backend, 3 shards)"
 bash tests/workflow/run_workflow_test.sh build/app/gpualign
 
-echo "== workflow on a real SLURM cluster (tests/workflow/run_slurm_test.sh) =="
+stage "workflow on a real SLURM cluster (tests/workflow/run_slurm_test.sh)"
 slurm_rc=0
 wait "$slurm_pid" || slurm_rc=$?
 trap - EXIT
 cat build/slurm-test.log
+stage "done (SLURM test exit status $slurm_rc)"
 exit "$slurm_rc"
