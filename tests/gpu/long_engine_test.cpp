@@ -674,6 +674,34 @@ TEST(LongEngineSanitizer, AlignManyWorkers) {
     }
 }
 
+// The scheduler of sets, small enough for compute-sanitizer memcheck and
+// racecheck: with solo_min_cells at 2e6, the two pairs of about 1.5-2 kb
+// run alone after four smaller ones have shared two workers; results equal
+// the reference in every mode.
+TEST(LongEngineSanitizer, SetsRunTheirLargestPairsAlone) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 29);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    std::vector<Seq> q, r;
+    for (const std::size_t len : {2000, 300, 1500, 700, 500, 900}) {
+        q.push_back(gen.random(len));
+        r.push_back(gen.mutate(q.back(), 0.1));
+    }
+    for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
+        const auto want = reference(q, r, s, mode, false);
+        gpu::LongEngineOptions opt;
+        opt.plan.leaf_cells = 1u << 16;
+        opt.workers = 2;
+        opt.solo_min_cells = 2000000;
+        gpu::LongEngine engine(s, mode, false, opt);
+        const std::vector<AlignmentResult> got = engine.align_many(long_pairs(q, r));
+        EXPECT_EQ(engine.last_stats().solo_pairs, 2u);
+        ASSERT_EQ(got.size(), q.size());
+        for (std::size_t i = 0; i < q.size(); ++i)
+            expect_same(got[i], want[i], q[i], r[i], s, std::string("set ") + to_string(mode) + " pair " + std::to_string(i));
+    }
+}
+
 // The local forward at two columns a step keeps only each row's best value
 // and finds the best cell's column in a window of 32 columns, then in a
 // sub-region recomputed from the checkpoints around it (region_kernel.cuh,
