@@ -3,9 +3,9 @@
 // since the @SQ lines are known only once every pair is written.
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
