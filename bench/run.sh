@@ -143,7 +143,7 @@ run_batch() {
     "$(bin gpualign_bench)" --runs 5 --global ${BATCH_ARGS:-} --csv "$1.csv" 2>&1 | tee "$1.log"
 }
 
-long_workloads=${LONG_WORKLOADS:-mito,hp50,hp100,sa200,syn1m5,syn1m20,real1m,bulk2000}
+long_workloads=${LONG_WORKLOADS:-mito,hp50,hp100,sa200,syn1m5,syn1m20,real1m,bulk2000,sa_set,hp_set,mixed_set}
 describe_long() { echo "gpualign_long_bench --workloads $long_workloads --modes global,local --runs 3 --peer-timeout-s 20 \$LONG_ARGS --csv OUT.csv"; }
 run_long() {
     need_gpus 1 && need_bin gpualign_long_bench && need_data dna/long || return 0
