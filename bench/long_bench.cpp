@@ -280,9 +280,9 @@ GpuRun run_gpu(gpu::LongEngine& e, const Workload& w, int runs) {
 
 /// Runs each pair of set `w` alone (align()) and prints the sums of their
 /// walls and kernel times against the set's run `r`, and whether every
-/// result equals the set's (`set_results`).
-void print_solo_sum(gpu::LongEngine& e, const Workload& w, const std::vector<AlignmentResult>& set_results,
-                    const Row& r) {
+/// result equals the set's (`set_results`); a difference or an error
+/// becomes r.check's (the run then ends with status 1).
+void print_solo_sum(gpu::LongEngine& e, const Workload& w, const std::vector<AlignmentResult>& set_results, Row& r) {
     double wall = 0, kernels = 0;
     std::size_t differ = 0;
     try {
@@ -294,8 +294,10 @@ void print_solo_sum(gpu::LongEngine& e, const Workload& w, const std::vector<Ali
         }
     } catch (const std::exception& ex) {
         std::printf("  GPU solo sum: ERROR %s\n", ex.what());
+        r.check = "solo sum: " + std::string(ex.what());
         return;
     }
+    if (differ) r.check = "solo results differ on " + std::to_string(differ) + " pairs";
     std::printf("  GPU %-6s %-10s solo sum: %zu pairs one by one: wall %.3f s (%.1f GCUPS), kernels %.3f s; "
                 "the set's wall %.3f s = %.2fx the solo sum; results %s\n",
                 r.mode.c_str(), r.output.c_str(), w.q.size(), wall, gcups(w.cells, wall), kernels * 1e-3, r.wall_s,
