@@ -6,13 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/cli_fixture.hpp"
+#include "fasta_text.hpp"
 #include "gpualign/align/simd_aligner.hpp"
 
 namespace fs = std::filesystem;
@@ -30,10 +31,9 @@ protected:
     /// the test's directory: searches of every read against every window
     /// stay small.
     fs::path first_records(const std::string& name, std::size_t n) {
-        std::istringstream in(slurp(data(name)));
-        std::string line, text;
-        std::size_t records = 0;
-        while (std::getline(in, line) && !(line.starts_with(">") && ++records > n)) text += line + "\n";
+        const std::vector<std::string> records = gpualign::test::fasta_records(data(name));
+        std::string text;
+        for (std::size_t k = 0; k < std::min(n, records.size()); ++k) text += records[k];
         return write("first" + std::to_string(n) + "_" + name, text);
     }
     /// The first 12 reads and 12 windows of data/: "Q DB" for a search
