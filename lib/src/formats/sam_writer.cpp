@@ -173,8 +173,7 @@ public:
 
     void add_reference(std::string_view name, std::uint64_t length) override {
         if (length == 0) return;  // no @SQ (LN is 1..2^31-1): the records of a zero-length ref are unmapped
-        const std::size_t h = std::hash<std::string_view>{}(name);
-        if (refs_[h % ref_shards].insert(name, length)) declare(name, length);
+        if (refs_[shard_of(name)].insert(name, length)) declare(name, length);
     }
 
     void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
@@ -340,7 +339,7 @@ private:
         }
         std::array<std::vector<std::size_t>, ref_shards> of_shard;  // pair indices, in order
         for (std::size_t k = 0; k < stop; ++k)
-            if (!r[k].sequence.empty()) of_shard[std::hash<std::string_view>{}(r[k].name) % ref_shards].push_back(k);
+            if (!r[k].sequence.empty()) of_shard[shard_of(r[k].name)].push_back(k);
         std::array<std::size_t, ref_shards> shard_stop;
         std::array<std::exception_ptr, ref_shards> shard_error;
         shard_stop.fill(stop);
@@ -411,6 +410,10 @@ private:
     };
 
     static constexpr std::size_t ref_shards = 16;
+    /// The shard of refs_ that holds `name`.
+    static std::size_t shard_of(std::string_view name) noexcept {
+        return std::hash<std::string_view>{}(name) % ref_shards;
+    }
     std::array<RefShard, ref_shards> refs_;  ///< the @SQ dictionary, sharded by the name's hash
     fmt::memory_buffer sq_lines_;
     fmt::memory_buffer line_;
