@@ -181,17 +181,21 @@ void add_record_pairs(Workload& w, const std::string& dir, const std::string& se
     }
 }
 
+/// The records of a FASTA file joined into one sequence, at most the
+/// first `records` of them.
+Seq joined_records(const std::string& path, std::size_t records = SIZE_MAX) {
+    Seq out;
+    const auto recs = read_fasta(path);
+    for (std::size_t i = 0; i < std::min(records, recs.size()); ++i)
+        out.insert(out.end(), recs[i].codes.begin(), recs[i].codes.end());
+    return out;
+}
+
 /// The first `records` record pairs of a pair set of dna/long joined into
 /// one pair (A records joined as the query, B records as the ref).
 void add_joined_pair(Workload& w, const std::string& dir, const std::string& set, std::size_t records) {
-    Seq q, r;
-    const auto a = read_fasta(dir + set + ".A.fa"), b = read_fasta(dir + set + ".B.fa");
-    for (std::size_t i = 0; i < std::min({records, a.size(), b.size()}); ++i) {
-        q.insert(q.end(), a[i].codes.begin(), a[i].codes.end());
-        r.insert(r.end(), b[i].codes.begin(), b[i].codes.end());
-    }
-    w.q.push_back(std::move(q));
-    w.r.push_back(std::move(r));
+    w.q.push_back(joined_records(dir + set + ".A.fa", records));
+    w.r.push_back(joined_records(dir + set + ".B.fa", records));
 }
 
 /// `s` with a fraction `divergence` of its positions mutated (splitmix64,
@@ -271,8 +275,7 @@ Workload load(const std::string& name, const Options& o) {
         w.q.push_back(mutate(lambda, 0.15, o.seed + 4));
         w.r.push_back(mutate(lambda, 0.15, o.seed + 5));
         // 500 kb: the S. aureus A windows joined, against a copy mutated at 2%.
-        Seq big;
-        for (const auto& rec : read_fasta(dir + "saureusN315_vs_RF122.A.fa")) big.insert(big.end(), rec.codes.begin(), rec.codes.end());
+        Seq big = joined_records(dir + "saureusN315_vs_RF122.A.fa");
         big.resize(std::min<std::size_t>(big.size(), 500000));
         w.q.push_back(big);
         w.r.push_back(mutate(big, 0.02, o.seed + 6));
@@ -284,8 +287,9 @@ Workload load(const std::string& name, const Options& o) {
     } else if (name == "real1m") {
         Seq q, r;
         for (const char* set : {"saureusN315_vs_RF122", "hpyloriG27_vs_SJM180"}) {
-            for (const auto& rec : read_fasta(dir + set + ".A.fa")) q.insert(q.end(), rec.codes.begin(), rec.codes.end());
-            for (const auto& rec : read_fasta(dir + set + ".B.fa")) r.insert(r.end(), rec.codes.begin(), rec.codes.end());
+            const Seq a = joined_records(dir + set + ".A.fa"), b = joined_records(dir + set + ".B.fa");
+            q.insert(q.end(), a.begin(), a.end());
+            r.insert(r.end(), b.begin(), b.end());
         }
         w.description = "real1m: the S. aureus then H. pylori windows joined, " + std::to_string(q.size()) + " x " +
                         std::to_string(r.size());
