@@ -372,9 +372,7 @@ private:
         return stop;
     }
 
-    /// One shard of the @SQ dictionary: ref name -> length, the names kept
-    /// in blocks of its own (at least 1 MiB, never moved) so that a key
-    /// needs no allocation.
+    /// One shard of the @SQ dictionary: ref name -> length.
     class RefShard {
     public:
         /// Whether `name` is new (then kept with `length`). @throws
@@ -388,25 +386,17 @@ private:
                                                  shown_name(name), it->second, length));
                 return false;
             }
-            lengths_.emplace(keep(name), length);
+            lengths_.emplace(std::string(name), length);
             return true;
         }
 
     private:
-        std::string_view keep(std::string_view name) {
-            if (blocks_.empty() || cap_ - used_ < name.size()) {
-                cap_ = std::max<std::size_t>(std::size_t{1} << 20, name.size());
-                blocks_.push_back(std::make_unique<char[]>(cap_));
-                used_ = 0;
-            }
-            char* at = blocks_.back().get() + used_;
-            std::copy(name.begin(), name.end(), at);
-            used_ += name.size();
-            return {at, name.size()};
-        }
-        std::vector<std::unique_ptr<char[]>> blocks_;
-        std::size_t used_ = 0, cap_ = 0;  ///< bytes used and held in blocks_.back()
-        std::unordered_map<std::string_view, std::uint64_t> lengths_;
+        /// Hashes std::string and std::string_view alike (lookups without a copy).
+        struct NameHash {
+            using is_transparent = void;
+            std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+        };
+        std::unordered_map<std::string, std::uint64_t, NameHash, std::equal_to<>> lengths_;
     };
 
     static constexpr std::size_t ref_shards = 16;
