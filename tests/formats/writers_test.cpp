@@ -184,8 +184,8 @@ TEST(Writers, OutputFileDevFullIsAnError) {
 }
 
 // write_file appends another open file's whole content, its unflushed
-// tail included and whatever its offset, between ordinary writes: in the
-// kernel into a file, through a buffer into /dev/full (an error).
+// tail included and whatever its offset, between ordinary writes; into
+// /dev/full it is an error.
 TEST(Writers, OutputFileWriteFileAppendsAWholeFile) {
     TempDir dir;
     std::string body;

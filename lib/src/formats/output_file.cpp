@@ -137,18 +137,12 @@ void OutputFile::write(std::string_view bytes) {
 
 void OutputFile::write_file(std::FILE* from) {
     if (!file_ || committed_) throw OutputError(fmt::format("{}: write after commit", shown_output(path_)));
-    if (std::fflush(file_) != 0 || std::fflush(from) != 0) fail("write", errno ? errno : EIO);
-    const int in = ::fileno(from), out = ::fileno(file_);
+    if (std::fflush(from) != 0) fail("read back a scratch file", errno ? errno : EIO);
+    const int in = ::fileno(from);
     struct stat st {};
     if (::fstat(in, &st) != 0) fail("read back a scratch file", errno);
     auto left = static_cast<std::size_t>(st.st_size);
-    loff_t at = 0;
-    while (left > 0) {  // copy_file_range appends at out's offset: the end of what was written
-        const ssize_t n = ::copy_file_range(in, &at, out, nullptr, left, 0);
-        if (n <= 0) break;  // 0, or an error such as EXDEV/EINVAL (stdout a pipe): the buffered copy below
-        left -= static_cast<std::size_t>(n);
-    }
-    if (left == 0) return;
+    off_t at = 0;
     std::vector<char> chunk(std::size_t{1} << 20);
     while (left > 0) {
         const ssize_t n = ::pread(in, chunk.data(), std::min(chunk.size(), left), at);

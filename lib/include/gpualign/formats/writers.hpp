@@ -63,10 +63,10 @@ public:
 
     /// Appends bytes (buffered). @throws OutputError on a write error.
     void write(std::string_view bytes);
-    /// Appends the whole content of the open file `from` (read from offset
-    /// 0; its own offset is left anywhere): in the kernel with
-    /// copy_file_range(2) where both are files that allow it, else through
-    /// a buffer. @throws OutputError naming this path on a read or write error.
+    /// Appends the whole content of the open file `from`, its unflushed
+    /// writes included, read from offset 0 with pread (its own offset is
+    /// left as it is). @throws OutputError naming this path on a read or
+    /// write error.
     void write_file(std::FILE* from);
     /// Flushes, closes and renames into place (stdout: flushes only).
     /// Call once. @throws OutputError naming the path and the system error.
