@@ -14,9 +14,9 @@
 //      side is the search DB)
 // --linear-gaps gives the DNA workloads gap 0+2 (linear) instead of 5+2.
 // each score-only and with CIGAR, local (and global with --global,
-// semi-global with --semi-global). Score-only rows run the inter-pair
-// kernel (BatchEngineOptions::pair_kernels) and, with --kernels both, the
-// warp-per-pair kernel alone beside it.
+// semi-global with --semi-global). Rows run the inter-pair kernel (its
+// traceback variant with CIGAR; BatchEngineOptions::pair_kernels) and, with
+// --kernels both, the warp-per-pair kernel alone beside it.
 //
 // Kernel GCUPS: a BatchEngine with one stream, so that the CUDA events around
 // each batch's kernels (BatchEngine::last_kernel_ms) time the kernels alone; one
@@ -215,7 +215,8 @@ int main(int argc, char** argv) {
             std::vector<std::pair<bool, bool>> runs_of;  // (score_only, pair_kernels)
             if (kernels != "warp") runs_of.push_back({true, true});
             if (kernels != "pair") runs_of.push_back({true, false});
-            if (with_cigar) runs_of.push_back({false, false});
+            if (with_cigar && kernels != "warp") runs_of.push_back({false, true});
+            if (with_cigar && kernels != "pair") runs_of.push_back({false, false});
             for (const auto& [score_only, pair_kernels] : runs_of) {
                 std::vector<double> kms, wall;
                 std::size_t checked = 0;

@@ -1,11 +1,13 @@
 // The batch engine's inter-pair 16-bit kernel (gpu/src/batch/kernels/
-// pair_kernel.cuh): score-only results byte-identical to the CPU reference
-// on the pairs it takes, at the edges of its 16-bit range, on tie-heavy
-// pairs (repeats, all-N, length 1) and mixed lengths in one batch, with the
+// pair_kernel.cuh) and its traceback variant (pair_traceback_kernel.cuh):
+// score-only results and CIGARs byte-identical to the CPU reference on the
+// pairs it takes, at the edges of its 16-bit range, on tie-heavy pairs
+// (repeats, all-N, length 1) and mixed lengths in one batch, with the
 // engine's counters showing which kernel finished each pair. Skips without
 // a CUDA device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -157,6 +159,110 @@ TEST(PairKernel, IupacAndRealReads) {
         const gpu::BatchEngineProfile p = expect_identical(rq, rr, make_dna_scheme(2, 3, 5, 2, -3), mode, true, inter_pair_options());
         EXPECT_GT(p.inter_pair_pairs, rq.size() / 2) << to_string(mode);
     }
+}
+
+// The traceback variant: CIGARs byte-identical to the CPU reference (and
+// re-scored by expect_identical) in every mode, for affine gaps, linear gaps
+// with s + O < 0 (2/-3 with gap 0+2) and a 15-code IUPAC scheme, on mixed
+// lengths; every pair fits 16 bits, so the kernel takes every pair.
+TEST(PairKernelTraceback, MixedLengthsIdenticalToCpuReference) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    related_pairs(3810, 12000, 400, q, r);
+    for (const ScoringScheme& s : {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(2, 3, 0, 2, -3), ednafull_scheme(10, 1)})
+        for (AlignMode mode : all_modes) {
+            const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, false, inter_pair_options());
+            EXPECT_EQ(p.inter_pair_pairs, q.size()) << to_string(mode);
+        }
+}
+
+// Across the 16-bit range with CIGAR: the engine sends the pairs that fit to
+// the traceback variant and the rest to the warp kernel, in batches of their
+// own; the bytes are the CPU reference's either way. With match 40 / gaps
+// 40 + 40 the largest pair that fits is about 540 x 540 in global and
+// semi-global mode, and 1,632 x 1,632 in local mode (whose forward pass
+// needs no room below zero).
+TEST(PairKernelTraceback, SixteenBitRangeEdges) {
+    SKIP_WITHOUT_GPU();
+    Generator g(Alphabet::dna, 3811);
+    std::vector<Seq> q, r;
+    std::vector<std::size_t> lengths;
+    for (std::size_t len = 480; len <= 620; len += 4) lengths.push_back(len);
+    for (std::size_t len = 1608; len <= 1656; len += 8) lengths.push_back(len);
+    for (const std::size_t len : lengths)
+        for (int k = 0; k < 4; ++k) {
+            Seq qs = g.random(len);
+            q.push_back(qs);
+            r.push_back(k == 0 ? qs : g.mutate(qs, 0.05 * k, 2 * len));
+        }
+    const ScoringScheme s = make_dna_scheme(40, 40, 40, 40, -40);
+    for (AlignMode mode : all_modes) {
+        const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, false, inter_pair_options());
+        EXPECT_GT(p.inter_pair_pairs, 0u) << to_string(mode);
+        EXPECT_LT(p.inter_pair_pairs, q.size()) << to_string(mode);
+    }
+}
+
+// Tie-heavy pairs with CIGAR: repeats (many equal paths: the canonical one
+// must win), all-N sides, length 1, under two schemes.
+TEST(PairKernelTraceback, TieHeavyPairs) {
+    SKIP_WITHOUT_GPU();
+    Generator g(Alphabet::dna, 3812);
+    std::vector<Seq> q, r;
+    const std::uint8_t N = 3;
+    for (int k = 0; k < 400; ++k) {
+        const Seq unit = g.random(1 + k % 6);
+        Seq rep;
+        while (rep.size() < static_cast<std::size_t>(20 + k % 180)) rep.insert(rep.end(), unit.begin(), unit.end());
+        Seq sub(rep.begin(), rep.begin() + static_cast<std::ptrdiff_t>(rep.size() / 3 + 1));
+        q.push_back(sub);
+        r.push_back(rep);
+        q.push_back(rep);
+        r.push_back(sub);
+        q.push_back(Seq(1 + k % 50, N));
+        r.push_back(g.random(1 + k % 70));
+        q.push_back(g.random(1));
+        r.push_back(k % 2 ? Seq(1 + k % 30, N) : g.random(1 + k % 30));
+    }
+    for (const ScoringScheme& s : {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(1, 1, 1, 1, -1)})
+        for (AlignMode mode : all_modes) {
+            const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, false, inter_pair_options());
+            EXPECT_EQ(p.inter_pair_pairs, q.size()) << to_string(mode);
+        }
+}
+
+// Real reads with CIGAR: MiSeq 16S reads against their windows (about 250 x
+// 300) and PacBio reads of about 1 kb, in every mode.
+TEST(PairKernelTraceback, RealReads) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    if (!load_pairs("dna/miseq_16S/reads.fa", "dna/miseq_16S/ref_windows.fa", Alphabet::dna, q, r))
+        GTEST_SKIP() << "miseq_16S not found under " << shared_data_dir();
+    std::vector<Seq> pq, pr;
+    if (load_pairs("dna/pacbio_ecoli/reads.fa", "dna/pacbio_ecoli/ref_windows.fa", Alphabet::dna, pq, pr)) {
+        pq.resize(std::min<std::size_t>(pq.size(), 2000));
+        pr.resize(pq.size());
+        q.insert(q.end(), pq.begin(), pq.end());
+        r.insert(r.end(), pr.begin(), pr.end());
+    }
+    for (AlignMode mode : all_modes) {
+        const gpu::BatchEngineProfile p = expect_identical(q, r, make_dna_scheme(2, 3, 5, 2, -3), mode, false, inter_pair_options());
+        EXPECT_EQ(p.inter_pair_pairs, q.size()) << to_string(mode);
+    }
+}
+
+// By default a CIGAR batch too small to fill the GPU stays on the warp
+// kernel; 150,000 short pairs run on the traceback variant.
+TEST(PairKernelTraceback, RoutesBySize) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    related_pairs(3813, 2000, 60, q, r);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    EXPECT_EQ(expect_identical(q, r, s, AlignMode::local, false).inter_pair_pairs, 0u);
+    q.clear();
+    r.clear();
+    related_pairs(3814, 150000, 60, q, r);
+    EXPECT_EQ(expect_identical(q, r, s, AlignMode::local, false).inter_pair_pairs, q.size());
 }
 
 }  // namespace

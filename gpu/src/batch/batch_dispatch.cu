@@ -10,6 +10,7 @@
 #include "kernels/dp_kernel.cuh"
 #include "kernels/fault_kernel.cuh"
 #include "kernels/pair_kernel.cuh"
+#include "kernels/pair_traceback_kernel.cuh"
 #include "kernels/traceback_kernel.cuh"
 
 namespace gpualign::gpu::detail {
@@ -30,9 +31,41 @@ void launch_pairs(const BatchParams& p, cudaStream_t stream) {
     }
 }
 
+// The compact CIGAR: the runs' prefix sum, then the gather into mapped host memory.
+void launch_cigar_copy(const BatchParams& p, cudaStream_t stream) {
+    kernels::cigar_scan_kernel<<<1, kernels::scan_block, 0, stream>>>(p);
+    GPUALIGN_CUDA(cudaGetLastError(), "cigar_scan_kernel launch");
+    const unsigned pairs_per_block = kernels::gather_block / 32;
+    kernels::cigar_gather_kernel<<<(p.count + pairs_per_block - 1) / pairs_per_block, kernels::gather_block, 0,
+                                   stream>>>(p);
+    GPUALIGN_CUDA(cudaGetLastError(), "cigar_gather_kernel launch");
+}
+
+// The inter-pair kernel's traceback variant (p.pair_dirs): the forward pass
+// storing direction bits, then one thread per pair walking them.
+template <AlignMode Mode, bool SignedProfile>
+void launch_pair_traceback(const BatchParams& p, cudaStream_t stream) {
+    const int smem = pair_block_smem(p.size);
+    const unsigned threads = (p.count + 1) / 2;
+    const unsigned blocks = (threads + pair_block - 1) / pair_block;
+    kernels::pair_kernel<Mode, false, SignedProfile, true><<<blocks, pair_block, smem, stream>>>(p);
+    GPUALIGN_CUDA(cudaGetLastError(), "pair_kernel (traceback variant) launch");
+    kernels::pair_traceback_kernel<Mode><<<(p.count + traceback_block - 1) / traceback_block, traceback_block, 0, stream>>>(p);
+    GPUALIGN_CUDA(cudaGetLastError(), "pair_traceback_kernel launch");
+    launch_cigar_copy(p, stream);
+}
+
 template <AlignMode Mode, bool Traceback>
 void launch(const BatchParams& p, cudaStream_t stream) {
-    if constexpr (!Traceback) {
+    if constexpr (Traceback) {
+        if (p.pair_dirs) {
+            if (p.negative_profile)
+                launch_pair_traceback<Mode, true>(p, stream);
+            else
+                launch_pair_traceback<Mode, false>(p, stream);
+            return;
+        }
+    } else {
         if (p.status) {
             if (p.negative_profile)
                 launch_pairs<Mode, true>(p, stream);
@@ -52,12 +85,7 @@ void launch(const BatchParams& p, cudaStream_t stream) {
         const unsigned blocks = (p.count + traceback_block - 1) / traceback_block;
         kernels::traceback_kernel<R, Mode><<<blocks, traceback_block, 0, stream>>>(p);
         GPUALIGN_CUDA(cudaGetLastError(), "traceback_kernel launch");
-        kernels::cigar_scan_kernel<<<1, kernels::scan_block, 0, stream>>>(p);
-        GPUALIGN_CUDA(cudaGetLastError(), "cigar_scan_kernel launch");
-        const unsigned pairs_per_block = kernels::gather_block / 32;
-        kernels::cigar_gather_kernel<<<(p.count + pairs_per_block - 1) / pairs_per_block, kernels::gather_block, 0,
-                                       stream>>>(p);
-        GPUALIGN_CUDA(cudaGetLastError(), "cigar_gather_kernel launch");
+        launch_cigar_copy(p, stream);
     }
 }
 
@@ -86,6 +114,9 @@ void prepare_pairs() {
     GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, false, SignedProfile>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
                   "pair_kernel shared memory");
+    GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, false, SignedProfile, true>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                  "pair_kernel (traceback variant) shared memory");
     if constexpr (Mode != AlignMode::global)
         GPUALIGN_CUDA(cudaFuncSetAttribute(kernels::pair_kernel<Mode, true, SignedProfile>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, smem),

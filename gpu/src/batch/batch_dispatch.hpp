@@ -15,8 +15,10 @@ namespace gpualign::gpu::detail {
 /// passes (grid = ceil(count/2) threads), then the DP kernel
 /// of `mode` (grid = count blocks of 32 threads; pairs already pair_done
 /// return at once) and, when `traceback`, the
-/// traceback, CIGAR scan and CIGAR gather kernels on `stream`; each kernel
-/// takes `p` as it is. Asynchronous. With `inject_fault` (test hook
+/// traceback, CIGAR scan and CIGAR gather kernels on `stream`. With
+/// `traceback` and `p.pair_dirs`: the inter-pair kernel's traceback variant
+/// and pair_traceback_kernel in place of the DP and traceback kernels. Each
+/// kernel takes `p` as it is. Asynchronous. With `inject_fault` (test hook
 /// GPUALIGN_INJECT_CUDA_FAULT, docs/gpu.md) a kernel that executes __trap()
 /// runs first, so the stream fails with a real, sticky CUDA error.
 /// @throws std::runtime_error naming the CUDA error if a launch fails.

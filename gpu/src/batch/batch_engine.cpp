@@ -64,15 +64,19 @@ constexpr std::size_t pair_boundary_per_base = 8;
 /// What a slot holds beyond the sequences, tasks, results and boundary rows
 /// that every slot has: CIGAR runs and direction bits (traceback), the
 /// inter-pair kernel's pair status and strip boundaries (score-only with the
-/// inter-pair kernel), or nothing (score-only on the warp kernel alone).
-enum class SlotKind { score, inter_pair, traceback };
+/// inter-pair kernel), both CIGAR buffers and strip boundaries (traceback
+/// with the inter-pair kernel's traceback variant), or nothing (score-only
+/// on the warp kernel alone).
+enum class SlotKind { score, inter_pair, traceback, pair_traceback };
 
 /// Device bytes of one slot of shape `s`, as allocated by alloc_buffers.
 std::size_t slot_device_bytes(const Shape& s, SlotKind kind) {
     std::size_t b = rounded(s.bases) + rounded(s.pairs * sizeof(PairTask)) +
                     rounded(s.pairs * detail::out_fields * sizeof(std::int32_t)) + rounded((s.bases + s.pairs) * 16);
-    if (kind == SlotKind::traceback)
+    if (kind == SlotKind::traceback || kind == SlotKind::pair_traceback)
         b += rounded(s.bases * sizeof(std::uint32_t)) + rounded(static_cast<std::size_t>(s.dirs));
+    if (kind == SlotKind::pair_traceback)
+        b += rounded(s.bases * pair_boundary_per_base) + rounded(s.pairs * sizeof(std::uint32_t));
     else if (kind == SlotKind::inter_pair)
         b += rounded(s.bases * pair_boundary_per_base) + rounded(s.pairs * sizeof(std::uint32_t));
     return b;
@@ -95,7 +99,8 @@ bool pair_kernel_scheme(const ScoringScheme& s) {
 /// The largest shape whose slot_device_bytes fit `budget`: a quarter of the
 /// budget at most for per-pair buffers, and with traceback an eighth of the
 /// rest for per-base buffers (sequences, boundary rows, CIGAR runs: 21 bytes
-/// per base) and the remainder for direction bits; score-only, the rest for
+/// per base, 29 with the inter-pair kernel's strip boundaries) and the
+/// remainder for direction bits; score-only, the rest for
 /// per-base buffers (17 bytes a base, 29 with the inter-pair kernel's strip
 /// boundaries and status). All zero when the budget is under min_slot_budget.
 Shape shape_for_budget(std::size_t budget, std::size_t max_bases, SlotKind kind) {
@@ -103,9 +108,11 @@ Shape shape_for_budget(std::size_t budget, std::size_t max_bases, SlotKind kind)
     if (budget < min_slot_budget) return s;
     s.pairs = std::min({detail::max_batch_pairs, max_bases, budget / 4 / bytes_per_pair});
     const std::size_t rest = budget - 6 * detail::alloc_granule - s.pairs * bytes_per_pair;
-    if (kind == SlotKind::traceback) {
-        s.bases = std::min(max_bases, rest / 8 / 21);
-        s.dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, rest - s.bases * 21) & ~std::uint64_t{7};
+    if (kind == SlotKind::traceback || kind == SlotKind::pair_traceback) {
+        const std::size_t per_base = kind == SlotKind::traceback ? 21 : 21 + pair_boundary_per_base;
+        s.bases = std::min(max_bases, rest / 8 / per_base);
+        s.dirs = std::min<std::uint64_t>(detail::traceback_bytes_cap(max_bases), rest - s.bases * per_base) &
+                 ~std::uint64_t{7};
     } else if (kind == SlotKind::inter_pair) {
         s.bases = std::min(max_bases, rest / (17 + pair_boundary_per_base + 4));
     } else {
@@ -218,6 +225,7 @@ struct Slot {
     std::size_t cigar_slots = 0;
     std::uint64_t h2d_bytes = 0, d2h_bytes = 0;
     bool inter_pair = false;  // the batch ran the inter-pair kernel (its status array comes back)
+    bool pair_dirs = false;   // the batch ran the inter-pair kernel's traceback variant
     bool busy = false;
 };
 
@@ -225,7 +233,7 @@ struct BatchEngine::Impl {
     ScoringScheme scheme;
     AlignMode mode;
     bool score_only;
-    bool pair_kernels = false;           // score-only batches start on the inter-pair kernel
+    bool pair_kernels = false;           // batches of enough pairs run the inter-pair kernel (score-only) or its traceback variant
     std::int32_t max_score = 0;          // the scheme's largest substitution score
     bool negative_profile = false;       // some s + gap_open + gap_extend < 0 (BatchParams::negative_profile)
     std::size_t pair_kernel_min_pairs = 0;  // smallest batch the inter-pair kernel takes (SMs x tuning)
@@ -251,8 +259,19 @@ struct BatchEngine::Impl {
     void release() noexcept;
     void alloc_buffers(Slot& s);
     SlotKind slot_kind() const noexcept {
-        return !score_only ? SlotKind::traceback : pair_kernels ? SlotKind::inter_pair : SlotKind::score;
+        if (!score_only) return pair_kernels ? SlotKind::pair_traceback : SlotKind::traceback;
+        return pair_kernels ? SlotKind::inter_pair : SlotKind::score;
     }
+    /// Whether the traceback variant of the inter-pair kernel takes an m x n
+    /// pair: its forward pass's values fit 16 bits (pair_fits_16bit).
+    bool pair_fits(std::size_t m, std::size_t n) const noexcept {
+        return detail::pair_fits_16bit(detail::pair_bias(mode == AlignMode::local, scheme.gap_open, scheme.gap_extend,
+                                                         static_cast<std::int64_t>(m), static_cast<std::int64_t>(n)),
+                                       max_score, static_cast<std::int64_t>(scheme.gap_open) + scheme.gap_extend,
+                                       static_cast<std::int64_t>(m), static_cast<std::int64_t>(n));
+    }
+    std::size_t cut_pair_batch(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths, std::size_t first,
+                               std::size_t end) const;
     void allocate(std::size_t budget);
     void shrink();
     void check_usable() const;
@@ -260,7 +279,8 @@ struct BatchEngine::Impl {
     void drain();
     void enqueue(Request& r);
     void submit(Slot& slot, Request& r, const std::vector<std::size_t>& order,
-                const std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths, std::size_t first, std::size_t last);
+                const std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths, std::size_t first, std::size_t last,
+                bool pair_dirs);
     void finish(Slot& slot);
     void align_on_host(Request& r, const std::vector<std::size_t>& indices);
 };
@@ -290,7 +310,7 @@ void BatchEngine::Impl::alloc_buffers(Slot& s) {
     b.d_tasks = device_alloc<PairTask>(shape.pairs, "device task buffer", device_bytes);
     b.d_out = device_alloc<std::int32_t>(shape.pairs * detail::out_fields, "device result buffer", device_bytes);
     b.d_scratch = device_alloc<std::uint8_t>((shape.bases + shape.pairs) * 16, "device boundary rows", device_bytes);
-    if (pair_kernels) {
+    if (pair_kernels) {  // the traceback variant uses the strip boundaries only
         b.h_status = host_alloc<std::uint32_t>(shape.pairs, "pinned pair status");
         b.d_status = device_alloc<std::uint32_t>(shape.pairs, "device pair status", device_bytes);
         b.d_pair_boundary = device_alloc<std::uint8_t>(shape.bases * pair_boundary_per_base,
@@ -321,10 +341,11 @@ void BatchEngine::Impl::allocate(std::size_t budget) {
         if (tb) {
             std::size_t free_b = 0, total_b = 0;
             GPUALIGN_CUDA(cudaMemGetInfo(&free_b, &total_b), "querying free device memory");
-            const std::uint64_t fixed_all = static_cast<std::uint64_t>(slot_device_bytes(shape, SlotKind::traceback)) * nstreams + (64u << 20);
+            const std::uint64_t fixed_all = static_cast<std::uint64_t>(slot_device_bytes(shape, kind)) * nstreams + (64u << 20);
             const std::uint64_t avail = free_b / 10 * 8;
             if (avail > fixed_all + nstreams * (16u << 20))
-                shape.dirs = std::min<std::uint64_t>(detail::default_traceback_bytes, (avail - fixed_all) / nstreams) &
+                shape.dirs = std::min<std::uint64_t>(detail::traceback_bytes_cap(options.max_batch_bases),
+                                                     (avail - fixed_all) / nstreams) &
                              ~std::uint64_t{7};
             else  // little free memory: size from it as if it were a limit
                 shape = shape_for_budget(static_cast<std::size_t>(avail / nstreams), options.max_batch_bases, kind);
@@ -382,12 +403,14 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
     im.score_only = score_only;
     im.options = options;
     if (im.options.max_batch_bases == 0)
-        im.options.max_batch_bases = score_only ? detail::score_only_batch_bases : traceback_batch_bases;
+        im.options.max_batch_bases = score_only                                      ? detail::score_only_batch_bases
+                                     : options.pair_kernels && pair_kernel_scheme(scheme) ? detail::pair_traceback_batch_bases
+                                                                                          : traceback_batch_bases;
 #ifdef _OPENMP
     im.host_threads = options.host_threads > 0 ? options.host_threads : omp_get_num_procs();
 #endif
     im.rows = detail::rows_per_thread(mode != AlignMode::global, !score_only);
-    im.pair_kernels = score_only && options.pair_kernels && pair_kernel_scheme(scheme);
+    im.pair_kernels = options.pair_kernels && pair_kernel_scheme(scheme);
     im.max_score = *std::max_element(scheme.matrix.begin(), scheme.matrix.end());
     im.negative_profile = static_cast<std::int64_t>(*std::min_element(scheme.matrix.begin(), scheme.matrix.end())) +
                               scheme.gap_open + scheme.gap_extend <
@@ -494,7 +517,7 @@ void BatchEngine::Impl::drain() {
 
 void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::size_t>& order,
                                const std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths, std::size_t first,
-                               std::size_t last) {
+                               std::size_t last, bool pair_dirs) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::span<const PairView> pairs = r.pairs;
     const std::uint32_t count = static_cast<std::uint32_t>(last - first);
@@ -517,11 +540,29 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
         t.query_len = m;
         t.ref_len = n;
         t.dir_offset = dir_off;
-        if (!score_only) dir_off += (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
+        if (!score_only && !pair_dirs)
+            dir_off += (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
         t.scratch_offset = scratch_off;
         if (m > srows) scratch_off += n + 1;
         t.cigar_offset = cigar_off;
         cigar_off += m + n;
+    }
+    if (pair_dirs) {
+        // One direction region per warp of the inter-pair kernel (64 pairs),
+        // sized by its longest query and ref (pair_dir_region_bytes).
+        for (std::uint32_t w0 = 0; w0 < count; w0 += 64) {
+            const std::uint32_t w1 = std::min(count, w0 + 64);
+            std::uint32_t rows = 0, cols = 0;
+            for (std::uint32_t b = w0; b < w1; ++b) {
+                rows = std::max(rows, h_tasks[b].query_len);
+                cols = std::max(cols, h_tasks[b].ref_len);
+            }
+            for (std::uint32_t b = w0; b < w1; ++b) {
+                h_tasks[b].dir_offset = dir_off;
+                h_tasks[b].dir_rows = rows;
+            }
+            dir_off += detail::pair_dir_region_bytes(rows, cols);
+        }
     }
     slot.cigar_slots = score_only ? 0 : cigar_off;
     // The sequences into pinned memory, on several threads (the offsets above are a prefix sum).
@@ -554,7 +595,9 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
     a.identical_codes = identical_codes(scheme.alphabet);
     a.max_score = max_score;
     a.negative_profile = negative_profile ? 1 : 0;
-    const bool inter_pair = pair_kernels && count >= pair_kernel_min_pairs;
+    a.pair_dirs = pair_dirs ? 1 : 0;
+    if (pair_dirs) a.pair_boundary = buf.d_pair_boundary.data<std::uint64_t>();
+    const bool inter_pair = score_only && pair_kernels && count >= pair_kernel_min_pairs;
     if (inter_pair) {
         a.status = buf.d_status.data<std::uint32_t>();
         a.pair_boundary = buf.d_pair_boundary.data<std::uint64_t>();
@@ -568,6 +611,7 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
                                   cudaMemcpyDeviceToHost, slot.stream),
                   what);
     slot.inter_pair = inter_pair;
+    slot.pair_dirs = pair_dirs;
     if (inter_pair)
         GPUALIGN_CUDA(cudaMemcpyAsync(buf.h_status.data(), a.status, std::size_t{count} * sizeof(std::uint32_t),
                                       cudaMemcpyDeviceToHost, slot.stream),
@@ -623,6 +667,14 @@ void BatchEngine::Impl::finish(Slot& slot) {
             ++profile.cigar_overflows;
         }
     }
+    if (slot.pair_dirs) {
+        profile.inter_pair_pairs += count;
+        for (std::size_t b = 0; b < count; ++b)
+            if (out[detail::out_cigar_runs * count + b] < 0)  // pair_fits disagreed with the kernel: a defect
+                throw std::logic_error("gpualign: the inter-pair traceback kernel refused a pair of " +
+                                       std::to_string(h_tasks[b].query_len) + " x " + std::to_string(h_tasks[b].ref_len) +
+                                       " that the engine sent it");
+    }
     if (slot.inter_pair) {
         const std::uint32_t* st = buf.h_status.data<std::uint32_t>();
         for (std::size_t b = 0; b < count; ++b) {
@@ -675,6 +727,43 @@ void BatchEngine::Impl::align_on_host(Request& r, const std::vector<std::size_t>
     host_pairs += indices.size();
 }
 
+// The longest run of pairs from `first` (before `end`) that the inter-pair
+// kernel's traceback variant takes in one batch: each fits 16 bits, and the
+// batch fits the slot's bases, pairs, direction bytes (one region per 64
+// pairs, pair_dir_region_bytes) and strip boundaries. When that leaves too
+// few pairs of the window for a batch of their own, the run is halved so
+// that both batches stay on the kernel.
+std::size_t BatchEngine::Impl::cut_pair_batch(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths,
+                                              std::size_t first, std::size_t end) const {
+    const std::size_t boundary_bytes = shape.bases * pair_boundary_per_base;
+    std::size_t last = first, bases = 0, max_m = 0;
+    std::uint64_t dirs = 0;           // regions of the completed warps
+    std::uint32_t wrows = 0, wcols = 0;  // the current warp's longest query and ref
+    while (last < end && last - first < shape.pairs) {
+        const std::uint32_t m = lengths[last].first, n = lengths[last].second;
+        if (!pair_fits(m, n)) break;
+        const std::size_t k = last - first;
+        if (k % 64 == 0) {
+            dirs += detail::pair_dir_region_bytes(wrows, wcols);
+            wrows = wcols = 0;
+        }
+        const std::uint32_t rows = std::max(wrows, m), cols = std::max(wcols, n);
+        const std::size_t strip_rows = std::max<std::size_t>(max_m, m);
+        if (bases + m + n > shape.bases || dirs + detail::pair_dir_region_bytes(rows, cols) > shape.dirs ||
+            strip_rows * ((k + 2) / 2) * sizeof(std::uint64_t) > boundary_bytes)
+            break;
+        bases += m + n;
+        wrows = rows;
+        wcols = cols;
+        max_m = strip_rows;
+        ++last;
+    }
+    if (last < end && end - last < pair_kernel_min_pairs && last - first >= 2 * pair_kernel_min_pairs &&
+        pair_fits(lengths[last].first, lengths[last].second))
+        last = first + (end - first) / 2;
+    return last;
+}
+
 void BatchEngine::Impl::enqueue(Request& r) {
     const std::span<const PairView> pairs = r.pairs;
     std::vector<std::size_t> order, on_host, sorted;
@@ -718,6 +807,22 @@ void BatchEngine::Impl::enqueue(Request& r) {
         std::size_t first = 0;
         while (first < order.size()) {
             const auto cut_start = std::chrono::steady_clock::now();
+            if (!score_only && pair_kernels) {
+                const std::size_t last = cut_pair_batch(lengths, first, order.size());
+                if (last - first >= pair_kernel_min_pairs) {
+                    profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
+                    Slot& slot = acquire();
+                    try {
+                        submit(slot, r, order, lengths, first, last, true);
+                    } catch (const CudaError& e) {
+                        if (e.code() != cudaErrorMemoryAllocation) throw;
+                        shrink();
+                        continue;
+                    }
+                    first = last;
+                    continue;
+                }
+            }
             const std::size_t m0 = lengths[first].first, n0 = lengths[first].second;
             const std::uint64_t d0 = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m0, n0) + 7) & ~std::uint64_t{7};
             if (m0 + n0 > shape.bases || (!score_only && d0 > shape.dirs)) {  // only after a halving
@@ -734,7 +839,13 @@ void BatchEngine::Impl::enqueue(Request& r) {
                 if (bases + m + n > shape.bases || dirs + d > shape.dirs) break;
                 // The inter-pair kernel's boundaries: the longest query's rows x one entry per two pairs.
                 const std::size_t rows = std::max(max_m, m);
-                if (pair_kernels && last > first && rows * ((last - first + 2) / 2) * sizeof(std::uint64_t) > pair_boundary_bytes)
+                if (score_only && pair_kernels && last > first &&
+                    rows * ((last - first + 2) / 2) * sizeof(std::uint64_t) > pair_boundary_bytes)
+                    break;
+                // With the traceback variant, the warp kernel's batch ends where
+                // enough pairs that fit 16 bits follow for a batch of their own.
+                if (!score_only && pair_kernels && last > first && order.size() - last >= pair_kernel_min_pairs &&
+                    pair_fits(m, n))
                     break;
                 bases += m + n;
                 dirs += d;
@@ -744,7 +855,7 @@ void BatchEngine::Impl::enqueue(Request& r) {
             profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
             Slot& slot = acquire();
             try {
-                submit(slot, r, order, lengths, first, last);
+                submit(slot, r, order, lengths, first, last, false);
             } catch (const CudaError& e) {
                 if (e.code() != cudaErrorMemoryAllocation) throw;
                 shrink();  // then cut the same pairs again, smaller

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "batch_tuning.hpp"
+
 namespace gpualign::gpu::detail {
 
 /// One pair of a batch, in device memory (the host fills a pinned copy).
@@ -17,8 +19,18 @@ struct PairTask {
     std::uint32_t ref_offset;      ///< first ref code in the sequence buffer (bytes)
     std::uint32_t query_len;       ///< m >= 1
     std::uint32_t ref_len;         ///< n >= 1
-    std::uint64_t dir_offset;      ///< first byte of this pair's direction bits (8-byte aligned)
-    std::uint32_t scratch_offset;  ///< first boundary-row entry (16-byte units) for pairs of > 1 stripe
+    /// First byte of this pair's direction bits (8-byte aligned). In a
+    /// batch of the inter-pair kernel's traceback variant
+    /// (BatchParams::pair_dirs): the first byte of the direction region of
+    /// the pair's warp (pairs 64w .. 64w+63 share it, pair_dir_region_bytes).
+    std::uint64_t dir_offset;
+    union {
+        /// First boundary-row entry (16-byte units) for pairs of > 1 stripe (dp_kernel).
+        std::uint32_t scratch_offset;
+        /// BatchParams::pair_dirs batches: the row stride of the warp's
+        /// direction region, the longest query among its 64 pairs.
+        std::uint32_t dir_rows;
+    };
     std::uint32_t cigar_offset;    ///< first CIGAR run slot (uint32 units); capacity query_len + ref_len
 };
 static_assert(sizeof(PairTask) == 32, "PairTask is copied as a flat array");
@@ -67,6 +79,20 @@ constexpr std::uint64_t direction_bytes(std::uint64_t m, std::uint64_t n) noexce
     const std::uint64_t tc = (last_rows + R - 1) / R;
     const std::uint64_t words = (stripes - 1) * (n + 31) * 32 + (n + tc - 1) * tc;
     return words * static_cast<std::uint64_t>(R / 2);
+}
+
+/// Bytes of the direction region of one warp of the inter-pair kernel's
+/// traceback variant (kernels/pair_kernel.cuh, Dirs): 32 threads x 2 pairs
+/// x 4 bits for each of `rows` query rows (the warp's longest query) and
+/// each of the pair_cols columns of ceil(cols / pair_cols) strips (cols: the
+/// warp's longest ref). The entry of thread lane L for strip s, row i
+/// (1-based) and column group v (16 columns) is the uint4 at
+/// ((s * rows + i - 1) * (pair_cols / 16) + v) * 32 + L; its word k holds
+/// columns 16v + 4k .. 16v + 4k + 3 as nibbles, the even pair's in bits
+/// 0-15 and the odd pair's in bits 16-31.
+constexpr std::uint64_t pair_dir_region_bytes(std::uint64_t rows, std::uint64_t cols) noexcept {
+    const std::uint64_t strips = (cols + pair_cols - 1) / pair_cols;
+    return strips * rows * static_cast<std::uint64_t>(pair_cols) * 32u;
 }
 
 }  // namespace gpualign::gpu::detail

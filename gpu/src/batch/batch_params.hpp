@@ -34,6 +34,13 @@ struct BatchParams {
     /// Some s + gap_open + gap_extend < 0 (linear gaps with a mismatch above
     /// the gap cost): pair_kernel adds the profile per 16-bit half.
     std::int32_t negative_profile;
+    /// With traceback: the batch runs the inter-pair kernel's traceback
+    /// variant (pair_kernel<Mode, false, SignedProfile, true>, then
+    /// pair_traceback_kernel) instead of dp_kernel. The host guarantees that
+    /// every pair of such a batch fits 16 bits (pair_fits_16bit with the
+    /// forward pass's bias) and lays out the direction regions per warp
+    /// (PairTask::dir_offset, dir_rows).
+    std::int32_t pair_dirs;
 };
 
 /// Where a pair of a score-only batch stands between the kernels of

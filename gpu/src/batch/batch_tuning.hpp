@@ -109,4 +109,20 @@ constexpr std::size_t window_pairs = 262144;
 /// to fit the free memory or BatchEngineOptions::gpu_memory_limit).
 constexpr std::uint64_t default_traceback_bytes = std::uint64_t{3} << 30;
 
+/// Default query+ref bases per device batch of an engine with traceback
+/// whose scheme the inter-pair kernel takes: its traceback variant needs
+/// well over SMs x 256 pairs a batch (pair_kernel_min_pairs_per_sm), e.g.
+/// 98,000 pairs of 512 x 512.
+constexpr std::size_t pair_traceback_batch_bases = std::size_t{96} << 20;
+
+/// The most direction-bit bytes per stream for batches of up to
+/// `max_bases` query+ref bases: 128 bytes a base (a 512 x 512 pair's 4 bits
+/// a cell), at least default_traceback_bytes and at most 12 GiB; the engine
+/// lowers it further to fit the free memory or the memory limit.
+constexpr std::uint64_t traceback_bytes_cap(std::size_t max_bases) noexcept {
+    const std::uint64_t want = static_cast<std::uint64_t>(max_bases) * 128u;
+    const std::uint64_t most = std::uint64_t{12} << 30;
+    return want < default_traceback_bytes ? default_traceback_bytes : want > most ? most : want;
+}
+
 }  // namespace gpualign::gpu::detail

@@ -35,7 +35,9 @@ struct BatchEngineOptions {
     /// Query+ref bases per device batch (upper bound); 0 = the default of the
     /// engine's kind: 128 Mi bases for score-only engines (the inter-pair
     /// kernel fills the GPU with hundreds of thousands of pairs), 8 Mi with
-    /// traceback (its direction bits bound the batch first).
+    /// traceback (its direction bits bound the batch first), 96 Mi with
+    /// traceback where the inter-pair kernel's traceback variant takes the
+    /// scheme (pair_kernels).
     std::size_t max_batch_bases = 0;
     /// Cap on the engine's device memory in bytes, 0 = no cap. Every device
     /// allocation of the engine (sequences, tasks, results, CIGAR runs,
@@ -51,12 +53,13 @@ struct BatchEngineOptions {
     /// traceback buffer instead: slower, same results. 0.25 fits DNA and
     /// protein pairs up to about 12% divergence with room to spare.
     double cigar_runs_per_base = 0.25;
-    /// Score-only batches run the inter-pair 16-bit kernel (one thread per
-    /// two pairs, docs/gpu.md "Inter-pair kernel") where the scheme allows
-    /// (at most 15 codes, -gap_extend <= s + gap_open + gap_extend <= 127
-    /// for every code pair) and each pair's scores fit 16 bits; the warp-per-pair kernel
-    /// takes the rest. false: the warp-per-pair kernel only (comparisons).
-    /// The output is the same bytes either way.
+    /// Batches run the inter-pair 16-bit kernel (one thread per two pairs,
+    /// docs/gpu.md "Inter-pair kernel"; with traceback its variant that
+    /// stores direction bits) where the scheme allows (at most 15 codes,
+    /// -gap_extend <= s + gap_open + gap_extend <= 127 for every code pair)
+    /// and each pair's scores fit 16 bits; the warp-per-pair kernel takes
+    /// the rest. false: the warp-per-pair kernel only (comparisons). The
+    /// output is the same bytes either way.
     bool pair_kernels = true;
     /// The smallest device batch (pairs) that runs the inter-pair kernel; 0
     /// = the device's SM count x 256, below which most SMs would idle and
@@ -98,9 +101,9 @@ struct BatchEngineProfile {
     std::uint64_t h2d_bytes = 0;   ///< bytes copied host to device
     std::uint64_t d2h_bytes = 0;   ///< bytes copied device to host (compact CIGAR runs included)
     std::uint64_t cigar_overflows = 0;  ///< batches whose runs overflowed the compact CIGAR buffer
-    /// Score-only pairs finished by the inter-pair 16-bit kernel
-    /// (BatchEngineOptions::pair_kernels); the rest of the pairs ran on the
-    /// warp-per-pair kernel.
+    /// Pairs finished by the inter-pair 16-bit kernel or its traceback
+    /// variant (BatchEngineOptions::pair_kernels); the rest of the pairs ran
+    /// on the warp-per-pair kernel.
     std::uint64_t inter_pair_pairs = 0;
     /// Of the pairs the inter-pair kernel started, those it handed to the
     /// warp-per-pair kernel: scores beyond 16 bits, or a begin cell that its

@@ -65,6 +65,20 @@
 //    counts them; when exactly one exists it is B (docs/scoring.md,
 //    "Begin cells of the inter-pair kernel"). Two or more: status
 //    pair_fallback.
+//  - traceback variant (template Dirs, forward only): the forward pass of
+//    every mode, which also stores 4 direction bits per cell for
+//    pair_traceback_kernel (layout: pair_dir_region_bytes, batch_layout.hpp).
+//    With D = T(i-1,j-1) + s + O the diagonal term, all values biased:
+//      bit 0: H != D          bit 1: H != Ecell
+//      bit 2: Ecell != T(i,j-1) (the gap was extended: opening wins ties)
+//      bit 3: Fcell != T(i-1,j) (likewise)
+//    so that the source of H under the preference diagonal > E > F is
+//    diagonal when bit 0 is clear, else E when bit 1 is clear, else F. Each
+//    difference is >= 0 in each half (every max above includes the
+//    subtracted term), so one 32-bit subtraction computes both halves and
+//    min(difference, 1) per half (__vminu2) is the bit. A local path's zero
+//    (H = 0) is not stored: the traceback carries the value of H along the
+//    path. The host sends only pairs that fit 16 bits (no pair_fallback).
 #pragma once
 
 #include <cstdint>
@@ -97,7 +111,7 @@ __device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned sel) {
 /// recurrence and the passes are in the file's header. Dynamic shared
 /// memory: detail::pair_block_smem(p.size). SignedProfile: the scheme has
 /// s + O < 0 (BatchParams::negative_profile).
-template <AlignMode Mode, bool Reverse, bool SignedProfile>
+template <AlignMode Mode, bool Reverse, bool SignedProfile, bool Dirs = false>
 __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLOCKS) pair_kernel(detail::BatchParams p) {
     using namespace pair_detail;
     constexpr int R = detail::pair_cols;
@@ -108,6 +122,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     constexpr bool TopFree = !Global && !Reverse;        // H(0,j) = 0
     constexpr bool LeftFree = Local && !Reverse;         // H(i,0) = 0
     static_assert(!(Reverse && Global), "a global pair's begin is (0,0)");
+    static_assert(!(Reverse && Dirs), "the traceback variant is a forward pass");
 
     extern __shared__ __align__(16) unsigned char smem[];
     const int letters = p.size + 1;  // the alphabet and the pad letter (code p.size)
@@ -133,7 +148,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     const std::uint8_t* rs[2];
     for (int h = 0; h < 2; ++h) {
         const std::uint32_t b = 2 * t + h;
-        on[h] = b < p.count && p.status[b] == wanted;
+        on[h] = b < p.count && (Dirs || p.status[b] == wanted);
         m[h] = n[h] = 0;
         qs[h] = rs[h] = p.seqs;
         if (on[h]) {
@@ -151,7 +166,12 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         }
         bias[h] = static_cast<int>(detail::pair_bias(ZeroFloor, go, ge, m[h], n[h]));
         if (on[h] && !detail::pair_fits_16bit(bias[h], p.max_score, open, m[h], n[h])) {
-            p.status[b] = detail::pair_fallback;
+            // The traceback variant has no fallback (the host sends fitting pairs
+            // only): runs = -1 marks the pair failed, which the engine reports.
+            if constexpr (Dirs)
+                p.out[detail::out_cigar_runs * p.count + b] = -1;
+            else
+                p.status[b] = detail::pair_fallback;
             on[h] = false;
             m[h] = n[h] = 0;
             bias[h] = static_cast<int>(detail::pair_bias(ZeroFloor, go, ge, 0, 0));  // an idle half
@@ -174,6 +194,16 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     };
 
     uint2* const boundary = reinterpret_cast<uint2*>(p.pair_boundary);
+    // Traceback variant: this thread's entries of its warp's direction region.
+    uint4* dir_base = nullptr;
+    std::size_t dir_rows = 0;
+    if constexpr (Dirs) {
+        const detail::PairTask lead = p.tasks[2 * t];
+        dir_base = reinterpret_cast<uint4*>(p.dirs + lead.dir_offset) + (threadIdx.x & 31u);
+        dir_rows = lead.dir_rows;
+    }
+    constexpr int dir_groups = R / 16;  // uint4 entries per row and strip
+    const unsigned one2 = twice(1);
 
     // Results per half. Forward local: best H (biased) and its cell;
     // semi-global: best of row m and its column; global: H(m, n).
@@ -272,8 +302,11 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             up_left = t_left;
             unsigned tl = t_left;
             unsigned rowmax = 0;  // the row's largest T (local)
+            uint4* const drow =
+                Dirs ? dir_base + ((static_cast<std::size_t>(s) * dir_rows + (i - 1)) * dir_groups) * 32u : nullptr;
 #pragma unroll
             for (int g = 0; g < R / 16; ++g) {
+                unsigned dw[4] = {0, 0, 0, 0};  // traceback variant: the group's direction words
                 const uint4 wa = pa[g], wb = pb[g];
                 const unsigned aw[4] = {wa.x, wa.y, wa.z, wa.w}, bw[4] = {wb.x, wb.y, wb.z, wb.w};
 #pragma unroll
@@ -282,6 +315,25 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     // Byte k&3 of each half's word, sign-extended (prmt's sign mode) into the two halves.
                     constexpr unsigned widen[4] = {0xC480u, 0xD591u, 0xE6A2u, 0xF7B3u};
                     const unsigned so = prmt(aw[k >> 2], bw[k >> 2], widen[k & 3]);
+                    if constexpr (Dirs) {
+                        const unsigned up = T[c];
+                        const unsigned left = tl;
+                        e = __vimax3_u16x2(e - ge2, tl, floor2);
+                        F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
+                        // s + O < 0: a per-half add (the sum is >= 0); else the plain add.
+                        const unsigned dg = SignedProfile ? __viaddmax_u16x2(diag, so, 0u) : diag + so;
+                        const unsigned hv = __vimax3_u16x2(dg, e, F[c]);
+                        const unsigned bits = __vminu2(hv - dg, one2) + (__vminu2(hv - e, one2) << 1) +
+                                              (__vminu2(e - left, one2) << 2) + (__vminu2(F[c] - up, one2) << 3);
+                        dw[k >> 2] += bits << (4 * (k & 3));
+                        diag = T[c];
+                        T[c] = hv - open2;
+                        tl = T[c];
+                        if constexpr (Local) {
+                            if (c & 1) rowmax = __vimax3_u16x2(rowmax, T[c - 1], T[c]);
+                        }
+                        continue;
+                    }
                     e = __vimax3_u16x2(e - ge2, tl, floor2);
                     F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
                     unsigned hv;
@@ -296,6 +348,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                         if (c & 1) rowmax = __vimax3_u16x2(rowmax, T[c - 1], T[c]);
                     }
                 }
+                if constexpr (Dirs) drow[g * 32] = make_uint4(dw[0], dw[1], dw[2], dw[3]);
             }
             if (!last_strip) boundary[static_cast<std::size_t>(i - 1) * threads + t] = make_uint2(T[R - 1], e);
             return rowmax;
@@ -442,14 +495,14 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                 out[detail::out_ref_end * cnt + b] = aligned ? bj[h] : 0;
                 out[detail::out_query_begin * cnt + b] = 0;
                 out[detail::out_ref_begin * cnt + b] = 0;
-                p.status[b] = aligned ? detail::pair_reverse : detail::pair_done;
+                if constexpr (!Dirs) p.status[b] = aligned ? detail::pair_reverse : detail::pair_done;
             } else {
                 out[detail::out_query_begin * cnt + b] = 0;
                 out[detail::out_query_end * cnt + b] = m[h];
                 out[detail::out_ref_begin * cnt + b] = 0;
                 out[detail::out_ref_end * cnt + b] = Global ? n[h] : bj[h];
                 // Semi-global ending at column 0: the whole query inserted, begin (0,0).
-                p.status[b] = (Global || bj[h] == 0) ? detail::pair_done : detail::pair_reverse;
+                if constexpr (!Dirs) p.status[b] = (Global || bj[h] == 0) ? detail::pair_done : detail::pair_reverse;
             }
         } else {
             if (found[h] == 1) {
