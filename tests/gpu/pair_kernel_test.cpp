@@ -265,5 +265,22 @@ TEST(PairKernelTraceback, RoutesBySize) {
     EXPECT_EQ(expect_identical(q, r, s, AlignMode::local, false).inter_pair_pairs, q.size());
 }
 
+// Small enough for compute-sanitizer memcheck and racecheck: 301 mixed pairs
+// (a warp's region partly filled, an odd pair count) score-only (forward and
+// reverse passes) and with CIGAR on the traceback variant, in every mode,
+// with the signed-profile variant too.
+TEST(PairKernelTracebackSanitizer, SmallBatches) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    related_pairs(3815, 301, 120, q, r);
+    for (const ScoringScheme& s : {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(2, 3, 0, 2, -3)})
+        for (AlignMode mode : all_modes) {
+            const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, false, inter_pair_options());
+            EXPECT_EQ(p.inter_pair_pairs, q.size()) << to_string(mode);
+            EXPECT_GT(expect_identical(q, r, s, mode, true, inter_pair_options()).inter_pair_pairs, q.size() / 2)
+                << to_string(mode);
+        }
+}
+
 }  // namespace
 }  // namespace gpualign::test
