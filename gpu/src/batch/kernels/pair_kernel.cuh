@@ -21,9 +21,7 @@
 // strip's canonical best cell.
 //
 // Recurrence (Gotoh 1982; docs/scoring.md), O = go + ge, T = H - O per cell:
-//   Ecell(i,j) = max(Ecell(i,j-1) - ge, T(i,j-1))          one __viaddmax_u16x2
-//                (forward local pass: max(Ecell - ge, T, 0), a subtraction
-//                and one __vimax3_u16x2)
+//   Ecell(i,j) = max(Ecell(i,j-1) - ge, T(i,j-1) [, 0])   one __vimax3_u16x2
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))          one __viaddmax_u16x2
 //   H(i,j)     = max(T(i-1,j-1) + (s + O), Ecell, Fcell)    an add and one __vimax3_u16x2
 //                (SignedProfile: __viaddmax_u16x2, then __vmaxu2)
@@ -31,12 +29,13 @@
 // Values are stored biased, H + B in [0, 65535] per half with
 // B = O + ge + L (L = 0 for the forward local pass, where the zero enters
 // through Ecell floored at B as in the search kernel; otherwise
-// L = 2go + (m+n)ge + 2O, below the all-gap path's -(2go + (m+n)ge)), so
-// that every stored value is at least O + ge (the forward local pass floors
-// Ecell there, its zero; in the other passes no real value comes near it, and
-// the border's "minus infinity" for Ecell is O + ge itself): the plain
-// 32-bit subtraction H - O never borrows between the halves, every T is at
-// least ge, and Ecell - ge and Fcell - ge (per half) never wrap. T + (s + O) is a plain 32-bit
+// L = 2go + (m+n)ge + 2O, below the all-gap path's -(2go + (m+n)ge)), and
+// every Ecell is floored at O + ge, which no real value reaches: so the
+// plain 32-bit subtractions (Ecell - ge, H - O) never borrow between the
+// halves, and every T is at least ge. The floor is needed in every pass:
+// the pad cells of the shorter pair of a thread (below its last row or
+// right of its last column) lose about O a step, and without it they would
+// wrap and borrow from the other half. T + (s + O) is a plain 32-bit
 // addition where s + O >= 0 for every code pair; a scheme with s + O down
 // to -ge (linear gaps with a mismatch larger than the gap cost; template
 // SignedProfile) adds it per half (__viaddmax_u16x2, s + O sign-extended
@@ -322,7 +321,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     if constexpr (Dirs) {
                         const unsigned up = T[c];
                         const unsigned left = tl;
-                        e = ZeroFloor ? __vimax3_u16x2(e - ge2, tl, floor2) : __viaddmax_u16x2(e, neg_ge2, tl);
+                        e = __vimax3_u16x2(e - ge2, tl, floor2);
                         F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
                         // s + O < 0: a per-half add (the sum is >= 0); else the plain add.
                         const unsigned dg = SignedProfile ? __viaddmax_u16x2(diag, so, 0u) : diag + so;
@@ -338,7 +337,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                         }
                         continue;
                     }
-                    e = ZeroFloor ? __vimax3_u16x2(e - ge2, tl, floor2) : __viaddmax_u16x2(e, neg_ge2, tl);
+                    e = __vimax3_u16x2(e - ge2, tl, floor2);
                     F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
                     unsigned hv;
                     if constexpr (SignedProfile)  // per-half add; Ecell's chain (the row's serial part) one op
