@@ -76,7 +76,7 @@ std::size_t slot_device_bytes(const Shape& s, SlotKind kind) {
     if (kind == SlotKind::traceback || kind == SlotKind::pair_traceback)
         b += rounded(s.bases * sizeof(std::uint32_t)) + rounded(static_cast<std::size_t>(s.dirs));
     if (kind == SlotKind::pair_traceback)
-        b += rounded(s.bases * pair_boundary_per_base) + rounded(s.pairs * sizeof(std::uint32_t));
+        b += rounded(s.bases * pair_boundary_per_base);
     else if (kind == SlotKind::inter_pair)
         b += rounded(s.bases * pair_boundary_per_base) + rounded(s.pairs * sizeof(std::uint32_t));
     return b;
@@ -107,7 +107,8 @@ Shape shape_for_budget(std::size_t budget, std::size_t max_bases, SlotKind kind)
     Shape s;
     if (budget < min_slot_budget) return s;
     s.pairs = std::min({detail::max_batch_pairs, max_bases, budget / 4 / bytes_per_pair});
-    const std::size_t rest = budget - 6 * detail::alloc_granule - s.pairs * bytes_per_pair;
+    const std::size_t allocations = kind == SlotKind::pair_traceback ? 7 : 6;  // each rounded up to a granule
+    const std::size_t rest = budget - allocations * detail::alloc_granule - s.pairs * bytes_per_pair;
     if (kind == SlotKind::traceback || kind == SlotKind::pair_traceback) {
         const std::size_t per_base = kind == SlotKind::traceback ? 21 : 21 + pair_boundary_per_base;
         s.bases = std::min(max_bases, rest / 8 / per_base);
@@ -311,8 +312,10 @@ void BatchEngine::Impl::alloc_buffers(Slot& s) {
     b.d_out = device_alloc<std::int32_t>(shape.pairs * detail::out_fields, "device result buffer", device_bytes);
     b.d_scratch = device_alloc<std::uint8_t>((shape.bases + shape.pairs) * 16, "device boundary rows", device_bytes);
     if (pair_kernels) {  // the traceback variant uses the strip boundaries only
-        b.h_status = host_alloc<std::uint32_t>(shape.pairs, "pinned pair status");
-        b.d_status = device_alloc<std::uint32_t>(shape.pairs, "device pair status", device_bytes);
+        if (score_only) {
+            b.h_status = host_alloc<std::uint32_t>(shape.pairs, "pinned pair status");
+            b.d_status = device_alloc<std::uint32_t>(shape.pairs, "device pair status", device_bytes);
+        }
         b.d_pair_boundary = device_alloc<std::uint8_t>(shape.bases * pair_boundary_per_base,
                                                        "device inter-pair strip boundaries", device_bytes);
     }
