@@ -442,12 +442,9 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
         }
         int sms = 0;
         GPUALIGN_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, options.device), "querying the SM count");
-        // With traceback the streams' batches run side by side (their
-        // kernels have no reverse pass to wait for), so each needs a share.
         im.pair_kernel_min_pairs = options.pair_kernel_min_pairs
                                        ? options.pair_kernel_min_pairs
-                                       : static_cast<std::size_t>(sms) * detail::pair_kernel_min_pairs_per_sm /
-                                             (score_only ? 1 : nstreams);
+                                       : static_cast<std::size_t>(sms) * detail::pair_kernel_min_pairs_per_sm;
         if (im.pair_kernels) detail::prepare_pair_kernels(mode, im.negative_profile);
         im.d_matrix = device_alloc<std::int32_t>(scheme.matrix.size(), "substitution matrix", im.device_bytes);
         GPUALIGN_CUDA(cudaMemcpy(im.d_matrix.data(), scheme.matrix.data(), scheme.matrix.size() * sizeof(std::int32_t),

@@ -46,15 +46,17 @@ GpuWorkers::GpuWorkers(const AlignConfig& c, const ScoringScheme& s, const std::
     engine_options_.gpu_memory_limit = c.batch_engine_memory();
     engine_options_.streams = c.engine_streams();
     // The engine's device batches hold up to gpu::traceback_batch_bases (8 Mi)
-    // bases score-only and gpu::pipeline_traceback_batch_bases (16 Mi) with
-    // CIGAR, a half or a whole default input batch (--batch-pairs 32768),
-    // which keeps the default device memory small. A larger --batch-pairs
-    // makes them as large as the input batch (--batch-bases): score-only
-    // batches of over SMs x 256 pairs run the inter-pair kernel, and batches
-    // with CIGAR of over SMs x 256 / streams its traceback variant (docs/gpu.md).
-    engine_options_.max_batch_bases = c.batch_pairs > Defaults::batch_pairs ? c.batch_bases
-                                      : c.score_only                         ? gpu::traceback_batch_bases
-                                                                             : gpu::pipeline_traceback_batch_bases;
+    // bases, as many as the default input batches (--batch-pairs 32768) fill,
+    // which keeps the default device memory small, score-only too. A larger
+    // --batch-pairs makes them as large as the input batch (--batch-bases):
+    // batches of over SMs x 256 pairs run the inter-pair kernel, or with
+    // CIGAR its traceback variant (docs/gpu.md).
+    engine_options_.max_batch_bases =
+        c.batch_pairs > Defaults::batch_pairs ? c.batch_bases : gpu::traceback_batch_bases;
+    // At the default input batches CIGAR batches (8 Mi bases) are too small
+    // for the traceback variant, whose strip boundaries would only add to the
+    // engine's start-up (docs/benchmarks.md, "Inter-pair traceback").
+    engine_options_.pair_kernels = c.score_only || c.batch_pairs > Defaults::batch_pairs;
     for (const int d : devices) {
         auto worker = std::make_unique<GpuWorker>();
         worker->device = d;

@@ -28,13 +28,6 @@ struct PairView {
 /// traceback (BatchEngineOptions::max_batch_bases = 0): 8 Mi.
 inline constexpr std::size_t traceback_batch_bases = std::size_t{8} << 20;
 
-/// Query+ref bases per device batch that the pipeline (the CLI) gives its
-/// engines with traceback at the default input batches: 16 Mi, 16,384 pairs
-/// of 512 + 512, enough for the inter-pair kernel's traceback variant on
-/// four streams (BatchEngineOptions::pair_kernel_min_pairs) within the
-/// default 3 GiB of direction bits a stream.
-inline constexpr std::size_t pipeline_traceback_batch_bases = std::size_t{16} << 20;
-
 /// BatchEngine settings (host values). Sizes in bytes or bases as named.
 struct BatchEngineOptions {
     int device = 0;                              ///< CUDA device ordinal
@@ -68,10 +61,9 @@ struct BatchEngineOptions {
     /// the rest. false: the warp-per-pair kernel only (comparisons). The
     /// output is the same bytes either way.
     bool pair_kernels = true;
-    /// The smallest device batch (pairs) that runs the inter-pair kernel; 0
-    /// = the device's SM count x 256, below which most SMs would idle and
-    /// the warp-per-pair kernel is faster; with traceback that divided by
-    /// `streams`, whose batches share the GPU. Tests lower it to reach the
+    /// The smallest device batch (pairs) that runs the inter-pair kernel or
+    /// its traceback variant; 0 = the device's SM count x 256, below which
+    /// most SMs would idle and the warp-per-pair kernel is faster. Tests lower it to reach the
     /// kernel with few pairs.
     std::size_t pair_kernel_min_pairs = 0;
 };
