@@ -31,6 +31,7 @@
 #include "../common/device_memory.hpp"
 #include "batch_dispatch.hpp"
 #include "batch_layout.hpp"
+#include "batch_shape.hpp"
 #include "batch_tuning.hpp"
 
 namespace gpualign::gpu {
@@ -42,85 +43,14 @@ using detail::DeviceAllocation;
 using detail::PairTask;
 using detail::PinnedAllocation;
 using detail::rounded;
-
-/// Smallest per-stream budget the engine sizes buffers for (a few hundred
-/// short pairs per batch); a gpu_memory_limit below streams x this is refused.
-constexpr std::size_t min_slot_budget = std::size_t{64} << 10;
-/// Device bytes per pair of batch capacity: task, SoA results, one boundary-row entry.
-constexpr std::size_t bytes_per_pair = sizeof(PairTask) + detail::out_fields * sizeof(std::int32_t) + 16;
-
-/// The capacity of one slot's buffers.
-struct Shape {
-    std::size_t bases = 0;    // query+ref bases per batch
-    std::size_t pairs = 0;    // pairs per batch
-    std::uint64_t dirs = 0;   // direction-bit bytes per batch (traceback only)
-};
-
-/// Bytes of the inter-pair kernel's strip boundaries per query+ref base of
-/// batch capacity (score-only): a thread's entry is 8 bytes per query row of
-/// the batch's longest query, for two pairs.
-constexpr std::size_t pair_boundary_per_base = 8;
-
-/// What a slot holds beyond the sequences, tasks, results and boundary rows
-/// that every slot has: CIGAR runs and direction bits (traceback), the
-/// inter-pair kernel's pair status and strip boundaries (score-only with the
-/// inter-pair kernel), both CIGAR buffers and strip boundaries (traceback
-/// with the inter-pair kernel's traceback variant), or nothing (score-only
-/// on the warp kernel alone).
-enum class SlotKind { score, inter_pair, traceback, pair_traceback };
-
-/// Device bytes of one slot of shape `s`, as allocated by alloc_buffers.
-std::size_t slot_device_bytes(const Shape& s, SlotKind kind) {
-    std::size_t b = rounded(s.bases) + rounded(s.pairs * sizeof(PairTask)) +
-                    rounded(s.pairs * detail::out_fields * sizeof(std::int32_t)) + rounded((s.bases + s.pairs) * 16);
-    if (kind == SlotKind::traceback || kind == SlotKind::pair_traceback)
-        b += rounded(s.bases * sizeof(std::uint32_t)) + rounded(static_cast<std::size_t>(s.dirs));
-    if (kind == SlotKind::pair_traceback)
-        b += rounded(s.bases * pair_boundary_per_base);
-    else if (kind == SlotKind::inter_pair)
-        b += rounded(s.bases * pair_boundary_per_base) + rounded(s.pairs * sizeof(std::uint32_t));
-    return b;
-}
-
-/// Whether the inter-pair kernel can take pairs of `s` (pair_kernel.cuh):
-/// at most pair_max_letters - 1 = 15 codes (the per-thread profile in
-/// shared memory) and -gap_extend <= s + gap_open + gap_extend <= 127 for
-/// every code pair (a signed profile byte, added per 16-bit half to T >=
-/// gap_extend without going below 0).
-bool pair_kernel_scheme(const ScoringScheme& s) {
-    if (s.size + 1 > detail::pair_max_letters) return false;
-    const std::int64_t open = static_cast<std::int64_t>(s.gap_open) + s.gap_extend;
-    const std::int64_t lowest = std::max<std::int64_t>(-static_cast<std::int64_t>(s.gap_extend), -128);
-    for (const std::int32_t v : s.matrix)
-        if (v + open < lowest || v + open > 127) return false;
-    return true;
-}
-
-/// The largest shape whose slot_device_bytes fit `budget`: a quarter of the
-/// budget at most for per-pair buffers, and with traceback an eighth of the
-/// rest for per-base buffers (sequences, boundary rows, CIGAR runs: 21 bytes
-/// per base, 29 with the inter-pair kernel's strip boundaries) and the
-/// remainder for direction bits; score-only, the rest for
-/// per-base buffers (17 bytes a base, 29 with the inter-pair kernel's strip
-/// boundaries and status). All zero when the budget is under min_slot_budget.
-Shape shape_for_budget(std::size_t budget, std::size_t max_bases, SlotKind kind) {
-    Shape s;
-    if (budget < min_slot_budget) return s;
-    s.pairs = std::min({detail::max_batch_pairs, max_bases, budget / 4 / bytes_per_pair});
-    const std::size_t allocations = kind == SlotKind::pair_traceback ? 7 : 6;  // each rounded up to a granule
-    const std::size_t rest = budget - allocations * detail::alloc_granule - s.pairs * bytes_per_pair;
-    if (kind == SlotKind::traceback || kind == SlotKind::pair_traceback) {
-        const std::size_t per_base = kind == SlotKind::traceback ? 21 : 21 + pair_boundary_per_base;
-        s.bases = std::min(max_bases, rest / 8 / per_base);
-        s.dirs = std::min<std::uint64_t>(detail::traceback_bytes_cap(max_bases), rest - s.bases * per_base) &
-                 ~std::uint64_t{7};
-    } else if (kind == SlotKind::inter_pair) {
-        s.bases = std::min(max_bases, rest / (17 + pair_boundary_per_base + 4));
-    } else {
-        s.bases = std::min(max_bases, rest / 17);
-    }
-    return s;
-}
+using detail::Shape;
+using detail::SlotKind;
+using detail::bytes_per_pair;
+using detail::min_slot_budget;
+using detail::pair_boundary_per_base;
+using detail::pair_kernel_scheme;
+using detail::shape_for_budget;
+using detail::slot_device_bytes;
 
 /// Writes a zero byte into every 4 KiB page of [bytes, bytes + size) on
 /// `threads` threads: the pages of fresh storage fault in parallel. The

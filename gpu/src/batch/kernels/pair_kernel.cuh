@@ -318,32 +318,22 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     // Byte k&3 of each half's word, sign-extended (prmt's sign mode) into the two halves.
                     constexpr unsigned widen[4] = {0xC480u, 0xD591u, 0xE6A2u, 0xF7B3u};
                     const unsigned so = prmt(aw[k >> 2], bw[k >> 2], widen[k & 3]);
-                    if constexpr (Dirs) {
-                        const unsigned up = T[c];
-                        const unsigned left = tl;
-                        e = __vimax3_u16x2(e - ge2, tl, floor2);
-                        F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
-                        // s + O < 0: a per-half add (the sum is >= 0); else the plain add.
-                        const unsigned dg = SignedProfile ? __viaddmax_u16x2(diag, so, 0u) : diag + so;
-                        const unsigned hv = __vimax3_u16x2(dg, e, F[c]);
-                        const unsigned bits = __vminu2(hv - dg, one2) + (__vminu2(hv - e, one2) << 1) +
-                                              (__vminu2(e - left, one2) << 2) + (__vminu2(F[c] - up, one2) << 3);
-                        dw[k >> 2] += bits << (4 * (k & 3));
-                        diag = T[c];
-                        T[c] = hv - open2;
-                        tl = T[c];
-                        if constexpr (Local) {
-                            if (c & 1) rowmax = __vimax3_u16x2(rowmax, T[c - 1], T[c]);
-                        }
-                        continue;
-                    }
+                    [[maybe_unused]] const unsigned up = T[c], left = tl;  // T(i-1,j), T(i,j-1): direction bits
                     e = __vimax3_u16x2(e - ge2, tl, floor2);
                     F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
                     unsigned hv;
-                    if constexpr (SignedProfile)  // per-half add; Ecell's chain (the row's serial part) one op
+                    if constexpr (Dirs) {
+                        // The diagonal term on its own (s + O < 0: a per-half add, the sum >= 0), then the bits.
+                        const unsigned dg = SignedProfile ? __viaddmax_u16x2(diag, so, 0u) : diag + so;
+                        hv = __vimax3_u16x2(dg, e, F[c]);
+                        const unsigned bits = __vminu2(hv - dg, one2) + (__vminu2(hv - e, one2) << 1) +
+                                              (__vminu2(e - left, one2) << 2) + (__vminu2(F[c] - up, one2) << 3);
+                        dw[k >> 2] += bits << (4 * (k & 3));
+                    } else if constexpr (SignedProfile) {  // per-half add; Ecell's chain (the row's serial part) one op
                         hv = __vmaxu2(__viaddmax_u16x2(diag, so, F[c]), e);
-                    else  // s + O >= 0: the plain add never carries between the halves
+                    } else {  // s + O >= 0: the plain add never carries between the halves
                         hv = __vimax3_u16x2(diag + so, e, F[c]);
+                    }
                     diag = T[c];
                     T[c] = hv - open2;
                     tl = T[c];
