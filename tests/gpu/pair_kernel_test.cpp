@@ -36,6 +36,40 @@ void related_pairs(std::uint64_t seed, std::size_t count, std::size_t max_len, s
     }
 }
 
+// Tandem repeats against a third of themselves (many cells share the best
+// score) both ways, all-N queries, length-1 queries against random or all-N
+// refs: 1,600 pairs.
+void tie_heavy_pairs(std::uint64_t seed, std::vector<Seq>& q, std::vector<Seq>& r) {
+    Generator g(Alphabet::dna, seed);
+    const std::uint8_t N = 3;
+    for (int k = 0; k < 400; ++k) {
+        const Seq unit = g.random(1 + k % 6);
+        Seq rep;
+        while (rep.size() < static_cast<std::size_t>(20 + k % 180)) rep.insert(rep.end(), unit.begin(), unit.end());
+        Seq sub(rep.begin(), rep.begin() + static_cast<std::ptrdiff_t>(rep.size() / 3 + 1));
+        q.push_back(sub);
+        r.push_back(rep);
+        q.push_back(rep);
+        r.push_back(sub);
+        q.push_back(Seq(1 + k % 50, N));
+        r.push_back(g.random(1 + k % 70));
+        q.push_back(g.random(1));
+        r.push_back(k % 2 ? Seq(1 + k % 30, N) : g.random(1 + k % 30));
+    }
+}
+
+// Four pairs of each query length: the query against itself (the largest
+// score of its length) and against 5%, 10% and 15% mutants.
+void range_pairs(std::uint64_t seed, const std::vector<std::size_t>& lengths, std::vector<Seq>& q, std::vector<Seq>& r) {
+    Generator g(Alphabet::dna, seed);
+    for (const std::size_t len : lengths)
+        for (int k = 0; k < 4; ++k) {
+            Seq qs = g.random(len);
+            q.push_back(qs);
+            r.push_back(k == 0 ? qs : g.mutate(qs, 0.05 * k, 2 * len));
+        }
+}
+
 // Every DNA mode on mixed lengths: the inter-pair kernel finishes most pairs
 // (a begin cell with several candidates goes to the warp kernel) and the
 // bytes equal the CPU reference's and those of the warp kernel alone.
@@ -75,14 +109,10 @@ TEST(PairKernel, RoutesBySize) {
 // kernel and must give the same bytes.
 TEST(PairKernel, SixteenBitRangeEdges) {
     SKIP_WITHOUT_GPU();
-    Generator g(Alphabet::dna, 3801);
     std::vector<Seq> q, r;
-    for (std::size_t len = 480; len <= 620; len += 4)
-        for (int k = 0; k < 4; ++k) {
-            Seq qs = g.random(len);
-            q.push_back(qs);
-            r.push_back(k == 0 ? qs : g.mutate(qs, 0.05 * k, 2 * len));  // identical: the largest scores
-        }
+    std::vector<std::size_t> lengths;
+    for (std::size_t len = 480; len <= 620; len += 4) lengths.push_back(len);
+    range_pairs(3801, lengths, q, r);
     const ScoringScheme s = make_dna_scheme(40, 40, 40, 40, -40);
     for (AlignMode mode : all_modes) {
         const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, true, inter_pair_options());
@@ -95,23 +125,8 @@ TEST(PairKernel, SixteenBitRangeEdges) {
 // sides, length 1, a query equal to a repeated ref window.
 TEST(PairKernel, TieHeavyPairs) {
     SKIP_WITHOUT_GPU();
-    Generator g(Alphabet::dna, 3802);
     std::vector<Seq> q, r;
-    const std::uint8_t N = 3;
-    for (int k = 0; k < 400; ++k) {
-        const Seq unit = g.random(1 + k % 6);
-        Seq rep;
-        while (rep.size() < static_cast<std::size_t>(20 + k % 180)) rep.insert(rep.end(), unit.begin(), unit.end());
-        Seq sub(rep.begin(), rep.begin() + static_cast<std::ptrdiff_t>(rep.size() / 3 + 1));
-        q.push_back(sub);
-        r.push_back(rep);
-        q.push_back(rep);
-        r.push_back(sub);
-        q.push_back(Seq(1 + k % 50, N));
-        r.push_back(g.random(1 + k % 70));
-        q.push_back(g.random(1));
-        r.push_back(k % 2 ? Seq(1 + k % 30, N) : g.random(1 + k % 30));
-    }
+    tie_heavy_pairs(3802, q, r);
     for (const ScoringScheme& s : {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(1, 1, 1, 1, -1)})
         for (AlignMode mode : all_modes) {
             const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, true, inter_pair_options());
@@ -184,17 +199,11 @@ TEST(PairKernelTraceback, MixedLengthsIdenticalToCpuReference) {
 // needs no room below zero).
 TEST(PairKernelTraceback, SixteenBitRangeEdges) {
     SKIP_WITHOUT_GPU();
-    Generator g(Alphabet::dna, 3811);
     std::vector<Seq> q, r;
     std::vector<std::size_t> lengths;
     for (std::size_t len = 480; len <= 620; len += 4) lengths.push_back(len);
     for (std::size_t len = 1608; len <= 1656; len += 8) lengths.push_back(len);
-    for (const std::size_t len : lengths)
-        for (int k = 0; k < 4; ++k) {
-            Seq qs = g.random(len);
-            q.push_back(qs);
-            r.push_back(k == 0 ? qs : g.mutate(qs, 0.05 * k, 2 * len));
-        }
+    range_pairs(3811, lengths, q, r);
     const ScoringScheme s = make_dna_scheme(40, 40, 40, 40, -40);
     for (AlignMode mode : all_modes) {
         const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, false, inter_pair_options());
@@ -207,23 +216,8 @@ TEST(PairKernelTraceback, SixteenBitRangeEdges) {
 // must win), all-N sides, length 1, under two schemes.
 TEST(PairKernelTraceback, TieHeavyPairs) {
     SKIP_WITHOUT_GPU();
-    Generator g(Alphabet::dna, 3812);
     std::vector<Seq> q, r;
-    const std::uint8_t N = 3;
-    for (int k = 0; k < 400; ++k) {
-        const Seq unit = g.random(1 + k % 6);
-        Seq rep;
-        while (rep.size() < static_cast<std::size_t>(20 + k % 180)) rep.insert(rep.end(), unit.begin(), unit.end());
-        Seq sub(rep.begin(), rep.begin() + static_cast<std::ptrdiff_t>(rep.size() / 3 + 1));
-        q.push_back(sub);
-        r.push_back(rep);
-        q.push_back(rep);
-        r.push_back(sub);
-        q.push_back(Seq(1 + k % 50, N));
-        r.push_back(g.random(1 + k % 70));
-        q.push_back(g.random(1));
-        r.push_back(k % 2 ? Seq(1 + k % 30, N) : g.random(1 + k % 30));
-    }
+    tie_heavy_pairs(3812, q, r);
     for (const ScoringScheme& s : {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(1, 1, 1, 1, -1)})
         for (AlignMode mode : all_modes) {
             const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, false, inter_pair_options());

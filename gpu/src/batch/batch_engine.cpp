@@ -740,55 +740,47 @@ void BatchEngine::Impl::enqueue(Request& r) {
         std::size_t first = 0;
         while (first < order.size()) {
             const auto cut_start = std::chrono::steady_clock::now();
-            if (!score_only && pair_kernels) {
-                const std::size_t last = cut_pair_batch(lengths, first, order.size());
-                if (last - first >= pair_kernel_min_pairs) {
+            // A batch for the traceback variant when enough pairs from here fit it,
+            // else one for dp_kernel.
+            std::size_t last = first;
+            if (!score_only && pair_kernels) last = cut_pair_batch(lengths, first, order.size());
+            const bool pair_dirs = last > first && last - first >= pair_kernel_min_pairs;
+            if (!pair_dirs) {
+                const std::size_t m0 = lengths[first].first, n0 = lengths[first].second;
+                const std::uint64_t d0 = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m0, n0) + 7) & ~std::uint64_t{7};
+                if (m0 + n0 > shape.bases || (!score_only && d0 > shape.dirs)) {  // only after a halving
+                    on_host.push_back(order[first++]);
                     profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
-                    Slot& slot = acquire();
-                    try {
-                        submit(slot, r, order, lengths, first, last, true);
-                    } catch (const CudaError& e) {
-                        if (e.code() != cudaErrorMemoryAllocation) throw;
-                        shrink();
-                        continue;
-                    }
-                    first = last;
                     continue;
                 }
-            }
-            const std::size_t m0 = lengths[first].first, n0 = lengths[first].second;
-            const std::uint64_t d0 = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m0, n0) + 7) & ~std::uint64_t{7};
-            if (m0 + n0 > shape.bases || (!score_only && d0 > shape.dirs)) {  // only after a halving
-                on_host.push_back(order[first++]);
-                profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
-                continue;
-            }
-            std::size_t last = first, bases = 0, max_m = 0;
-            std::uint64_t dirs = 0;
-            const std::size_t pair_boundary_bytes = shape.bases * pair_boundary_per_base;
-            while (last < order.size() && last - first < shape.pairs) {
-                const std::size_t m = lengths[last].first, n = lengths[last].second;
-                const std::uint64_t d = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
-                if (bases + m + n > shape.bases || dirs + d > shape.dirs) break;
-                // The inter-pair kernel's boundaries: the longest query's rows x one entry per two pairs.
-                const std::size_t rows = std::max(max_m, m);
-                if (score_only && pair_kernels && last > first &&
-                    rows * ((last - first + 2) / 2) * sizeof(std::uint64_t) > pair_boundary_bytes)
-                    break;
-                // With the traceback variant, the warp kernel's batch ends where
-                // enough pairs that fit 16 bits follow for a batch of their own.
-                if (!score_only && pair_kernels && last > first && order.size() - last >= pair_kernel_min_pairs &&
-                    pair_fits(m, n))
-                    break;
-                bases += m + n;
-                dirs += d;
-                max_m = rows;
-                ++last;
+                last = first;
+                std::size_t bases = 0, max_m = 0;
+                std::uint64_t dirs = 0;
+                const std::size_t pair_boundary_bytes = shape.bases * pair_boundary_per_base;
+                while (last < order.size() && last - first < shape.pairs) {
+                    const std::size_t m = lengths[last].first, n = lengths[last].second;
+                    const std::uint64_t d = score_only ? 0 : (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
+                    if (bases + m + n > shape.bases || dirs + d > shape.dirs) break;
+                    // The inter-pair kernel's boundaries: the longest query's rows x one entry per two pairs.
+                    const std::size_t rows = std::max(max_m, m);
+                    if (score_only && pair_kernels && last > first &&
+                        rows * ((last - first + 2) / 2) * sizeof(std::uint64_t) > pair_boundary_bytes)
+                        break;
+                    // With the traceback variant, dp_kernel's batch ends where
+                    // enough pairs that fit 16 bits follow for a batch of their own.
+                    if (!score_only && pair_kernels && last > first && order.size() - last >= pair_kernel_min_pairs &&
+                        pair_fits(m, n))
+                        break;
+                    bases += m + n;
+                    dirs += d;
+                    max_m = rows;
+                    ++last;
+                }
             }
             profile.order_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
             Slot& slot = acquire();
             try {
-                submit(slot, r, order, lengths, first, last, false);
+                submit(slot, r, order, lengths, first, last, pair_dirs);
             } catch (const CudaError& e) {
                 if (e.code() != cudaErrorMemoryAllocation) throw;
                 shrink();  // then cut the same pairs again, smaller

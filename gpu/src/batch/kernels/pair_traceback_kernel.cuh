@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "../batch_params.hpp"
+#include "cigar_runs.cuh"
 #include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
@@ -38,7 +39,6 @@ template <AlignMode Mode>
 __global__ void pair_traceback_kernel(detail::BatchParams p) {
     constexpr bool Local = Mode == AlignMode::local;
     constexpr int R = detail::pair_cols;
-    constexpr std::uint32_t op_ins = 1, op_del = 2, op_eq = 7, op_diff = 8;  // gpualign::CigarOp
 
     const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     const std::uint32_t cnt = p.count;
@@ -71,33 +71,17 @@ __global__ void pair_traceback_kernel(detail::BatchParams p) {
         return (words[entry * 4 + (c % 16) / 4] >> (shift_half + 4 * (c % 4))) & 0xFu;
     };
 
-    std::uint32_t runs = 0, run_op = 0, run_len = 0;
-    auto emit = [&](std::uint32_t op, std::uint32_t len) {
-        if (op == run_op) {
-            run_len += len;
-        } else {
-            if (run_len > 0) cig_end[-static_cast<int>(++runs)] = (run_len << 4) | run_op;
-            run_op = op;
-            run_len = len;
-        }
-    };
+    CigarRuns cig{cig_end};
 
     enum : int { st_h, st_e, st_f } state = st_h;
     while (true) {
-        if (Mode == AlignMode::semi_global && i == 0) break;
-        if (!Local && (i == 0 || j == 0)) {
-            if (j > 0) emit(op_del, static_cast<std::uint32_t>(j));
-            if (i > 0) emit(op_ins, static_cast<std::uint32_t>(i));
-            j = 0;
-            i = 0;
-            break;
-        }
+        if (cig.stops_at_border<Mode>(i, j)) break;
         const std::uint32_t nib = bits(i, j);
         if (state == st_h) {
             if (Local && value == 0) break;  // H == 0 ends a local path here
             if (!(nib & 1u)) {
                 const std::uint8_t qc = qs[i - 1], rc = rs[j - 1];
-                emit(qc == rc && (p.identical_codes >> qc & 1u) ? op_eq : op_diff, 1);
+                cig.emit(qc == rc && (p.identical_codes >> qc & 1u) ? CigarRuns::eq : CigarRuns::diff, 1);
                 if constexpr (Local) value -= p.matrix[qc * p.size + rc];
                 --i;
                 --j;
@@ -106,7 +90,7 @@ __global__ void pair_traceback_kernel(detail::BatchParams p) {
                 state = !(nib & 2u) ? st_e : st_f;
             }
         } else if (state == st_e) {
-            emit(op_del, 1);
+            cig.emit(CigarRuns::del, 1);
             if (nib & 4u) {
                 value += ge;
             } else {
@@ -115,7 +99,7 @@ __global__ void pair_traceback_kernel(detail::BatchParams p) {
             }
             --j;
         } else {
-            emit(op_ins, 1);
+            cig.emit(CigarRuns::ins, 1);
             if (nib & 8u) {
                 value += ge;
             } else {
@@ -125,10 +109,10 @@ __global__ void pair_traceback_kernel(detail::BatchParams p) {
             --i;
         }
     }
-    if (run_len > 0) cig_end[-static_cast<int>(++runs)] = (run_len << 4) | run_op;
+    cig.flush();
     p.out[detail::out_query_begin * cnt + b] = i;
     p.out[detail::out_ref_begin * cnt + b] = j;
-    p.out[detail::out_cigar_runs * cnt + b] = static_cast<std::int32_t>(runs);
+    p.out[detail::out_cigar_runs * cnt + b] = static_cast<std::int32_t>(cig.runs);
 }
 
 }  // namespace gpualign::gpu::kernels

@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "../batch_params.hpp"
+#include "cigar_runs.cuh"
 #include "gpualign/model/scoring.hpp"
 
 namespace gpualign::gpu::kernels {
@@ -33,7 +34,6 @@ __global__ void traceback_kernel(detail::BatchParams p) {
     constexpr bool Local = Mode == AlignMode::local;
     using Word = std::conditional_t<R == 16, std::uint64_t, std::uint32_t>;
     constexpr int stripe_rows = 32 * R;
-    constexpr std::uint32_t op_ins = 1, op_del = 2, op_eq = 7, op_diff = 8;  // gpualign::CigarOp
 
     const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     const std::uint32_t cnt = p.count;
@@ -68,34 +68,18 @@ __global__ void traceback_kernel(detail::BatchParams p) {
         return static_cast<std::uint32_t>(dirs[word] >> (4 * r)) & 0xFu;
     };
 
-    std::uint32_t runs = 0, run_op = 0, run_len = 0;
-    auto emit = [&](std::uint32_t op, std::uint32_t len) {
-        if (op == run_op) {
-            run_len += len;
-        } else {
-            if (run_len > 0) cig_end[-static_cast<int>(++runs)] = (run_len << 4) | run_op;
-            run_op = op;
-            run_len = len;
-        }
-    };
+    CigarRuns cig{cig_end};
 
     enum : int { st_h, st_e, st_f } state = st_h;
     while (true) {
-        if (Mode == AlignMode::semi_global && i == 0) break;
-        if (!Local && (i == 0 || j == 0)) {
-            if (j > 0) emit(op_del, static_cast<std::uint32_t>(j));
-            if (i > 0) emit(op_ins, static_cast<std::uint32_t>(i));
-            j = 0;
-            i = 0;
-            break;
-        }
+        if (cig.stops_at_border<Mode>(i, j)) break;
         const std::uint32_t nib = bits(i, j);
         if (state == st_h) {
             const std::uint32_t src = nib & 3u;
             if (src == 0) break;  // local only: H == 0 ends the path here
             if (src == 1) {
                 const std::uint8_t qc = qs[i - 1], rc = rs[j - 1];
-                emit(qc == rc && (p.identical_codes >> qc & 1u) ? op_eq : op_diff, 1);
+                cig.emit(qc == rc && (p.identical_codes >> qc & 1u) ? CigarRuns::eq : CigarRuns::diff, 1);
                 --i;
                 --j;
                 if (Local && (i == 0 || j == 0)) break;
@@ -103,19 +87,19 @@ __global__ void traceback_kernel(detail::BatchParams p) {
                 state = src == 2 ? st_e : st_f;
             }
         } else if (state == st_e) {
-            emit(op_del, 1);
+            cig.emit(CigarRuns::del, 1);
             if (!(nib & 4u)) state = st_h;
             --j;
         } else {
-            emit(op_ins, 1);
+            cig.emit(CigarRuns::ins, 1);
             if (!(nib & 8u)) state = st_h;
             --i;
         }
     }
-    if (run_len > 0) cig_end[-static_cast<int>(++runs)] = (run_len << 4) | run_op;
+    cig.flush();
     p.out[detail::out_query_begin * cnt + b] = i;
     p.out[detail::out_ref_begin * cnt + b] = j;
-    p.out[detail::out_cigar_runs * cnt + b] = static_cast<std::int32_t>(runs);
+    p.out[detail::out_cigar_runs * cnt + b] = static_cast<std::int32_t>(cig.runs);
 }
 
 }  // namespace gpualign::gpu::kernels
