@@ -116,7 +116,12 @@ public:
     std::vector<AlignmentResult> align(std::span<const gpu::PairView> pairs, bool score_only) {
         scan_.reset();  // the scan is over: its device memory goes to the batch engine
         batch_scan_.reset();
-        gpu::BatchEngine e(s_, c_.mode, score_only, options_);
+        // A search's hits are far fewer than a batch of the inter-pair
+        // kernel's traceback variant (SMs x 256 pairs); its larger default
+        // buffers would only add to the start-up.
+        gpu::BatchEngineOptions o = options_;
+        if (!score_only) o.pair_kernels = false;
+        gpu::BatchEngine e(s_, c_.mode, score_only, o);
         return run(e, pairs, score_only);
     }
 
