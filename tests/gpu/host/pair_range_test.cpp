@@ -1,14 +1,17 @@
 // The inter-pair kernel's 16-bit range (gpu/src/batch/batch_params.hpp:
 // pair_bias, pair_fits_16bit), which decides on the host and the device
-// which pairs it takes: checked against values worked out by hand from the
-// formulas' definitions. Plain C++: runs without CUDA.
+// which pairs it takes, and the direction regions of its traceback variant
+// (batch_layout.hpp: pair_dir_region_bytes): checked against values worked
+// out by hand from the formulas' definitions. Plain C++: runs without CUDA.
 #include <gtest/gtest.h>
 
+#include "batch/batch_layout.hpp"
 #include "batch/batch_params.hpp"
 
 namespace {
 
 using gpualign::gpu::detail::pair_bias;
+using gpualign::gpu::detail::pair_dir_region_bytes;
 using gpualign::gpu::detail::pair_fits_16bit;
 
 TEST(PairRange, BiasIsTheFloorPlusRoomForTheAllGapPath) {
@@ -35,6 +38,31 @@ TEST(PairRange, FitsUpToTheLargestScoreThatStaysBelow65536) {
     // A scheme without a positive score adds nothing above the bias.
     EXPECT_TRUE(pair_fits_16bit(65534, -1, 0, 1000, 1000));
     EXPECT_FALSE(pair_fits_16bit(65535, -1, 0, 1000, 1000));
+}
+
+// The traceback variant's forward local pass has bias O + ge and needs no
+// room below zero, so a local pair fits up to a far larger size than a
+// global one (docs/gpu.md, "Inter-pair traceback").
+TEST(PairRange, LocalForwardPassFitsFarLargerPairs) {
+    // DNA 2/-3, gaps 5 + 2: 9 + 2 * 32758 + 2 + 7 + 1 = 65535.
+    EXPECT_TRUE(pair_fits_16bit(pair_bias(true, 5, 2, 32758, 40000), 2, 7, 32758, 40000));
+    EXPECT_FALSE(pair_fits_16bit(pair_bias(true, 5, 2, 32759, 40000), 2, 7, 32759, 40000));
+    // Match 40, gaps 40 + 40: 120 + 40 * 1632 + 40 + 80 + 1 = 65521 fits, 1633 does not.
+    EXPECT_TRUE(pair_fits_16bit(pair_bias(true, 40, 40, 1632, 1700), 40, 80, 1632, 1700));
+    EXPECT_FALSE(pair_fits_16bit(pair_bias(true, 40, 40, 1633, 1700), 40, 80, 1633, 1700));
+}
+
+// One region per warp: 32 threads x 2 pairs x 4 bits for every row of the
+// warp's longest query and every column of its strips (32 columns each).
+TEST(PairRange, DirectionRegionsCoverTheWarpsStrips) {
+    // 512 x 512: 16 strips x 512 rows x 32 columns x 32 threads x 1 byte
+    // (two pairs' nibbles) = 8 MiB, 128 KiB a pair as in the warp kernel.
+    EXPECT_EQ(pair_dir_region_bytes(512, 512), std::uint64_t{8} << 20);
+    EXPECT_EQ(pair_dir_region_bytes(512, 512) / 64, std::uint64_t{128} << 10);
+    // A ref of 200 takes 7 strips (224 columns).
+    EXPECT_EQ(pair_dir_region_bytes(150, 200), std::uint64_t{7} * 150 * 32 * 32);
+    EXPECT_EQ(pair_dir_region_bytes(1, 1), std::uint64_t{32} * 32);
+    EXPECT_EQ(pair_dir_region_bytes(0, 0), 0u);
 }
 
 }  // namespace
