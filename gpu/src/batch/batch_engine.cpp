@@ -335,15 +335,15 @@ BatchEngine::BatchEngine(const ScoringScheme& scheme, AlignMode mode, bool score
     im.mode = mode;
     im.score_only = score_only;
     im.options = options;
+    im.pair_kernels = options.pair_kernels && pair_kernel_scheme(scheme);
     if (im.options.max_batch_bases == 0)
-        im.options.max_batch_bases = score_only                                      ? detail::score_only_batch_bases
-                                     : options.pair_kernels && pair_kernel_scheme(scheme) ? detail::pair_traceback_batch_bases
-                                                                                          : traceback_batch_bases;
+        im.options.max_batch_bases = score_only         ? detail::score_only_batch_bases
+                                     : im.pair_kernels ? detail::pair_traceback_batch_bases
+                                                       : traceback_batch_bases;
 #ifdef _OPENMP
     im.host_threads = options.host_threads > 0 ? options.host_threads : omp_get_num_procs();
 #endif
     im.rows = detail::rows_per_thread(mode != AlignMode::global, !score_only);
-    im.pair_kernels = options.pair_kernels && pair_kernel_scheme(scheme);
     im.max_score = *std::max_element(scheme.matrix.begin(), scheme.matrix.end());
     im.negative_profile = static_cast<std::int64_t>(*std::min_element(scheme.matrix.begin(), scheme.matrix.end())) +
                               scheme.gap_open + scheme.gap_extend <
@@ -481,10 +481,10 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
         cigar_off += m + n;
     }
     if (pair_dirs) {
-        // One direction region per warp of the inter-pair kernel (64 pairs),
+        // One direction region per warp of the inter-pair kernel (pair_warp_pairs),
         // sized by its longest query and ref (pair_dir_region_bytes).
-        for (std::uint32_t w0 = 0; w0 < count; w0 += 64) {
-            const std::uint32_t w1 = std::min(count, w0 + 64);
+        for (std::uint32_t w0 = 0; w0 < count; w0 += detail::pair_warp_pairs) {
+            const std::uint32_t w1 = std::min(count, w0 + detail::pair_warp_pairs);
             std::uint32_t rows = 0, cols = 0;
             for (std::uint32_t b = w0; b < w1; ++b) {
                 rows = std::max(rows, h_tasks[b].query_len);
@@ -662,10 +662,10 @@ void BatchEngine::Impl::align_on_host(Request& r, const std::vector<std::size_t>
 
 // The longest run of pairs from `first` (before `end`) that the inter-pair
 // kernel's traceback variant takes in one batch: each fits 16 bits, and the
-// batch fits the slot's bases, pairs, direction bytes (one region per 64
-// pairs, pair_dir_region_bytes) and strip boundaries. When that leaves too
-// few pairs of the window for a batch of their own, the run is halved so
-// that both batches stay on the kernel.
+// batch fits the slot's bases, pairs, direction bytes (one region per
+// pair_warp_pairs pairs, pair_dir_region_bytes) and strip boundaries. When
+// that leaves too few pairs of the window for a batch of their own, the run
+// is halved so that both batches stay on the kernel.
 std::size_t BatchEngine::Impl::cut_pair_batch(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths,
                                               std::size_t first, std::size_t end) const {
     const std::size_t boundary_bytes = shape.bases * pair_boundary_per_base;
@@ -676,7 +676,7 @@ std::size_t BatchEngine::Impl::cut_pair_batch(const std::vector<std::pair<std::u
         const std::uint32_t m = lengths[last].first, n = lengths[last].second;
         if (!pair_fits(m, n)) break;
         const std::size_t k = last - first;
-        if (k % 64 == 0) {
+        if (k % detail::pair_warp_pairs == 0) {
             dirs += detail::pair_dir_region_bytes(wrows, wcols);
             wrows = wcols = 0;
         }

@@ -81,6 +81,11 @@ constexpr std::uint64_t direction_bytes(std::uint64_t m, std::uint64_t n) noexce
     return words * static_cast<std::uint64_t>(R / 2);
 }
 
+/// Pairs of one warp of the inter-pair kernel (32 threads, two pairs a
+/// thread): the traceback variant's direction regions are laid out per such
+/// group of consecutive batch slots.
+constexpr std::uint32_t pair_warp_pairs = 64;
+
 /// Bytes of the direction region of one warp of the inter-pair kernel's
 /// traceback variant (kernels/pair_kernel.cuh, Dirs): 32 threads x 2 pairs
 /// x 4 bits for each of `rows` query rows (the warp's longest query) and
