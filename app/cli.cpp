@@ -114,6 +114,9 @@ cxxopts::Options make_options() {
                     "bytes as with one GPU", cxxopts::value<std::string>())
         ("batch-pairs", "pairs per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_pairs)))
         ("batch-bases", "query+ref bases per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_bases)))
+        ("read-ahead", "letters of parsed batches (query+ref, a byte each in host memory) read ahead of the aligner, "
+                       "bytes with optional K/M/G suffix; at least one batch is always read ahead",
+         cxxopts::value<std::string>()->default_value("1G"))
         ("gpu-memory", "cap on the GPU backend's device memory, bytes with optional K/M/G suffix (e.g. 512M, 2G); "
                        "half goes to the batch engine (batches shrink to fit), half to the long-pair engine; pairs "
                        "too large for both go to the CPU; 0 = no cap",
@@ -285,6 +288,7 @@ AlignConfig to_config(const cxxopts::ParseResult& r, const std::vector<std::stri
     }
     c.batch_pairs = r["batch-pairs"].as<std::size_t>();
     c.batch_bases = r["batch-bases"].as<std::size_t>();
+    c.read_ahead = parse_byte_size(r["read-ahead"].as<std::string>(), "--read-ahead");
     c.gpu_memory = parse_byte_size(r["gpu-memory"].as<std::string>(), "--gpu-memory");
     c.gpu_streams = r["gpu-streams"].as<int>();
     c.progress = parse_choice<ProgressChoice>("progress", r["progress"].as<std::string>(),

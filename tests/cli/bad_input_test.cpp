@@ -352,7 +352,8 @@ TEST_F(BadInput, OutputIsIdenticalForAnyThreadsAndBatchSizes) {
         std::string first;
         for (const std::string opts : {"--threads 1", "--threads 2", "--threads 2 --batch-pairs 1",
                                        "--threads 2 --batch-pairs 7", "--threads 1 --batch-bases 1",
-                                       "--threads 2 --batch-bases 1000", "--threads 2 --batch-pairs 64 --batch-bases 5000"}) {
+                                       "--threads 2 --batch-bases 1000", "--threads 2 --batch-pairs 64 --batch-bases 5000",
+                                       "--threads 2 --batch-pairs 16 --read-ahead 1", "--threads 2 --batch-pairs 16 --read-ahead 4K"}) {
             const RunResult r = run(mode + " {dir}/q.fa {dir}/t.fa --backend cpu -o {out} " + opts);
             ASSERT_EQ(r.exit_code, 0) << mode << " " << opts << ": " << r.err;
             const std::string got = without_pg_line(slurp(dir_ / "out.tsv"));

@@ -84,6 +84,8 @@ TEST_F(UserCli, OutOfRangeNumbersNameTheFlagAndExitTwo) {
         {"--gap-extend -3", "--gap-extend is a penalty (non-negative, subtracted): it must be between 0 and 1000000, got -3"},
         {"--n-score -5000000", "--n-score is the score of N against any base: it must be between -1000000 and 1000000"},
         {"--matrix PAM250", "--matrix PAM250: not a built-in matrix (BLOSUM30, BLOSUM45, BLOSUM62, BLOSUM80) and no such file"},
+        {"--read-ahead 1X", "--read-ahead '1X': "},
+        {"--read-ahead lots", "--read-ahead 'lots': not a number"},
     };
     for (const auto& [args, message] : cases) {
         const auto r = run("sw " + in + " " + args);

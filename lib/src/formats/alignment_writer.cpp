@@ -5,6 +5,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "gpualign/formats/writers.hpp"
 #include "writer_detail.hpp"
@@ -53,6 +54,7 @@ BatchWriteTimes AlignmentWriter::write_batch(std::span<const RecordView> queries
         throw std::invalid_argument("AlignmentWriter::write_batch: spans of different sizes");
     return impl_->write_batch(queries, refs, results, threads);
 }
+void AlignmentWriter::set_references(SamReferences refs) { impl_->set_references(std::move(refs)); }
 void AlignmentWriter::commit() { impl_->commit(); }
 
 }  // namespace gpualign

@@ -1,6 +1,8 @@
 // gpualign — the SAM writer (SAM v1.6): @HD, an @SQ line per reference, @PG,
-// then one record a pair. The records go to a scratch file until commit,
-// since the @SQ lines are known only once every pair is written.
+// then one record a pair. With the references declared before the first
+// record (set_references) the header is written first and the records
+// straight after it; otherwise the records go to a scratch file until
+// commit, since the @SQ lines are known only once every pair is written.
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,13 +14,13 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <unordered_map>
 #include <vector>
 
 #include <fmt/format.h>
@@ -26,6 +28,7 @@
 #include "gpualign/formats/writers.hpp"
 #include "gpualign/io/io_error.hpp"
 #include "gpualign/model/strand.hpp"
+#include "sam_dictionary.hpp"
 #include "writer_detail.hpp"
 
 namespace gpualign::format_detail {
@@ -144,19 +147,6 @@ bool valid_qname(std::string_view s) noexcept {
     return true;
 }
 
-bool valid_rname(std::string_view s) noexcept {
-    // SAM v1.6 §1.2.1: [0-9A-Za-z!#$%&+./:;?@^_|~-][0-9A-Za-z!#$%&*+./:;=?@^_|~-]*
-    constexpr std::string_view other = "!#$%&+./:;?@^_|~-";
-    const auto ok = [&](char c, bool first) {
-        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-               other.find(c) != std::string_view::npos || (!first && (c == '*' || c == '='));
-    };
-    if (s.empty()) return false;
-    for (std::size_t i = 0; i < s.size(); ++i)
-        if (!ok(s[i], i == 0)) return false;
-    return true;
-}
-
 std::string header_value(std::string_view s) {
     std::string out(s);
     for (char& c : out)
@@ -167,13 +157,23 @@ std::string header_value(std::string_view s) {
 class SamWriter final : public AlignmentWriter::Impl {
 public:
     SamWriter(const std::string& path, const WriterOptions& options)
-        : out_(path), body_(scratch_dir(path), path), meta_(options) {
+        : out_(path), scratch_dir_(scratch_dir(path)), meta_(options) {
         if (meta_.version.empty()) meta_.version = GPUALIGN_VERSION;
     }
 
     void add_reference(std::string_view name, std::uint64_t length) override {
         if (length == 0) return;  // no @SQ (LN is 1..2^31-1): the records of a zero-length ref are unmapped
-        if (refs_[shard_of(name)].insert(name, length)) declare(name, length);
+        if (refs_.impl().shards[format_detail::shard_of(name)].insert(name, length)) declare(name, length);
+    }
+
+    /// Takes the whole dictionary and writes the header now: the records
+    /// then go straight to the output, and each is checked to be declared.
+    void set_references(SamReferences refs) override {
+        if (spool_ || header_written_ || refs_.size() > 0)
+            throw std::logic_error("AlignmentWriter::set_references: called after a reference or record");
+        refs_ = std::move(refs);
+        write_header();
+        header_written_ = true;
     }
 
     void write(const RecordView& q, const RecordView& r, const AlignmentResult& res) override {
@@ -185,7 +185,7 @@ public:
         add_reference(r.name, r.sequence.size());
         line_.clear();
         format_record(q, r, res, line_, secondary);
-        body_.write({line_.data(), line_.size()});
+        emit({line_.data(), line_.size()});
     }
 
     /// The references are declared in pair order first (stateful); then the
@@ -199,7 +199,7 @@ public:
         const double declare_s = seconds_since(t0);
         BatchWriteTimes times = format_in_parallel(
             stop, threads, buffers_, [&](std::size_t k, fmt::memory_buffer& b) { format_record(q[k], r[k], res[k], b); },
-            [this](std::string_view bytes) { body_.write(bytes); },
+            [this](std::string_view bytes) { emit(bytes); },
             [&](std::size_t k) {  // names, SEQ and QUAL, CIGAR and MD text, the fixed fields and tags
                 return q[k].name.size() + r[k].name.size() + q[k].sequence.size() + q[k].quality.size() +
                        10 * res[k].cigar.size() + 96;
@@ -256,21 +256,40 @@ public:
     }
 
     void commit() override {
+        if (!header_written_) {
+            write_header();
+            if (spool_) spool_->copy_to(out_);
+        }
+        out_.commit();
+    }
+
+private:
+    /// Writes @HD, the @SQ lines declared so far, @PG and (score-only) @CO.
+    void write_header() {
         fmt::memory_buffer head;
         fmt::appender it(head);
         fmt::format_to(it, "@HD\tVN:1.6\tSO:unsorted\n");
-        head.append(sq_lines_.data(), sq_lines_.data() + sq_lines_.size());
+        const fmt::memory_buffer& sq = refs_.impl().sq_lines;
+        head.append(sq.data(), sq.data() + sq.size());
         fmt::format_to(it, "@PG\tID:gpualign\tPN:gpualign\tVN:{}", header_value(meta_.version));
         if (!meta_.command_line.empty()) fmt::format_to(it, "\tCL:{}", header_value(meta_.command_line));
         head.push_back('\n');
         if (meta_.score_only)
             fmt::format_to(it, "@CO\tgpualign score-only mode: CIGAR is '*' (not computed); POS is ref_begin+1\n");
         out_.write({head.data(), head.size()});
-        body_.copy_to(out_);
-        out_.commit();
     }
 
-private:
+    /// Records' bytes: to the output after a header written first, else to
+    /// the spool (created at the first record).
+    void emit(std::string_view bytes) {
+        if (header_written_) {
+            out_.write(bytes);
+            return;
+        }
+        if (!spool_) spool_.emplace(scratch_dir_, out_.path());
+        spool_->write(bytes);
+    }
+
     /// Appends SEQ (upper case) and QUAL: as read, or with `reverse` the
     /// reverse complement of the letters (complement_letter) and the
     /// qualities reversed.
@@ -305,18 +324,27 @@ private:
     }
 
     OutputFile out_;
-    SpoolFile body_;
+    std::filesystem::path scratch_dir_;  ///< where the spool goes
+    std::optional<SpoolFile> spool_;  ///< the records until commit, when the header is written last
     WriterOptions meta_;
+    bool header_written_ = false;     ///< set_references wrote it: records go straight to out_
     /// Appends the @SQ line of a ref seen for the first time, after the
-    /// checks SAM needs. @throws OutputError naming the output.
+    /// checks SAM needs. With the header written (set_references), a ref
+    /// not declared there is an error: REFS changed since it was read.
+    /// @throws OutputError naming the output; InputError.
     void declare(std::string_view name, std::uint64_t length) {
-        if (!valid_rname(name))
+        if (header_written_)
+            throw InputError(fmt::format("reference '{}' (length {}) was not in REFS when the SAM header was "
+                                         "read from it: the file changed during the run",
+                                         shown_name(name), length));
+        if (!format_detail::valid_rname(name))
             throw OutputError(fmt::format("{}: reference name '{}' is not a valid SAM reference name (SAM v1.6 §1.2.1)",
                                           shown_output(out_.path()), shown_name(name)));
-        if (length > 2147483647u)
+        if (length > format_detail::max_sam_ref_length)
             throw OutputError(fmt::format("{}: reference '{}' has length {}, outside SAM's 1..2^31-1",
                                           shown_output(out_.path()), shown_name(name), length));
-        fmt::format_to(fmt::appender(sq_lines_), "@SQ\tSN:{}\tLN:{}\n", name, length);
+        format_detail::append_sq_line(name, length, refs_.impl().sq_lines);
+        ++refs_.impl().count;
     }
 
     /// Checks the coordinates of pairs [0, n) and adds their refs to the
@@ -337,9 +365,10 @@ private:
                 error = std::current_exception();
             }
         }
+        using format_detail::ref_shards;
         std::array<std::vector<std::size_t>, ref_shards> of_shard;  // pair indices, in order
         for (std::size_t k = 0; k < stop; ++k)
-            if (!r[k].sequence.empty()) of_shard[shard_of(r[k].name)].push_back(k);
+            if (!r[k].sequence.empty()) of_shard[format_detail::shard_of(r[k].name)].push_back(k);
         std::array<std::size_t, ref_shards> shard_stop;
         std::array<std::exception_ptr, ref_shards> shard_error;
         shard_stop.fill(stop);
@@ -347,7 +376,7 @@ private:
         for (std::size_t sh = 0; sh < ref_shards; ++sh) {
             for (const std::size_t k : of_shard[sh]) {
                 try {
-                    fresh[k] = refs_[sh].insert(r[k].name, r[k].sequence.size());
+                    fresh[k] = refs_.impl().shards[sh].insert(r[k].name, r[k].sequence.size());
                 } catch (...) {
                     shard_stop[sh] = k;
                     shard_error[sh] = std::current_exception();
@@ -372,40 +401,7 @@ private:
         return stop;
     }
 
-    /// One shard of the @SQ dictionary: ref name -> length.
-    class RefShard {
-    public:
-        /// Whether `name` is new (then kept with `length`). @throws
-        /// InputError when it was seen with another length.
-        bool insert(std::string_view name, std::uint64_t length) {
-            const auto it = lengths_.find(name);
-            if (it != lengths_.end()) {
-                if (it->second != length)
-                    throw InputError(fmt::format("reference name '{}' occurs with two lengths ({} and {}); SAM @SQ "
-                                                 "names must be unique",
-                                                 shown_name(name), it->second, length));
-                return false;
-            }
-            lengths_.emplace(std::string(name), length);
-            return true;
-        }
-
-    private:
-        /// Hashes std::string and std::string_view alike (lookups without a copy).
-        struct NameHash {
-            using is_transparent = void;
-            std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-        };
-        std::unordered_map<std::string, std::uint64_t, NameHash, std::equal_to<>> lengths_;
-    };
-
-    static constexpr std::size_t ref_shards = 16;
-    /// The shard of refs_ that holds `name`.
-    static std::size_t shard_of(std::string_view name) noexcept {
-        return std::hash<std::string_view>{}(name) % ref_shards;
-    }
-    std::array<RefShard, ref_shards> refs_;  ///< the @SQ dictionary, sharded by the name's hash
-    fmt::memory_buffer sq_lines_;
+    SamReferences refs_;  ///< the @SQ dictionary: an index sharded by the name's hash, and the @SQ lines
     fmt::memory_buffer line_;
     std::vector<fmt::memory_buffer> buffers_;  // write_batch's, reused
 };

@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "gpualign/formats/sam_references.hpp"
 #include "gpualign/formats/writers.hpp"
 #include "gpualign/model/strand.hpp"
 
@@ -36,6 +37,8 @@ public:
     }
     virtual BatchWriteTimes write_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                                         std::span<const AlignmentResult> res, int threads) = 0;
+    /// The whole reference dictionary before any record (SAM); the other formats have none.
+    virtual void set_references(SamReferences /*refs*/) {}
     virtual void commit() = 0;
 };
 

@@ -11,17 +11,25 @@
 namespace gpualign::detail {
 
 /// A bounded first-in first-out hand-over between two pipeline threads.
+///
+/// The bound is a total weight: each item is pushed with a weight (1 by
+/// default, so that the capacity counts items; the pairs pipeline's reader
+/// weighs a batch by its letters, so that its read-ahead is bounded by
+/// bytes). An item waits while the items held weigh something and adding it
+/// would pass the capacity, so one item of any weight always passes.
 template <typename T>
 class Channel {
 public:
     explicit Channel(std::size_t capacity) : capacity_(capacity) {}
 
-    /// Blocks while the channel is full. False (and `item` dropped) once aborted.
-    bool push(T item) {
+    /// Blocks while the channel is full (see above). False (and `item`
+    /// dropped) once aborted.
+    bool push(T item, std::size_t weight = 1) {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return aborted_ || items_.size() < capacity_; });
+        changed_.wait(lock, [&] { return aborted_ || held_ == 0 || held_ + weight <= capacity_; });
         if (aborted_) return false;
-        items_.push_back(std::move(item));
+        items_.push_back({std::move(item), weight});
+        held_ += weight;
         changed_.notify_all();
         return true;
     }
@@ -31,7 +39,8 @@ public:
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return aborted_ || finished_ || !items_.empty(); });
         if (aborted_ || items_.empty()) return std::nullopt;
-        T item = std::move(items_.front());
+        T item = std::move(items_.front().first);
+        held_ -= items_.front().second;
         items_.pop_front();
         changed_.notify_all();
         return item;
@@ -52,8 +61,9 @@ public:
 private:
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::deque<T> items_;
+    std::deque<std::pair<T, std::size_t>> items_;  // each with its weight
     std::size_t capacity_;
+    std::size_t held_ = 0;  // the weights of items_
     bool finished_ = false, aborted_ = false;
 };
 

@@ -2,6 +2,7 @@
 // the configuration picks (pair_backend.hpp), write them in input order.
 #include "gpualign/pipeline/pipeline.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -17,6 +18,7 @@
 
 #include "batch.hpp"
 #include "channel.hpp"
+#include "gpualign/formats/sam_references.hpp"
 #include "gpualign/formats/writers.hpp"
 #include "gpualign/io/matrix.hpp"
 #include "gpualign/io/sequence_io.hpp"
@@ -47,6 +49,9 @@ struct StageTimes {
     double write = 0;         ///< writing them in order
     double write_waited = 0;
     double commit = 0;        ///< flushing and renaming the output
+    double sam_header = 0;    ///< SAM: reading the @SQ dictionary from REFS ahead (read_sam_references), on its own thread
+    double sam_header_waited = 0;  ///< the writer's wait for it before its first record
+    bool sam_header_ahead = false; ///< the header came first (else the records were spooled)
     double teardown = 0;      ///< releasing the backend (device buffers, pinned memory)
     double first_aligned = 0; ///< from the start until the first batch was handed to the backend
     double loop = 0;          ///< from the backend being ready until the last batch was written
@@ -71,9 +76,17 @@ PipelineThreads split_threads(int threads) {
     return p;
 }
 
-/// Batches parsed ahead of the backend, and aligned batches waiting for the writer.
-constexpr std::size_t read_ahead = 2;
+/// Aligned batches waiting for the writer. (What is read ahead is bounded
+/// by bytes: AlignConfig::read_ahead.)
 constexpr std::size_t write_behind = 1;
+
+/// The letters of batch b (query + ref, both strands' queries): its weight
+/// in the read-ahead channel, about the host memory its records hold.
+std::size_t batch_letters(const Batch& b) noexcept {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < b.size(); ++k) n += b.queries[k].codes.size() + b.refs[k].codes.size();
+    return n;
+}
 
 /// A batch read for the backend, or the error that ended reading.
 struct ReadItem {
@@ -98,6 +111,11 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
                   t.read, split.read, block_read ? "" : " (serial parse)", t.read_waited, t.align,
                   kernel_ms / 1000.0, split.engine, t.format, split.write, t.write, t.write_waited, t.commit,
                   t.teardown, stats.seconds);
+    if (t.sam_header > 0)
+        spdlog::debug("SAM header: @SQ read ahead from REFS in {:.3f} s (writer waited {:.3f}); {}", t.sam_header,
+                      t.sam_header_waited,
+                      t.sam_header_ahead ? "written first, records straight to the output"
+                                         : "not usable here, records spooled and copied behind it at commit");
     if (e.batches > 0)
         spdlog::debug("GPU engine (s): {} device batches; host: setup {:.3f}, request {:.3f}, order {:.3f}, pack "
                       "{:.3f}, wait {:.3f}, results {:.3f}; device: copies in {:.3f} ({:.1f} MB), kernels {:.3f}, "
@@ -110,14 +128,29 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
 }
 
 /// The threads of one run of run_alignment, each with its own OpenMP team,
-/// joined by bounded channels: the reader parses up to read_ahead batches
-/// ahead, the calling thread aligns, the writer formats and writes in input
+/// joined by bounded channels: the reader parses batches of up to
+/// AlignConfig::read_ahead letters in all ahead (so that it reads on while
+/// the backend starts), the calling thread aligns, the writer formats and writes in input
 /// order.
 class PairsRun {
 public:
     PairsRun(const AlignConfig& c, Clock::time_point start, StageTimes& t, const PipelineThreads& split,
              detail::PairReader& reader, const ScoringScheme& scheme, AlignmentWriter& writer)
         : c_(c), start_(start), t_(t), split_(split), reader_(reader), scheme_(scheme), writer_(writer) {}
+
+    /// SAM: reads the @SQ dictionary from REFS on a thread of its own
+    /// (read_sam_references, on `threads` parser threads) while the run
+    /// starts; the writer declares it before its first record, so the
+    /// header is written first and the records need no spool. REFS that
+    /// cannot be read ahead (a pipe, compressed) leave the writer to spool.
+    void read_sam_header_ahead(int threads) {
+        sam_refs_ = std::async(std::launch::async, [this, threads] {
+            const auto t0 = Clock::now();
+            std::optional<SamReferences> refs = read_sam_references(c_.ref_path, c_.alphabet, threads, stop_refs_);
+            t_.sam_header = seconds_since(t0);
+            return refs;
+        });
+    }
 
     /// Runs the reader and writer threads and aligns on the backend that
     /// `backend_ready` delivers; commits the output.
@@ -144,6 +177,7 @@ public:
             finish(std::move(backend), stats);
             return stats;
         } catch (...) {
+            stop_refs_ = true;
             to_align_.abort();
             to_write_.abort();
             throw;
@@ -166,7 +200,8 @@ private:
                 if (c_.strand == StrandChoice::both) add_reverse_strand(item.batch);
                 t_.read += seconds_since(t0);
                 const bool end = item.batch.size() == 0;
-                if (!to_align_.push(std::move(item)) || end) return;
+                const std::size_t letters = batch_letters(item.batch);
+                if (!to_align_.push(std::move(item), letters) || end) return;
             }
         } catch (...) {
             to_align_.push(ReadItem{Batch{}, std::current_exception()});
@@ -177,6 +212,13 @@ private:
     /// on an error, keeps it and stops the aligning thread's pushes.
     void write_batches() {
         try {
+            if (sam_refs_.valid()) {
+                const auto w0 = Clock::now();
+                std::optional<SamReferences> refs = sam_refs_.get();
+                t_.sam_header_waited = seconds_since(w0);
+                if (refs) writer_.set_references(std::move(*refs));
+                t_.sam_header_ahead = refs.has_value();
+            }
             while (std::optional<WriteItem> item = to_write_.pop()) {
                 // The results are the input pairs' (keep_better_strands), the batch's first pairs.
                 const std::size_t n = item->results.size();
@@ -202,9 +244,11 @@ private:
     detail::PairReader& reader_;
     const ScoringScheme& scheme_;
     AlignmentWriter& writer_;
-    detail::Channel<ReadItem> to_align_{read_ahead};
+    detail::Channel<ReadItem> to_align_{c_.read_ahead};
     detail::Channel<WriteItem> to_write_{write_behind};
     std::exception_ptr write_error_;
+    std::atomic<bool> stop_refs_{false};  // asks read_sam_references to stop: the run failed
+    std::future<std::optional<SamReferences>> sam_refs_;  // read_sam_header_ahead's; waited for on destruction
 };
 
 /// Aligns the batches the reader hands over and hands them to the writer,
@@ -319,6 +363,7 @@ RunStats run_alignment(const AlignConfig& c) {
             return backend;
         });
     PairsRun run(c, start, t, split, reader, scheme, writer);
+    if (wopt.format == OutputFormat::sam) run.read_sam_header_ahead(split.write);
     return run.run(backend_ready);
 }
 

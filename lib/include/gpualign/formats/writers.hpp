@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpualign/formats/sam_references.hpp"
 #include "gpualign/io/io_error.hpp"
 #include "gpualign/io/record_block.hpp"
 #include "gpualign/io/sequence_io.hpp"
@@ -169,11 +170,14 @@ struct BatchWriteTimes {
 ///  - score-only mode: CIGAR is '*' on FLAG-0 records (the spec's
 ///    "unavailable"). htslib/samtools read such a record as unmapped and warn
 ///    "mapped query must have a CIGAR"; use TSV for score-only coordinates.
-///  - the body is spooled to an unlinked temporary file next to the output
-///    (TMPDIR or /tmp for stdout and devices) because @SQ lines must
-///    precede records while references stream; commit() writes the header,
-///    copies the body and commits the output. Memory grows only with the
-///    number of distinct reference names.
+///  - given the reference dictionary before the first record
+///    (set_references), the header is written at once and the records
+///    straight after it (SAM on stdout streams). Otherwise the body is
+///    spooled to an unlinked temporary file next to the output (TMPDIR or
+///    /tmp for stdout and devices) because @SQ lines must precede records
+///    while references stream; commit() writes the header, copies the body
+///    and commits the output. Memory grows only with the number of distinct
+///    reference names.
 class AlignmentWriter {
 public:
     /// Opens the output `path` ("-" = stdout) through an OutputFile, so it
@@ -218,6 +222,15 @@ public:
     ///         when the spans differ in size.
     BatchWriteTimes write_batch(std::span<const RecordView> queries, std::span<const RecordView> refs,
                                 std::span<const AlignmentResult> results, int threads);
+
+    /// SAM: declares every reference of the run at once, before any record
+    /// or add_reference, from read_sam_references (sam_references.hpp), and
+    /// writes the header: the records then go straight to the output. A
+    /// record whose ref (with at least one letter) is not in `refs` is then
+    /// an InputError (the REFS file changed after it was read). No-op for
+    /// the other formats. @throws std::logic_error when called after a
+    /// record or reference; OutputError on a write error.
+    void set_references(SamReferences refs);
 
     /// Completes the output. Call once, after the last write.
     /// @throws OutputError naming the path.

@@ -55,6 +55,12 @@ struct Defaults {
     static constexpr int max_threads = 1024;
     static constexpr std::size_t batch_pairs = 32768;         ///< pairs per batch (CPU and GPU)
     static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
+    /// --read-ahead: letters (query + ref, one byte each in host memory) of
+    /// parsed batches the pairs pipeline's reader may hold ahead of the
+    /// aligner. Large enough that reading goes on through CUDA's start
+    /// (about 0.2 s, when the reader parses several GB/s on a many-core host)
+    /// instead of stopping two batches ahead; one batch is always allowed.
+    static constexpr std::size_t read_ahead = std::size_t{1} << 30;
     /// --gpu-memory: device memory cap in bytes, 0 = no cap. A non-zero cap
     /// is split in two halves: one for the batch engine (gpu::BatchEngine), one
     /// for the long-pair engine (gpu::LongEngine, created at the first long
@@ -166,6 +172,7 @@ struct AlignConfig {
     std::vector<int> gpu_devices(int visible) const;
     std::size_t batch_pairs = Defaults::batch_pairs;
     std::size_t batch_bases = Defaults::batch_bases;
+    std::size_t read_ahead = Defaults::read_ahead;  ///< bytes of parsed letters held ahead of the aligner (Defaults::read_ahead)
     /// Cap on the GPU backend's device memory in bytes, 0 = no cap; a
     /// non-zero cap gives half to the batch engine and half to the long-pair
     /// engine (Defaults::gpu_memory).
