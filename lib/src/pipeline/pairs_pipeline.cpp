@@ -45,6 +45,7 @@ struct StageTimes {
     double read = 0;          ///< reading, parsing and encoding batches (both files)
     double read_waited = 0;
     double align = 0;         ///< the backend's submit and collect (GPU: packing, copies, kernels, results)
+    double collect = 0;       ///< of which collect (waiting for the GPU, building the results)
     double format = 0;        ///< formatting output lines (parallel)
     double write = 0;         ///< writing them in order
     double write_waited = 0;
@@ -105,10 +106,10 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
     spdlog::debug("stages (s): open+detect {:.3f}; CUDA start {:.3f} from the run's start; backend init {:.3f} after "
                   "open+detect (main waited {:.3f}); first batch aligned at {:.3f}; {} batches, loop {:.3f}",
                   t.open, t.cuda_start, t.init, t.init_waited, t.first_aligned, t.batches, t.loop);
-    spdlog::debug("stages (s): read {:.3f} busy on {} threads{} (aligner waited {:.3f}); align {:.3f} busy (GPU "
-                  "kernels {:.3f}, engine host threads {}); format {:.3f} on {} threads + write {:.3f} (aligner waited "
+    spdlog::debug("stages (s): read {:.3f} busy on {} threads{} (aligner waited {:.3f}); align {:.3f} busy (of which collect "
+                  "{:.3f}; GPU kernels {:.3f}, engine host threads {}); format {:.3f} on {} threads + write {:.3f} (aligner waited "
                   "{:.3f}); commit {:.3f}; teardown {:.3f}; total {:.3f}",
-                  t.read, split.read, block_read ? "" : " (serial parse)", t.read_waited, t.align,
+                  t.read, split.read, block_read ? "" : " (serial parse)", t.read_waited, t.align, t.collect,
                   kernel_ms / 1000.0, split.engine, t.format, split.write, t.write, t.write_waited, t.commit,
                   t.teardown, stats.seconds);
     if (t.sam_header > 0)
@@ -275,6 +276,7 @@ void PairsRun::align_batches(detail::PairBackend& backend, RunStats& stats) {
         for (std::size_t k = 0; k < out.batch->size(); ++k) cells_done += pair_cells(*out.batch, k);
         progress.update(pairs_done, cells_done);
         t_.align += seconds_since(a0);
+        t_.collect += seconds_since(a0);
         const auto w0 = Clock::now();
         const bool taken = to_write_.push(std::move(out));
         t_.write_waited += seconds_since(w0);
