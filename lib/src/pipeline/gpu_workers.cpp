@@ -136,7 +136,6 @@ void GpuWorkers::collect_share(GpuShare& s, std::vector<AlignmentResult>& out) {
     GpuWorker& w = *workers_[s.worker];
     std::vector<AlignmentResult> got = w.engine->collect(s.ticket);
     const double ms = w.engine->last_kernel_ms();
-    kernel_ms_ += ms;
     w.batch_kernel_ms += ms;
     w.batch_pairs += s.pairs.size();
     w.batch_cells += s.cells;
@@ -290,7 +289,7 @@ BackendTotals GpuWorkers::totals() const noexcept {
         if (w->engine) add_profile(t.engine_profile, w->engine->profile());
         t.long_engine_ms += w->long_kernel_ms;
     }
-    t.kernel_ms = kernel_ms_;
+    for (const auto& w : workers_) t.kernel_ms += w->batch_kernel_ms;
     return t;
 }
 

@@ -80,12 +80,15 @@ public:
     GpuRoute route(const Batch& b);
 
     /// Starts worker w's batch engine on the pairs route.on_gpu[i0, i1) of b
-    /// (gpu::BatchEngine::align_async). The views point into b, which must
+    /// (gpu::BatchEngine::align_async); different workers' shares may be
+    /// submitted at the same time, on threads of their own. The views point into b, which must
     /// outlive the share; moving the share keeps their storage where the
     /// engine saw it.
     GpuShare submit_share(std::size_t w, const Batch& b, const GpuRoute& route, std::size_t i0, std::size_t i1);
     /// Collects `s` into out (indices within the batch), updating the
-    /// worker's counters and measured speed. @throws the engine's errors.
+    /// worker's counters and measured speed. Shares of different workers
+    /// may be collected at the same time (on threads of their own): each
+    /// touches only its worker and its pairs of `out`. @throws the engine's errors.
     void collect_share(GpuShare& s, std::vector<AlignmentResult>& out);
 
     /// Creates worker w's long-pair engine (at its first long pair) and
@@ -142,7 +145,6 @@ private:
     bool batch_engines_started_ = false;
     LongPairProgress progress_;
     std::atomic<std::uint64_t> cpu_fallback_{0};
-    double kernel_ms_ = 0.0;
 };
 
 }  // namespace gpualign::detail

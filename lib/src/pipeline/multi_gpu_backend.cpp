@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <deque>
 #include <exception>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -75,9 +76,26 @@ public:
         if (measured)
             for (std::size_t w = 0; w < gpus_.size(); ++w) weights[w] = gpus_[w].cells_per_ms;
         const std::vector<std::size_t> cuts = proportional_cuts(route.cells, weights);
+        // Each GPU's share is packed and enqueued on a thread of its own: an
+        // engine's submit waits for one of its streams to come free, and
+        // one GPU's wait must not hold back the other's work.
+        std::vector<std::vector<std::size_t>> dealt(gpus_.size());
         for (std::size_t w = 0; w < gpus_.size(); ++w)
-            if (cuts[w] != cuts[w + 1]) p.shares.push_back(gpus_.submit_share(w, batch, route, cuts[w], cuts[w + 1]));
-        pending_.push_back(std::move(p));
+            if (cuts[w] != cuts[w + 1]) dealt[w] = {cuts[w], cuts[w + 1]};
+        std::vector<std::optional<GpuShare>> shares(gpus_.size());
+        std::vector<std::exception_ptr> failure(gpus_.size());
+        on_dealt_gpus(dealt, [&](std::size_t w) {
+            try {
+                shares[w] = gpus_.submit_share(w, batch, route, dealt[w][0], dealt[w][1]);
+            } catch (...) {
+                failure[w] = std::current_exception();
+            }
+        });
+        for (std::size_t w = 0; w < gpus_.size(); ++w)
+            if (shares[w]) p.shares.push_back(std::move(*shares[w]));
+        pending_.push_back(std::move(p));  // the shares in flight are collected (or drained) with the batch
+        for (const std::exception_ptr& e : failure)
+            if (e) std::rethrow_exception(e);
     }
 
     /// The long pairs first: the GPUs' batch engines keep working meanwhile.
@@ -87,7 +105,24 @@ public:
         const Batch& b = *p.batch;
         std::vector<AlignmentResult> out(b.size());
         if (!p.on_long.empty()) align_long(b, p.on_long, p.dealt, out);
-        for (GpuShare& s : p.shares) gpus_.collect_share(s, out);
+        // The GPUs' shares at the same time (a thread each): their results
+        // go to disjoint pairs of `out`.
+        std::vector<std::vector<std::size_t>> dealt(gpus_.size());
+        std::vector<GpuShare*> share_of(gpus_.size(), nullptr);
+        for (GpuShare& s : p.shares) {
+            dealt[s.worker] = s.pairs;
+            share_of[s.worker] = &s;
+        }
+        std::vector<std::exception_ptr> failure(gpus_.size());
+        on_dealt_gpus(dealt, [&](std::size_t w) {
+            try {
+                gpus_.collect_share(*share_of[w], out);
+            } catch (...) {
+                failure[w] = std::current_exception();
+            }
+        });
+        for (const std::exception_ptr& e : failure)
+            if (e) std::rethrow_exception(e);
         return {std::move(p.batch), std::move(out)};
     }
 
