@@ -58,11 +58,11 @@ void append_cigar(std::span<const std::uint32_t> cigar, fmt::memory_buffer& out)
     char* p = out.data() + old;
     for (const std::uint32_t c : cigar) {
         const std::uint32_t len = cigar_len(c);
-        if (len < 10) {
-            *p++ = static_cast<char>('0' + len);
-        } else if (len < 100) {
-            *p++ = two_digits[len][0];
-            *p++ = two_digits[len][1];
+        if (len < 100) {  // one or two digits without a branch on which: they vary run to run
+            const std::size_t one = len < 10;
+            p[0] = two_digits[len][one];
+            p[1] = two_digits[len][1];
+            p += 2 - one;
         } else {
             const fmt::format_int digits(len);
             p = std::copy(digits.data(), digits.data() + digits.size(), p);

@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -117,21 +118,31 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 /// Formats pairs [0, n) with `format(k, buffer)` on up to `threads` threads
-/// into buffers of consecutive pairs, then hands the buffers to `write` in
-/// order. A pair whose formatting throws ends its buffer; its error is
-/// rethrown after the buffers before it (and its own first part) are written.
-/// `buffers` are kept by the caller from batch to batch, so that their
-/// memory is reused rather than grown (and first touched) again each time;
-/// `bytes(k)`, an estimate of pair k's bytes, sizes each buffer once before
-/// its pairs are formatted (growing by doubling copies the text each time).
+/// into buffers of consecutive pairs, and hands the buffers to `write` in
+/// order as soon as each and those before it are formatted, on the thread
+/// that completed the run of them (one at a time, under a lock), so that
+/// writing overlaps the formatting of later buffers. A pair whose
+/// formatting throws ends its buffer; its error is rethrown after the
+/// buffers before it (and its own first part) are written, and nothing
+/// after it is. `buffers` are kept by the caller from batch to batch, so
+/// that their memory is reused rather than grown (and first touched) again
+/// each time; `bytes(k)`, an estimate of pair k's bytes, sizes each buffer
+/// once before its pairs are formatted (growing by doubling copies the text
+/// each time). An exception of `write` itself ends the writing the same way.
 template <typename Format, typename Write, typename Bytes>
 BatchWriteTimes format_in_parallel(std::size_t n, int threads, std::vector<fmt::memory_buffer>& buffers,
                                    Format&& format, Write&& write, Bytes&& bytes) {
     BatchWriteTimes times;
-    auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now();
     const std::size_t chunks = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(threads, 1)) * 4);
     if (buffers.size() < chunks) buffers.resize(chunks);
     std::vector<std::exception_ptr> errors(chunks);
+    std::vector<std::uint8_t> formatted(chunks, 0);
+    std::mutex writing;            // guards formatted, next, stopped, error, write_s and the calls of `write`
+    std::size_t next = 0;          // the first buffer not yet written
+    bool stopped = false;          // an error was reached in order: nothing more is written
+    std::exception_ptr error;      // that error
+    double write_s = 0.0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
     for (std::size_t c = 0; c < chunks; ++c) {
         const std::size_t first = n * c / chunks, last = n * (c + 1) / chunks;
@@ -144,17 +155,26 @@ BatchWriteTimes format_in_parallel(std::size_t n, int threads, std::vector<fmt::
         } catch (...) {
             errors[c] = std::current_exception();
         }
-    }
-    times.format_seconds = seconds_since(t0);
-    t0 = std::chrono::steady_clock::now();
-    for (std::size_t c = 0; c < chunks; ++c) {
-        write(std::string_view(buffers[c].data(), buffers[c].size()));
-        if (errors[c]) {
-            times.write_seconds = seconds_since(t0);
-            std::rethrow_exception(errors[c]);
+        std::lock_guard lock(writing);
+        formatted[c] = 1;
+        const auto w0 = std::chrono::steady_clock::now();
+        while (!stopped && next < chunks && formatted[next]) {
+            try {
+                write(std::string_view(buffers[next].data(), buffers[next].size()));
+            } catch (...) {
+                errors[next] = std::current_exception();
+            }
+            if (errors[next]) {
+                stopped = true;
+                error = errors[next];
+            }
+            ++next;
         }
+        write_s += seconds_since(w0);
     }
-    times.write_seconds = seconds_since(t0);
+    times.format_seconds = seconds_since(t0) - write_s;
+    times.write_seconds = write_s;
+    if (error) std::rethrow_exception(error);
     return times;
 }
 

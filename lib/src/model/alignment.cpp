@@ -1,21 +1,26 @@
 #include "gpualign/model/alignment.hpp"
 
+#include <array>
 #include <stdexcept>
 #include <string>
 
 namespace gpualign {
 
 CigarStats cigar_stats(std::span<const std::uint32_t> cigar) noexcept {
-    CigarStats st;
-    for (std::uint32_t c : cigar) {
-        const std::uint64_t len = cigar_len(c);
-        switch (cigar_op(c)) {
-            case CigarOp::eq: st.matches += len; break;
-            case CigarOp::diff: st.mismatches += len; break;
-            case CigarOp::ins: st.inserted += len; ++st.gap_opens; break;
-            case CigarOp::del: st.deleted += len; ++st.gap_opens; break;
-        }
+    // Columns and runs counted by op code (the low 4 bits), without a branch
+    // per run: the ops of a CIGAR alternate unpredictably.
+    std::array<std::uint64_t, 16> columns{}, runs{};
+    for (const std::uint32_t c : cigar) {
+        columns[c & 0xF] += cigar_len(c);
+        ++runs[c & 0xF];
     }
+    const auto at = [](const std::array<std::uint64_t, 16>& a, CigarOp op) { return a[static_cast<std::size_t>(op)]; };
+    CigarStats st;
+    st.matches = at(columns, CigarOp::eq);
+    st.mismatches = at(columns, CigarOp::diff);
+    st.inserted = at(columns, CigarOp::ins);
+    st.deleted = at(columns, CigarOp::del);
+    st.gap_opens = at(runs, CigarOp::ins) + at(runs, CigarOp::del);
     return st;
 }
 
