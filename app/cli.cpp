@@ -114,8 +114,9 @@ cxxopts::Options make_options() {
                     "bytes as with one GPU", cxxopts::value<std::string>())
         ("batch-pairs", "pairs per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_pairs)))
         ("batch-bases", "query+ref bases per batch", cxxopts::value<std::size_t>()->default_value(str(Defaults::batch_bases)))
-        ("read-ahead", "letters of parsed batches (query+ref, a byte each in host memory) read ahead of the aligner, "
-                       "bytes with optional K/M/G suffix; at least one batch is always read ahead",
+        ("read-ahead", "letters of parsed batches (query+ref, a byte each in host memory) read ahead of the aligner "
+                       "while the GPU starts (then two batches), bytes with optional K/M/G suffix; at least one batch "
+                       "is always read ahead",
          cxxopts::value<std::string>()->default_value("1G"))
         ("gpu-memory", "cap on the GPU backend's device memory, bytes with optional K/M/G suffix (e.g. 512M, 2G); "
                        "half goes to the batch engine (batches shrink to fit), half to the long-pair engine; pairs "

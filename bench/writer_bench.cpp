@@ -86,7 +86,11 @@ int main(int argc, char** argv) {
                 std::optional<SamReferences> refs;
                 if (fmt == "sam") {
                     std::atomic<bool> cancel{false};
+                    const auto r0 = Clock::now();
                     refs = read_sam_references(refs_fa, AlphabetChoice::dna, t, cancel);
+                    if (run == 3)
+                        std::printf("read_sam_references\t%d\t%zu refs\t%.3f s\n", t, refs ? refs->size() : 0,
+                                    std::chrono::duration<double>(Clock::now() - r0).count());
                 }
                 const std::string out = (std::filesystem::temp_directory_path() / "writer_bench.out").string();
                 const auto t0 = Clock::now();

@@ -10,6 +10,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -212,6 +213,31 @@ TEST(Writers, OutputFileWriteFileAppendsAWholeFile) {
             OutputError);
     }
     std::fclose(from);
+}
+
+TEST(Writers, OutputFileRegionsWrittenByPositionInAnyOrder) {
+    TempDir dir;
+    const auto path = dir.path / "regions.txt";
+    {
+        OutputFile f(path.string());
+        ASSERT_TRUE(f.positional());
+        f.write("head\n");
+        const std::uint64_t a = f.reserve(6), b = f.reserve(7);
+        EXPECT_EQ(a, 5u);
+        EXPECT_EQ(b, 11u);
+        std::thread second([&] { f.write_at(b, "second\n"); });  // out of order, another thread
+        second.join();
+        f.write_at(a, "first\n");
+        f.write("tail\n");
+        EXPECT_FALSE(fs::exists(path));
+        f.commit();
+    }
+    EXPECT_EQ(slurp(path), "head\nfirst\nsecond\ntail\n");
+    OutputFile out("-");
+    EXPECT_FALSE(out.positional());  // stdout streams in order
+    EXPECT_THROW(out.reserve(1), std::logic_error);
+    OutputFile dev("/dev/null");
+    EXPECT_FALSE(dev.positional());
 }
 
 TEST(Writers, TsvWriterToDevFullIsAnError) {

@@ -16,7 +16,7 @@ namespace {
 
 /// A writer of one text line a pair (TSV, PAF, BLAST tabular): an optional
 /// header line, then the lines in call order (write_batch formats them in
-/// parallel). The header goes out with the first line or on commit, so that
+/// parallel, and writes them in parallel too into a regular file). The header goes out with the first line or on commit, so that
 /// a run that fails before its first pair leaves nothing on stdout either.
 class LineWriter final : public AlignmentWriter::Impl {
 public:
@@ -36,7 +36,8 @@ public:
             q.size(), threads, buffers_,
             [&](std::size_t k, fmt::memory_buffer& b) { format_(q[k], r[k], res[k], options_, b); },
             [this](std::string_view bytes) { out_.write(bytes); },
-            [&](std::size_t k) { return q[k].name.size() + r[k].name.size() + 5 * res[k].cigar.size() + 96; });
+            [&](std::size_t k) { return q[k].name.size() + r[k].name.size() + 5 * res[k].cigar.size() + 96; },
+            out_.positional() ? &out_ : nullptr);
     }
     void commit() override {
         write_header();

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -133,6 +134,25 @@ void OutputFile::write(std::string_view bytes) {
     if (!file_ || committed_) throw OutputError(fmt::format("{}: write after commit", shown_output(path_)));
     if (bytes.empty()) return;
     if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail("write", errno ? errno : EIO);
+}
+
+std::uint64_t OutputFile::reserve(std::uint64_t bytes) {
+    if (!positional()) throw std::logic_error("OutputFile::reserve: " + shown_output(path_) + " is not written by position");
+    if (std::fflush(file_) != 0) fail("write", errno ? errno : EIO);
+    const off_t at = ::ftello(file_);
+    if (at < 0 || ::fseeko(file_, at + static_cast<off_t>(bytes), SEEK_SET) != 0) fail("seek in", errno ? errno : EIO);
+    return static_cast<std::uint64_t>(at);
+}
+
+void OutputFile::write_at(std::uint64_t offset, std::string_view bytes) {
+    const int fd = ::fileno(file_);
+    while (!bytes.empty()) {
+        const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) fail("write", n < 0 ? errno : EIO);
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+        offset += static_cast<std::uint64_t>(n);
+    }
 }
 
 void OutputFile::write_file(std::FILE* from) {

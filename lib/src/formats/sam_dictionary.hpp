@@ -60,7 +60,12 @@ inline std::size_t shard_of(std::string_view name) noexcept {
 
 /// Appends the @SQ line of a reference.
 inline void append_sq_line(std::string_view name, std::uint64_t length, fmt::memory_buffer& out) {
-    fmt::format_to(fmt::appender(out), "@SQ\tSN:{}\tLN:{}\n", name, length);
+    const fmt::format_int digits(length);
+    out.append(std::string_view("@SQ\tSN:"));
+    out.append(name);
+    out.append(std::string_view("\tLN:"));
+    out.append(digits.data(), digits.data() + digits.size());
+    out.push_back('\n');
 }
 
 }  // namespace gpualign::format_detail

@@ -206,7 +206,8 @@ public:
             [&](std::size_t k) {  // names, SEQ and QUAL, CIGAR and MD text, the fixed fields and tags
                 return q[k].name.size() + r[k].name.size() + q[k].sequence.size() + q[k].quality.size() +
                        10 * res[k].cigar.size() + 96;
-            });
+            },
+            header_written_ && out_.positional() ? &out_ : nullptr);  // spooled records go in order
         times.format_seconds += declare_s;  // the @SQ lines are the header's part of formatting
         if (error) std::rethrow_exception(error);
         return times;

@@ -118,30 +118,35 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 /// Formats pairs [0, n) with `format(k, buffer)` on up to `threads` threads
-/// into buffers of consecutive pairs, and hands the buffers to `write` in
-/// order as soon as each and those before it are formatted, on the thread
-/// that completed the run of them (one at a time, under a lock), so that
-/// writing overlaps the formatting of later buffers. A pair whose
-/// formatting throws ends its buffer; its error is rethrown after the
-/// buffers before it (and its own first part) are written, and nothing
-/// after it is. `buffers` are kept by the caller from batch to batch, so
+/// into buffers of consecutive pairs, and hands the buffers to the output in
+/// order as soon as each and those before it are formatted, so that writing
+/// overlaps the formatting of later buffers:
+///  - with `positional` (an OutputFile::positional() output), each buffer's
+///    region is reserved in order and written with OutputFile::write_at by
+///    the thread that formatted it, the buffers in parallel;
+///  - otherwise (nullptr) `write` takes the buffers in order, one at a time,
+///    on the thread that completed the run of them.
+/// A pair whose formatting throws ends its buffer; its error is rethrown
+/// after the buffers before it (and its own first part) are written, and
+/// nothing after it is. A write error is rethrown the same way, the first
+/// in pair order. `buffers` are kept by the caller from batch to batch, so
 /// that their memory is reused rather than grown (and first touched) again
 /// each time; `bytes(k)`, an estimate of pair k's bytes, sizes each buffer
 /// once before its pairs are formatted (growing by doubling copies the text
-/// each time). An exception of `write` itself ends the writing the same way.
+/// each time).
 template <typename Format, typename Write, typename Bytes>
 BatchWriteTimes format_in_parallel(std::size_t n, int threads, std::vector<fmt::memory_buffer>& buffers,
-                                   Format&& format, Write&& write, Bytes&& bytes) {
+                                   Format&& format, Write&& write, Bytes&& bytes, OutputFile* positional = nullptr) {
     BatchWriteTimes times;
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t chunks = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(threads, 1)) * 4);
     if (buffers.size() < chunks) buffers.resize(chunks);
     std::vector<std::exception_ptr> errors(chunks);
     std::vector<std::uint8_t> formatted(chunks, 0);
-    std::mutex writing;            // guards formatted, next, stopped, error, write_s and the calls of `write`
-    std::size_t next = 0;          // the first buffer not yet written
-    bool stopped = false;          // an error was reached in order: nothing more is written
-    std::exception_ptr error;      // that error
+    std::vector<std::uint64_t> offsets(chunks, 0);
+    std::mutex order;              // guards formatted, next, stopped, write_s, reserve and the calls of `write`
+    std::size_t next = 0;          // the first buffer not yet handed to the output
+    bool stopped = false;          // an error was reached in order: nothing more is handed over
     double write_s = 0.0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(threads, 1))
     for (std::size_t c = 0; c < chunks; ++c) {
@@ -155,26 +160,42 @@ BatchWriteTimes format_in_parallel(std::size_t n, int threads, std::vector<fmt::
         } catch (...) {
             errors[c] = std::current_exception();
         }
-        std::lock_guard lock(writing);
-        formatted[c] = 1;
-        const auto w0 = std::chrono::steady_clock::now();
-        while (!stopped && next < chunks && formatted[next]) {
-            try {
-                write(std::string_view(buffers[next].data(), buffers[next].size()));
-            } catch (...) {
-                errors[next] = std::current_exception();
+        std::vector<std::size_t> mine;  // buffers whose regions this thread writes
+        {
+            std::lock_guard lock(order);
+            formatted[c] = 1;
+            const auto w0 = std::chrono::steady_clock::now();
+            while (!stopped && next < chunks && formatted[next]) {
+                const std::string_view text(buffers[next].data(), buffers[next].size());
+                try {
+                    if (positional) {
+                        offsets[next] = positional->reserve(text.size());
+                        mine.push_back(next);
+                    } else {
+                        write(text);
+                    }
+                } catch (...) {
+                    if (!errors[next]) errors[next] = std::current_exception();
+                }
+                stopped = errors[next] != nullptr;
+                ++next;
             }
-            if (errors[next]) {
-                stopped = true;
-                error = errors[next];
-            }
-            ++next;
+            write_s += seconds_since(w0);
         }
-        write_s += seconds_since(w0);
+        for (const std::size_t b : mine) {
+            try {
+                positional->write_at(offsets[b], std::string_view(buffers[b].data(), buffers[b].size()));
+            } catch (...) {
+                std::lock_guard lock(order);
+                if (!errors[b]) errors[b] = std::current_exception();
+            }
+        }
     }
-    times.format_seconds = seconds_since(t0) - write_s;
+    const double total = seconds_since(t0);
     times.write_seconds = write_s;
-    if (error) std::rethrow_exception(error);
+    times.format_seconds = total - write_s;
+    for (std::size_t c = 0; c < chunks; ++c)
+        if (errors[c]) std::rethrow_exception(errors[c]);
     return times;
 }
 

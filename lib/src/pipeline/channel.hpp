@@ -1,6 +1,7 @@
 // gpualign — the bounded queue that joins the threads of the pairs pipeline.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -30,6 +31,7 @@ public:
         if (aborted_) return false;
         items_.push_back({std::move(item), weight});
         held_ += weight;
+        max_weight_ = std::max(max_weight_, weight);
         changed_.notify_all();
         return true;
     }
@@ -51,6 +53,18 @@ public:
         finished_ = true;
         changed_.notify_all();
     }
+    /// Changes the capacity (a waiting push() passes once the items held
+    /// allow it).
+    void set_capacity(std::size_t capacity) {
+        std::lock_guard lock(mutex_);
+        capacity_ = capacity;
+        changed_.notify_all();
+    }
+    /// The largest weight pushed so far.
+    std::size_t max_weight() {
+        std::lock_guard lock(mutex_);
+        return max_weight_;
+    }
     /// Stops both sides now: push() fails, pop() returns nothing.
     void abort() {
         std::lock_guard lock(mutex_);
@@ -64,6 +78,7 @@ private:
     std::deque<std::pair<T, std::size_t>> items_;  // each with its weight
     std::size_t capacity_;
     std::size_t held_ = 0;  // the weights of items_
+    std::size_t max_weight_ = 0;
     bool finished_ = false, aborted_ = false;
 };
 

@@ -50,8 +50,7 @@ struct StageTimes {
     double write = 0;         ///< writing them in order
     double write_waited = 0;
     double commit = 0;        ///< flushing and renaming the output
-    double sam_header = 0;    ///< SAM: reading the @SQ dictionary from REFS ahead (read_sam_references), on its own thread
-    double sam_header_waited = 0;  ///< the writer's wait for it before its first record
+    double sam_header = 0;    ///< SAM: reading the @SQ dictionary from REFS ahead (read_sam_references), before reading
     bool sam_header_ahead = false; ///< the header came first (else the records were spooled)
     double teardown = 0;      ///< releasing the backend (device buffers, pinned memory)
     double first_aligned = 0; ///< from the start until the first batch was handed to the backend
@@ -113,8 +112,7 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
                   kernel_ms / 1000.0, split.engine, t.format, split.write, t.write, t.write_waited, t.commit,
                   t.teardown, stats.seconds);
     if (t.sam_header > 0)
-        spdlog::debug("SAM header: @SQ read ahead from REFS in {:.3f} s (writer waited {:.3f}); {}", t.sam_header,
-                      t.sam_header_waited,
+        spdlog::debug("SAM header: @SQ read ahead from REFS in {:.3f} s; {}", t.sam_header,
                       t.sam_header_ahead ? "written first, records straight to the output"
                                          : "not usable here, records spooled and copied behind it at commit");
     if (e.batches > 0)
@@ -130,8 +128,8 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
 
 /// The threads of one run of run_alignment, each with its own OpenMP team,
 /// joined by bounded channels: the reader parses batches of up to
-/// AlignConfig::read_ahead letters in all ahead (so that it reads on while
-/// the backend starts), the calling thread aligns, the writer formats and writes in input
+/// AlignConfig::read_ahead letters in all ahead while the backend starts
+/// (CUDA's start), then two batches ahead, the calling thread aligns, the writer formats and writes in input
 /// order.
 class PairsRun {
 public:
@@ -139,24 +137,26 @@ public:
              detail::PairReader& reader, const ScoringScheme& scheme, AlignmentWriter& writer)
         : c_(c), start_(start), t_(t), split_(split), reader_(reader), scheme_(scheme), writer_(writer) {}
 
-    /// SAM: reads the @SQ dictionary from REFS on a thread of its own
-    /// (read_sam_references, on `threads` parser threads) while the run
-    /// starts; the writer declares it before its first record, so the
-    /// header is written first and the records need no spool. REFS that
+    /// SAM: reads the @SQ dictionary from REFS ahead (read_sam_references,
+    /// on the reader's threads, while CUDA starts) when run() begins, so that
+    /// the header is written first and the records need no spool. REFS that
     /// cannot be read ahead (a pipe, compressed) leave the writer to spool.
-    void read_sam_header_ahead(int threads) {
-        sam_refs_ = std::async(std::launch::async, [this, threads] {
-            const auto t0 = Clock::now();
-            std::optional<SamReferences> refs = read_sam_references(c_.ref_path, c_.alphabet, threads, stop_refs_);
-            t_.sam_header = seconds_since(t0);
-            return refs;
-        });
-    }
+    void read_sam_header_ahead() { sam_header_ahead_ = true; }
 
     /// Runs the reader and writer threads and aligns on the backend that
     /// `backend_ready` delivers; commits the output.
     /// @throws the first error of the reader, the backend or the writer.
     RunStats run(std::future<std::unique_ptr<detail::PairBackend>>& backend_ready) {
+        if (sam_header_ahead_) {
+            // Before the reader starts, so that both do not share the cores:
+            // the writer cannot write a record before it.
+            const auto t0 = Clock::now();
+            const std::atomic<bool> never{false};
+            std::optional<SamReferences> refs = read_sam_references(c_.ref_path, c_.alphabet, split_.read, never);
+            t_.sam_header = seconds_since(t0);
+            t_.sam_header_ahead = refs.has_value();
+            if (refs) writer_.set_references(std::move(*refs));
+        }
         // Both joined before leaving (after the channels are aborted on error).
         std::jthread reading([this] { read_batches(); });
         std::jthread writing([this] { write_batches(); });
@@ -164,6 +164,11 @@ public:
             const auto wait0 = Clock::now();
             std::unique_ptr<detail::PairBackend> backend = backend_ready.get();
             t_.init_waited = seconds_since(wait0);
+            // Read ahead by AlignConfig::read_ahead while the backend started;
+            // from now on two batches, as the aligner takes them: reading
+            // further ahead only takes cores from the backend's own host work.
+            const std::size_t batch = to_align_.max_weight();
+            to_align_.set_capacity(std::min(c_.read_ahead, 2 * (batch > 0 ? batch : c_.batch_bases)));
             const auto loop0 = Clock::now();
             RunStats stats;
             align_batches(*backend, stats);
@@ -178,7 +183,6 @@ public:
             finish(std::move(backend), stats);
             return stats;
         } catch (...) {
-            stop_refs_ = true;
             to_align_.abort();
             to_write_.abort();
             throw;
@@ -213,13 +217,6 @@ private:
     /// on an error, keeps it and stops the aligning thread's pushes.
     void write_batches() {
         try {
-            if (sam_refs_.valid()) {
-                const auto w0 = Clock::now();
-                std::optional<SamReferences> refs = sam_refs_.get();
-                t_.sam_header_waited = seconds_since(w0);
-                if (refs) writer_.set_references(std::move(*refs));
-                t_.sam_header_ahead = refs.has_value();
-            }
             while (std::optional<WriteItem> item = to_write_.pop()) {
                 // The results are the input pairs' (keep_better_strands), the batch's first pairs.
                 const std::size_t n = item->results.size();
@@ -248,8 +245,7 @@ private:
     detail::Channel<ReadItem> to_align_{c_.read_ahead};
     detail::Channel<WriteItem> to_write_{write_behind};
     std::exception_ptr write_error_;
-    std::atomic<bool> stop_refs_{false};  // asks read_sam_references to stop: the run failed
-    std::future<std::optional<SamReferences>> sam_refs_;  // read_sam_header_ahead's; waited for on destruction
+    bool sam_header_ahead_ = false;
 };
 
 /// Aligns the batches the reader hands over and hands them to the writer,
@@ -365,7 +361,7 @@ RunStats run_alignment(const AlignConfig& c) {
             return backend;
         });
     PairsRun run(c, start, t, split, reader, scheme, writer);
-    if (wopt.format == OutputFormat::sam) run.read_sam_header_ahead(split.write);
+    if (wopt.format == OutputFormat::sam) run.read_sam_header_ahead();
     return run.run(backend_ready);
 }
 

@@ -69,6 +69,21 @@ public:
     /// left as it is). @throws OutputError naming this path on a read or
     /// write error.
     void write_file(std::FILE* from);
+    /// True for a regular file written through a temporary file: then
+    /// regions can be reserved in order and written by several threads at
+    /// once (reserve, write_at). False for stdout, devices and FIFOs, which
+    /// are written in order only.
+    bool positional() const noexcept { return file_ != nullptr && !temp_.empty() && !committed_; }
+    /// Reserves the next `bytes` bytes of the file (after everything
+    /// written or reserved so far) for write_at, and returns their offset.
+    /// Not thread-safe. @throws std::logic_error when not positional();
+    /// OutputError naming the path on a write or seek error.
+    std::uint64_t reserve(std::uint64_t bytes);
+    /// Writes `bytes` at `offset` (pwrite), inside a region from reserve.
+    /// Safe to call from several threads at once for disjoint regions, not
+    /// together with write() or reserve(). @throws OutputError naming the
+    /// path on a write error (e.g. a full disk).
+    void write_at(std::uint64_t offset, std::string_view bytes);
     /// Flushes, closes and renames into place (stdout: flushes only).
     /// Call once. @throws OutputError naming the path and the system error.
     void commit();

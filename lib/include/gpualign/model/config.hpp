@@ -57,9 +57,13 @@ struct Defaults {
     static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
     /// --read-ahead: letters (query + ref, one byte each in host memory) of
     /// parsed batches the pairs pipeline's reader may hold ahead of the
-    /// aligner. Large enough that reading goes on through CUDA's start
-    /// (about 0.2 s, when the reader parses several GB/s on a many-core host)
-    /// instead of stopping two batches ahead; one batch is always allowed.
+    /// aligner while the backend starts. Large enough that reading goes on
+    /// through CUDA's start (about 0.2 s, with the reader parsing several
+    /// GB/s on a many-core host) instead of stopping two batches ahead. Once
+    /// the backend is ready the bound is two batches' letters (or this, if
+    /// smaller): reading further ahead then only takes cores from the
+    /// backend's own host work (docs/benchmarks.md, "End to end through the
+    /// CLI"). One batch is always allowed.
     static constexpr std::size_t read_ahead = std::size_t{1} << 30;
     /// --gpu-memory: device memory cap in bytes, 0 = no cap. A non-zero cap
     /// is split in two halves: one for the batch engine (gpu::BatchEngine), one
@@ -172,7 +176,7 @@ struct AlignConfig {
     std::vector<int> gpu_devices(int visible) const;
     std::size_t batch_pairs = Defaults::batch_pairs;
     std::size_t batch_bases = Defaults::batch_bases;
-    std::size_t read_ahead = Defaults::read_ahead;  ///< bytes of parsed letters held ahead of the aligner (Defaults::read_ahead)
+    std::size_t read_ahead = Defaults::read_ahead;  ///< bytes of parsed letters held ahead of the aligner while the backend starts (Defaults::read_ahead)
     /// Cap on the GPU backend's device memory in bytes, 0 = no cap; a
     /// non-zero cap gives half to the batch engine and half to the long-pair
     /// engine (Defaults::gpu_memory).
