@@ -161,6 +161,7 @@ TEST(SamReferences, ARefNotDeclaredAheadIsAnInputError) {
             EXPECT_NE(std::string(e.what()).find("changed"), std::string::npos) << e.what();
         }
         EXPECT_THROW(w.set_references(SamReferences{}), std::logic_error);
+        EXPECT_THROW(w.add_reference("c", 4), std::logic_error);  // the header is already written
     }
     EXPECT_FALSE(fs::exists(out));  // never committed: nothing left
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -52,11 +53,12 @@ private:
     std::unordered_map<std::string, std::uint64_t, NameHash, std::equal_to<>> lengths_;
 };
 
+/// The hash of a reference name (std::hash), as the dictionaries keep it.
+inline std::uint64_t name_hash(std::string_view name) noexcept { return std::hash<std::string_view>{}(name); }
+
 inline constexpr std::size_t ref_shards = 16;
-/// The shard that holds `name`.
-inline std::size_t shard_of(std::string_view name) noexcept {
-    return std::hash<std::string_view>{}(name) % ref_shards;
-}
+/// The shard of a writer's own dictionary that holds `name`.
+inline std::size_t shard_of(std::string_view name) noexcept { return name_hash(name) % ref_shards; }
 
 /// Appends the @SQ line of a reference.
 inline void append_sq_line(std::string_view name, std::uint64_t length, fmt::memory_buffer& out) {
@@ -72,11 +74,16 @@ inline void append_sq_line(std::string_view name, std::uint64_t length, fmt::mem
 
 namespace gpualign {
 
-/// What a SamReferences holds: the index by name and the @SQ lines in order.
+/// What a SamReferences holds: the @SQ lines in order and how many, and
+/// for checking each record's ref against them, the length and name hash
+/// of every REFS record by its number (read_sam_references). A writer that
+/// declares its refs as they come (no read-ahead) keeps its index by name
+/// in `shards` instead.
 struct SamReferences::Impl {
-    std::array<format_detail::RefShard, format_detail::ref_shards> shards;
     fmt::memory_buffer sq_lines;
     std::size_t count = 0;
+    std::vector<std::uint64_t> lengths, hashes;  // by record number - 1; empty without read-ahead
+    std::array<format_detail::RefShard, format_detail::ref_shards> shards;
 };
 
 }  // namespace gpualign

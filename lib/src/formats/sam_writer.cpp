@@ -165,6 +165,8 @@ public:
     }
 
     void add_reference(std::string_view name, std::uint64_t length) override {
+        if (header_written_)
+            throw std::logic_error("AlignmentWriter::add_reference: called after set_references");
         if (length == 0) return;  // no @SQ (LN is 1..2^31-1): the records of a zero-length ref are unmapped
         if (refs_.impl().shards[format_detail::shard_of(name)].insert(name, length)) declare(name, length);
     }
@@ -185,7 +187,10 @@ public:
 
     void write_hit(const RecordView& q, const RecordView& r, const AlignmentResult& res, bool secondary) override {
         check_coordinates(q, r, res);
-        add_reference(r.name, r.sequence.size());
+        if (header_written_)
+            check_declared(r);
+        else
+            add_reference(r.name, r.sequence.size());
         line_.clear();
         format_record(q, r, res, line_, secondary);
         emit({line_.data(), line_.size()});
@@ -351,10 +356,6 @@ private:
     /// not declared there is an error: REFS changed since it was read.
     /// @throws OutputError naming the output; InputError.
     void declare(std::string_view name, std::uint64_t length) {
-        if (header_written_)
-            throw InputError(fmt::format("reference '{}' (length {}) was not in REFS when the SAM header was "
-                                         "read from it: the file changed during the run",
-                                         shown_name(name), length));
         if (!format_detail::valid_rname(name))
             throw OutputError(fmt::format("{}: reference name '{}' is not a valid SAM reference name (SAM v1.6 §1.2.1)",
                                           shown_output(out_.path()), shown_name(name)));
@@ -365,6 +366,20 @@ private:
         ++refs_.impl().count;
     }
 
+    /// With the header written (set_references): checks that `r` is the
+    /// REFS record of its number that the header was read from (its length
+    /// and name hash). @throws InputError when not: REFS changed during the run.
+    void check_declared(const RecordView& r) const {
+        if (r.sequence.empty()) return;
+        const SamReferences::Impl& im = refs_.impl();
+        const std::uint64_t i = r.number - 1;
+        if (r.number == 0 || i >= im.lengths.size() || im.lengths[i] != r.sequence.size() ||
+            im.hashes[i] != format_detail::name_hash(r.name))
+            throw InputError(fmt::format("reference '{}' (record {}, length {}) is not the record the SAM header was "
+                                         "read from: REFS changed during the run",
+                                         shown_name(r.name), r.number, r.sequence.size()));
+    }
+
     /// Checks the coordinates of pairs [0, n) and adds their refs to the
     /// dictionary (each shard on a thread of its own, in pair order), then
     /// appends the @SQ lines of the refs first seen here, in pair order.
@@ -373,6 +388,7 @@ private:
     std::size_t declare_batch(std::span<const RecordView> q, std::span<const RecordView> r,
                               std::span<const AlignmentResult> res, int threads, std::exception_ptr& error) {
         const std::size_t n = q.size();
+        if (header_written_) return check_batch(q, r, res, threads, error);
         std::vector<std::uint8_t> fresh(n, 0);
         std::size_t stop = n;
         for (std::size_t k = 0; k < n && stop == n; ++k) {
@@ -414,6 +430,28 @@ private:
             } catch (...) {
                 error = std::current_exception();
                 return k;
+            }
+        }
+        return stop;
+    }
+
+    /// declare_batch with the header written: each pair's coordinates and
+    /// ref (check_declared) on `threads` threads; the lowest failing pair.
+    std::size_t check_batch(std::span<const RecordView> q, std::span<const RecordView> r,
+                            std::span<const AlignmentResult> res, int threads, std::exception_ptr& error) const {
+        const std::size_t n = q.size();
+        std::size_t stop = n;
+#pragma omp parallel for schedule(static) num_threads(std::max(1, threads))
+        for (std::size_t k = 0; k < n; ++k) {
+            try {
+                check_coordinates(q[k], r[k], res[k]);
+                check_declared(r[k]);
+            } catch (...) {
+#pragma omp critical(gpualign_sam_check)
+                if (k < stop) {
+                    stop = k;
+                    error = std::current_exception();
+                }
             }
         }
         return stop;

@@ -34,6 +34,7 @@ public:
     /// The implementation (lib/src/formats/sam_dictionary.hpp).
     struct Impl;
     Impl& impl() noexcept { return *impl_; }
+    const Impl& impl() const noexcept { return *impl_; }
 
 private:
     std::unique_ptr<Impl> impl_;
