@@ -10,7 +10,10 @@
 // results are canonical, so which GPU aligns a pair never changes its bytes.
 #include <algorithm>
 #include <deque>
+#include <cstdint>
 #include <exception>
+#include <future>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -19,6 +22,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "channel.hpp"
 #include "device_shares.hpp"
 #include "gpu_workers.hpp"
 #include "pair_backend.hpp"
@@ -43,10 +47,57 @@ void on_dealt_gpus(const std::vector<std::vector<std::size_t>>& dealt, const Fn&
     }
 }
 
+/// One long-lived host thread per GPU worker that runs the calls handed to
+/// it in order. The batch engines' host work (packing, results) runs in
+/// OpenMP teams, and libgomp keeps a team's threads per calling thread: a
+/// thread made for each batch would start a fresh team at every parallel
+/// region, where a lasting one reuses its team.
+class GpuThreads {
+public:
+    explicit GpuThreads(std::size_t n) : queues_(n) {
+        for (std::size_t w = 0; w < n; ++w) {
+            queues_[w] = std::make_unique<Channel<std::packaged_task<void()>>>(SIZE_MAX);
+            threads_.emplace_back([q = queues_[w].get()] {
+                while (std::optional<std::packaged_task<void()>> task = q->pop()) (*task)();
+            });
+        }
+    }
+    ~GpuThreads() {
+        for (auto& q : queues_) q->finish();
+    }
+    GpuThreads(const GpuThreads&) = delete;
+    GpuThreads& operator=(const GpuThreads&) = delete;
+
+    /// Runs fn(w) on worker w's thread for each w that `dealt` gives pairs
+    /// (on the calling thread when only one is dealt any), and returns when
+    /// every call has. fn must not throw.
+    template <typename Fn>
+    void on_dealt(const std::vector<std::vector<std::size_t>>& dealt, const Fn& fn) {
+        std::vector<std::size_t> busy;
+        for (std::size_t w = 0; w < dealt.size(); ++w)
+            if (!dealt[w].empty()) busy.push_back(w);
+        if (busy.size() == 1) {
+            fn(busy[0]);
+            return;
+        }
+        std::vector<std::future<void>> done;
+        for (const std::size_t w : busy) {
+            std::packaged_task<void()> task([&fn, w] { fn(w); });
+            done.push_back(task.get_future());
+            queues_[w]->push(std::move(task));
+        }
+        for (auto& d : done) d.get();
+    }
+
+private:
+    std::vector<std::unique_ptr<Channel<std::packaged_task<void()>>>> queues_;
+    std::vector<std::jthread> threads_;  // joined after the queues finish (declared after them)
+};
+
 class MultiGpuBackend final : public PairBackend {
 public:
     MultiGpuBackend(const AlignConfig& c, const ScoringScheme& s, const std::vector<int>& devices, int engine_threads)
-        : gpus_(c, s, devices, engine_threads) {
+        : gpus_(c, s, devices, engine_threads), threads_(devices.size()) {
         description_ = gpus_description(devices, [](int device, const std::string& about) {
             spdlog::info("using GPU {} {}", device, about);
         });
@@ -76,15 +127,15 @@ public:
         if (measured)
             for (std::size_t w = 0; w < gpus_.size(); ++w) weights[w] = gpus_[w].cells_per_ms;
         const std::vector<std::size_t> cuts = proportional_cuts(route.cells, weights);
-        // Each GPU's share is packed and enqueued on a thread of its own: an
-        // engine's submit waits for one of its streams to come free, and
-        // one GPU's wait must not hold back the other's work.
+        // Each GPU's share is packed and enqueued on its own thread
+        // (GpuThreads): an engine's submit waits for one of its streams to
+        // come free, and one GPU's wait must not hold back the other's work.
         std::vector<std::vector<std::size_t>> dealt(gpus_.size());
         for (std::size_t w = 0; w < gpus_.size(); ++w)
             if (cuts[w] != cuts[w + 1]) dealt[w] = {cuts[w], cuts[w + 1]};
         std::vector<std::optional<GpuShare>> shares(gpus_.size());
         std::vector<std::exception_ptr> failure(gpus_.size());
-        on_dealt_gpus(dealt, [&](std::size_t w) {
+        threads_.on_dealt(dealt, [&](std::size_t w) {
             try {
                 shares[w] = gpus_.submit_share(w, batch, route, dealt[w][0], dealt[w][1]);
             } catch (...) {
@@ -114,7 +165,7 @@ public:
             share_of[s.worker] = &s;
         }
         std::vector<std::exception_ptr> failure(gpus_.size());
-        on_dealt_gpus(dealt, [&](std::size_t w) {
+        threads_.on_dealt(dealt, [&](std::size_t w) {
             try {
                 gpus_.collect_share(*share_of[w], out);
             } catch (...) {
@@ -185,6 +236,7 @@ private:
     }
 
     GpuWorkers gpus_;
+    GpuThreads threads_;           // idle between calls; stopped before the engines
     std::deque<Pending> pending_;  // destroyed before the engines
 };
 
