@@ -5,7 +5,7 @@
 # bench/run.sh and the GPU tests need there:
 #   .carry/<binary>   the binaries of build/ (flat): gpualign, gpualign_gpu_tests,
 #                     gpualign_bench, gpualign_long_bench, cuda_startup_probe,
-#                     cuda_copy_probe, reader_bench, cpu_bench (those built)
+#                     cuda_copy_probe, reader_bench, writer_bench, cpu_bench (those built)
 #   .carry/lib/       the shared libraries they link that the device machine
 #                     lacks (zlib, bzip2, libgomp, Highway)
 #   .carry/data/      the data sets named (default: dna/long dna/pacbio_ecoli
@@ -26,7 +26,7 @@ data=${GPUALIGN_DATA:-../shared/data}
 rm -rf .carry && mkdir -p .carry/lib .carry/data
 bins=()
 for b in app/gpualign tests/gpualign_gpu_tests bench/gpualign_bench bench/gpualign_long_bench \
-         bench/cuda_startup_probe bench/cuda_copy_probe bench/reader_bench bench/cpu_bench; do
+         bench/cuda_startup_probe bench/cuda_copy_probe bench/reader_bench bench/writer_bench bench/cpu_bench; do
     if [ -x "build/$b" ]; then cp "build/$b" .carry/; bins+=("$(basename "$b")"); fi
 done
 if [ -n "$xz" ] && [ ${#bins[@]} -gt 0 ]; then

@@ -17,6 +17,7 @@ Workloads (bench/run.sh --list prints what each runs):
            pairs, pacbio_ecoli on the GPU against the CPU backend
   cpu      cpu_bench: the CPU kernels against parasail (no GPU)
   reader   reader_bench: FASTA parsing throughput (no GPU)
+  writer   writer_bench: output formatting throughput, TSV, PAF and SAM (no GPU)
   startup  cuda_startup_probe: the cost of CUDA's start-up steps (GPU)
   copy     cuda_copy_probe: pinned copy and mapped-write rates (GPU)
   multi    one GPU against two (--device 0 / --devices 0,1) (2 GPUs)
@@ -276,6 +277,15 @@ run_reader() {
                        print r "," t "," $(NF-11) "," $(NF-9) "," $(NF-7) "," $(NF-3) }' "$1.log"; } > "$1.csv"
 }
 
+describe_writer() { echo "writer_bench Q R 1000000 1 <nproc/2> <nproc>  (the generated pairs of 512; 20,000 aligned on the CPU, repeated)"; }
+run_writer() {
+    need_bin writer_bench || return 0
+    gen_pairs || { echo "  skipped: scripts/gen_pairs.py failed"; return 0; }
+    "$(bin writer_bench)" "$work/a_q.fa" "$work/a_r.fa" 1000000 $(printf '%s\n' 1 $(( $(nproc) / 2 )) "$(nproc)" | sort -nu | grep -v '^0$') 2>&1 | tee "$1.log"
+    { echo "format,threads,pairs,mb,seconds,mb_per_s,ns_per_pair"
+      awk -F'\t' 'NF == 7 && $2 ~ /^[0-9]+$/ { print $1 "," $2 "," $3 "," $4 "," $5 "," $6 "," $7 }' "$1.log"; } > "$1.csv"
+}
+
 describe_startup() { echo "cuda_startup_probe under CUDA_DEVICE_MAX_CONNECTIONS in \$STARTUP_QUEUES (1 4 8), RUNS (3) runs each, process wall"; }
 run_startup() {
     need_gpus 1 && need_bin cuda_startup_probe || return 0
@@ -337,7 +347,7 @@ run_multi() {
 }
 
 # --- main -------------------------------------------------------------------------
-all="batch long search cli cpu reader startup copy multi"
+all="batch long search cli cpu reader writer startup copy multi"
 [ $# -gt 0 ] || { usage; exit 2; }
 case $1 in
     -h|--help) usage; exit 0 ;;
