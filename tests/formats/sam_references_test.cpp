@@ -17,28 +17,18 @@
 #include "gpualign/formats/sam_references.hpp"
 #include "gpualign/formats/writers.hpp"
 #include "gpualign/io/sequence_io.hpp"
+#include "temp_dir.hpp"
 
 namespace gpualign {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("gpualign_samrefs_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("gpualign_samrefs") {}
 };
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+std::string slurp(const fs::path& p) { return test::slurp_file(p); }
 
 void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 

@@ -18,6 +18,7 @@
 #include "gpualign/align/reference_aligner.hpp"
 #include "gpualign/formats/writers.hpp"
 #include "gpualign/io/record_block.hpp"
+#include "temp_dir.hpp"
 
 namespace gpualign {
 namespace {
@@ -26,28 +27,12 @@ namespace fs = std::filesystem;
 const std::string data_dir = std::string(GPUALIGN_TEST_DATA) + "/io/";
 const std::string shared_dir = std::string(GPUALIGN_SHARED_DATA) + "/";
 
-/// A fresh empty directory, removed with its contents by the destructor.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        static int counter = 0;
-        path = fs::temp_directory_path() /
-               ("gpualign_writers_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() { fs::remove_all(path); }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> out;
-        for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path().filename().string());
-        return out;
-    }
+/// A fresh directory for one test (tests/temp_dir.hpp).
+struct TempDir : test::TempDir {
+    TempDir() : test::TempDir("gpualign_writers") {}
 };
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+std::string slurp(const fs::path& p) { return test::slurp_file(p); }
 
 SequenceRecord record(const std::string& name, const std::string& seq, Alphabet a = Alphabet::dna,
                       const std::string& qual = "") {
