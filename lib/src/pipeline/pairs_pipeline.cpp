@@ -129,8 +129,8 @@ void log_stages(const StageTimes& t, const RunStats& stats, const PipelineThread
 /// The threads of one run of run_alignment, each with its own OpenMP team,
 /// joined by bounded channels: the reader parses batches of up to
 /// AlignConfig::read_ahead letters in all ahead while the backend starts
-/// (CUDA's start), then two batches ahead, the calling thread aligns, the writer formats and writes in input
-/// order.
+/// (CUDA's start), then two batches ahead; the calling thread aligns; the
+/// writer formats and writes in input order.
 class PairsRun {
 public:
     PairsRun(const AlignConfig& c, Clock::time_point start, StageTimes& t, const PipelineThreads& split,

@@ -209,7 +209,8 @@ public:
     /// Declares a reference so that SAM lists it in @SQ even if no pair
     /// uses it (write() declares its ref too). No-op for TSV.
     /// @throws InputError when the name was seen with another length;
-    ///         OutputError when the name or length is not valid SAM.
+    ///         OutputError when the name or length is not valid SAM;
+    ///         std::logic_error after set_references (SAM).
     void add_reference(const std::string& name, std::uint64_t length);
 
     /// Writes one pair.
