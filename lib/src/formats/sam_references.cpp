@@ -15,8 +15,8 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpualign/io/parallel_reader.hpp"

@@ -16,9 +16,11 @@ namespace gpualign {
 
 /// The distinct references of a REFS file, as the SAM header lists them
 /// (SAM v1.6 §1.3, @SQ SN and LN): every record with at least one letter,
-/// in file order, a name given twice listed once. Host memory: the names,
-/// the @SQ text and a hash index (sharded by name). Move-only; built by
-/// read_sam_references, consumed by AlignmentWriter::set_references.
+/// in file order, a name given twice listed once. Host memory: the @SQ
+/// text, and each REFS record's length and name hash by its record number
+/// (16 bytes a record), against which the writer checks every record.
+/// Move-only; built by read_sam_references, consumed by
+/// AlignmentWriter::set_references.
 class SamReferences {
 public:
     SamReferences();
