@@ -68,14 +68,11 @@ public:
     GpuThreads(const GpuThreads&) = delete;
     GpuThreads& operator=(const GpuThreads&) = delete;
 
-    /// Runs fn(w) on worker w's thread for each w that `dealt` gives pairs
-    /// (on the calling thread when only one is dealt any), and returns when
-    /// every call has. fn must not throw.
+    /// Runs fn(w) on worker w's thread for each worker w of `busy` (on the
+    /// calling thread when there is only one), and returns when every call
+    /// has. fn must not throw.
     template <typename Fn>
-    void on_dealt(const std::vector<std::vector<std::size_t>>& dealt, const Fn& fn) {
-        std::vector<std::size_t> busy;
-        for (std::size_t w = 0; w < dealt.size(); ++w)
-            if (!dealt[w].empty()) busy.push_back(w);
+    void run_on(const std::vector<std::size_t>& busy, const Fn& fn) {
         if (busy.size() == 1) {
             fn(busy[0]);
             return;
@@ -130,14 +127,14 @@ public:
         // Each GPU's share is packed and enqueued on its own thread
         // (GpuThreads): an engine's submit waits for one of its streams to
         // come free, and one GPU's wait must not hold back the other's work.
-        std::vector<std::vector<std::size_t>> dealt(gpus_.size());
+        std::vector<std::size_t> busy;  // the GPUs given a share
         for (std::size_t w = 0; w < gpus_.size(); ++w)
-            if (cuts[w] != cuts[w + 1]) dealt[w] = {cuts[w], cuts[w + 1]};
+            if (cuts[w] != cuts[w + 1]) busy.push_back(w);
         std::vector<std::optional<GpuShare>> shares(gpus_.size());
         std::vector<std::exception_ptr> failure(gpus_.size());
-        threads_.on_dealt(dealt, [&](std::size_t w) {
+        threads_.run_on(busy, [&](std::size_t w) {
             try {
-                shares[w] = gpus_.submit_share(w, batch, route, dealt[w][0], dealt[w][1]);
+                shares[w] = gpus_.submit_share(w, batch, route, cuts[w], cuts[w + 1]);
             } catch (...) {
                 failure[w] = std::current_exception();
             }
@@ -158,14 +155,14 @@ public:
         if (!p.on_long.empty()) align_long(b, p.on_long, p.dealt, out);
         // The GPUs' shares at the same time (a thread each): their results
         // go to disjoint pairs of `out`.
-        std::vector<std::vector<std::size_t>> dealt(gpus_.size());
+        std::vector<std::size_t> busy;
         std::vector<GpuShare*> share_of(gpus_.size(), nullptr);
         for (GpuShare& s : p.shares) {
-            dealt[s.worker] = s.pairs;
+            busy.push_back(s.worker);
             share_of[s.worker] = &s;
         }
         std::vector<std::exception_ptr> failure(gpus_.size());
-        threads_.on_dealt(dealt, [&](std::size_t w) {
+        threads_.run_on(busy, [&](std::size_t w) {
             try {
                 gpus_.collect_share(*share_of[w], out);
             } catch (...) {
