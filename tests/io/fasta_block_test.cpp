@@ -117,6 +117,10 @@ TEST(FastaBlock, DeclinesWhatSeqAn3ReadsDifferentlyOrRejects) {
         ">r1\nAC\vGT\n",         // VT and FF are blanks to SeqAn3
         ">r1\nAC\x01GT\n",       // a control character
         ">r1\nACGT-\n",          // a gap character
+        ">r1\r\nACGT\r\n",       // CR line ends: the block reader makes them LF first
+        ">r1\nACGT\r\n",         // a CR at a sequence line's end
+        ">r1 d\rACGT\n",         // a lone CR inside a header (an old Mac line end)
+        ">r1\nAC\rGT\n",         // a CR inside a sequence line
     };
     for (const std::string& text : declined) EXPECT_FALSE(check(text, Alphabet::dna)) << text;
     EXPECT_FALSE(check(">r1\nMKV.L\n", Alphabet::protein));

@@ -43,6 +43,7 @@ bool parse_fasta_block(std::string_view text, Alphabet alphabet, DnaCodes codes,
         // Header: SequenceReader reads the line after '>' (or ';') and drops leading spaces and tabs.
         const std::size_t header_end = line_end(text, p);
         if (header_end == text.size()) return false;  // "FASTA ID line did not end in newline"
+        if (std::memchr(text.data() + p, '\r', header_end - p)) return false;  // CR line ends: made LF first
         std::size_t h = p + 1;
         while (h < header_end && (text[h] == ' ' || text[h] == '\t')) ++h;
         const auto [name, description] = split_header(text.substr(h, header_end - h));

@@ -41,14 +41,17 @@ std::pair<std::string_view, std::string_view> split_header(std::string_view head
 ///    (LF-terminated), leading spaces and tabs dropped, split by split_header;
 ///  - its sequence is every line after the header up to the next line that
 ///    starts with '>' or ';', or the end of `text`.
-/// Preconditions: LF line ends only (CR already normalised), and `text`
-/// starts at a record start ('>' or ';'), as the block reader cuts it.
+/// Precondition: `text` starts at a record start ('>' or ';'), as the block
+/// reader cuts it. A text with a CR anywhere is declined (a header line
+/// holding one; in a sequence it is a byte outside the alphabet), so the
+/// caller can try a mapped block as it is and scan it for CR line ends only
+/// when it is declined.
 /// @return true when every record was read and encoded (then `block` holds
 ///         them); false when `text` holds anything outside the accepted case:
 ///         inside a sequence a byte that is neither a letter of the alphabet
 ///         nor LF (blanks, which SequenceReader drops, and digits, an error there; a '>' or
-///         ';' that does not start a line), an empty name or sequence, or a
-///         header line with no LF. Then `block` holds an unspecified prefix
+///         ';' that does not start a line), an empty name or sequence, a
+///         header line with no LF or with a CR. Then `block` holds an unspecified prefix
 ///         of the records and the caller clears it and parses with SequenceReader.
 /// @throws std::bad_alloc, std::length_error (RecordBlock::append_encoded).
 bool parse_fasta_block(std::string_view text, Alphabet alphabet, DnaCodes codes, RecordBlock& block);

@@ -283,13 +283,7 @@ struct ParallelSequenceReader::Impl {
             b.mapped = s.substr(map_pos, end - map_pos);
             b.map_at = map_pos;
             map_pos = end;
-            if (std::memchr(b.mapped.data(), '\r', b.mapped.size())) {  // a cut is after an LF, so no CRLF spans two blocks
-                b.owned.assign(b.mapped);
-                b.owns = true;
-                detail::LineEndNormalizer normalize;
-                b.owned.resize(normalize(b.owned.data(), b.owned.size()));
-            }
-            return true;
+            return true;  // CR line ends are made LF on the block's parser thread (own_lf_text)
         }
         while (!(eof && pending.empty())) {
             if (!eof && pending.size() < block_bytes) {
@@ -313,6 +307,16 @@ struct ParallelSequenceReader::Impl {
         return true;
     }
 
+    /// A block of the map with a CR in it gets a copy of its text with LF
+    /// line ends (a cut is after an LF, so no CRLF spans two blocks).
+    static void own_lf_text(Block& b) {
+        if (b.owns || !std::memchr(b.mapped.data(), '\r', b.mapped.size())) return;
+        b.owned.assign(b.mapped);
+        b.owns = true;
+        detail::LineEndNormalizer normalize;
+        b.owned.resize(normalize(b.owned.data(), b.owned.size()));
+    }
+
     /// Parses block `b` into its RecordBlock, numbering its records from
     /// `first_number`. @throws InputError as SequenceReader.
     void parse_block(Block& b, std::uint64_t first_number) const {
@@ -330,6 +334,7 @@ struct ParallelSequenceReader::Impl {
         try {
             if (format == SequenceFormat::fastq) {  // SequenceReader reads the rest of the file from a declined block
                 try {
+                    own_lf_text(b);
                     b.declined = !detail::parse_fastq_block(b.text(), alphabet, dna_codes, *b.records);
                 } catch (...) {
                     b.declined = true;  // std::bad_alloc: the serial reader meets it again, in order
@@ -337,8 +342,16 @@ struct ParallelSequenceReader::Impl {
                 if (b.declined) b.records->clear();
                 return;
             }
+            // The block parser declines any CR, so the text is scanned for
+            // one only when it declines (a block with CR line ends, or one
+            // for SequenceReader).
             if (b.failure.empty() && detail::parse_fasta_block(b.text(), alphabet, dna_codes, *b.records)) return;
             b.records->clear();
+            if (!b.owns) {
+                own_lf_text(b);
+                if (b.owns && detail::parse_fasta_block(b.text(), alphabet, dna_codes, *b.records)) return;
+                b.records->clear();
+            }
             parse_block(b, 1);
         } catch (...) {
             b.failed = true;
@@ -373,6 +386,7 @@ struct ParallelSequenceReader::Impl {
             if (b.failed) {  // again, in order, so that the message holds the true record number
                 b.records->clear();
                 try {
+                    own_lf_text(b);
                     parse_block(b, records_before + 1);
                 } catch (...) {
                     b.error = std::current_exception();

@@ -1,12 +1,44 @@
 // Records stored contiguously (RecordBlock) and borrowed views of records.
 #include "gpualign/io/record_block.hpp"
 
+#include <sys/mman.h>
+
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <stdexcept>
 
 #include "gpualign/model/strand.hpp"
 
 namespace gpualign {
+
+namespace detail {
+
+void* allocate_huge(std::size_t bytes) {
+    if (bytes > std::numeric_limits<std::size_t>::max() - huge_page_bytes) throw std::bad_alloc();
+    const std::size_t rounded = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+    void* p = std::aligned_alloc(huge_page_bytes, rounded == 0 ? huge_page_bytes : rounded);
+    if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without huge pages the memory works as it is
+#endif
+    return p;
+}
+
+void free_huge(void* p) noexcept { std::free(p); }
+
+}  // namespace detail
+
+namespace {
+/// Capacity to reserve for `n` elements of an array whose allocations from
+/// huge_min on come in whole huge pages: the whole pages (less `slack`
+/// elements that the container adds to its request: std::string's NUL).
+std::size_t room(std::size_t n, std::size_t slack) {
+    using detail::huge_page_bytes;
+    if (n + slack < detail::BlockAllocator<char>::huge_min) return n;
+    return (n + slack + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes - slack;
+}
+}  // namespace
 
 RecordView view_of(const SequenceRecord& r) noexcept {
     return RecordView{r.name, r.description, r.sequence, r.quality, r.codes, r.number};
@@ -94,8 +126,9 @@ void RecordBlock::copy_to(std::size_t k, SequenceRecord& out) const {
 }
 
 void RecordBlock::reserve(std::size_t text_bytes, std::size_t letters) {
-    text_.reserve(text_bytes);
-    codes_.reserve(letters);
+    // Whole huge pages, which the allocation takes anyway (BlockAllocator).
+    text_.reserve(room(text_bytes, 1));
+    codes_.reserve(room(letters, 0));
 }
 
 void RecordBlock::clear() noexcept {

@@ -57,8 +57,12 @@ namespace gpualign {
 /// with the file. Not thread-safe; move-only.
 class ParallelSequenceReader {
 public:
-    /// Bytes of text per block handed to one parser thread.
-    static constexpr std::size_t block_bytes = 1u << 20;
+    /// Bytes of text per block handed to one parser thread (the block ends
+    /// at the first record start after them): 2 MiB less 128 KiB, so that a
+    /// block's characters and its codes each fill one 2 MiB huge page of
+    /// RecordBlock's storage (detail::BlockAllocator) with room for the
+    /// record that crosses the cut.
+    static constexpr std::size_t block_bytes = (std::size_t{2} << 20) - (std::size_t{128} << 10);
 
     /// Opens `path` ("-" = stdin) as SequenceReader does, with its checks.
     /// @param threads  parser threads (>= 1).
