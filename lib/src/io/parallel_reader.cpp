@@ -80,7 +80,9 @@ private:
 
 /// One block of text and what parsing it gave.
 struct Block {
-    std::string owned;                    ///< the text when it is not a view of the map (compressed, or CR line ends)
+    /// The text when it is not a view of the map (compressed, or CR line
+    /// ends), in huge pages as the parsed records are.
+    std::basic_string<char, std::char_traits<char>, detail::BlockAllocator<char>> owned;
     std::string_view mapped;              ///< the text as a view of the map, when `owned` is not used
     bool owns = false;
     std::string failure;                  ///< read error after this text (last block only)
@@ -295,7 +297,7 @@ struct ParallelSequenceReader::Impl {
                 read_more();
                 continue;
             }
-            b.owned.assign(pending, 0, at);
+            b.owned.assign(pending.data(), at);
             b.owns = true;
             pending.erase(0, at);
             if (eof && pending.empty()) b.failure = std::exchange(failure, {});
@@ -395,7 +397,7 @@ struct ParallelSequenceReader::Impl {
             records_before += b.records->size();
             queued_records += b.records->size();
             queued_bases += b.records->bases();
-            b.owned = std::string();
+            b.owned = {};
             b.mapped = {};
             b.owns = false;
             const bool error = static_cast<bool>(b.error);
