@@ -7,12 +7,12 @@
 //   bit 0     alphabet: 0 dna, 1 protein
 //   bit 1     DNA codes: 0 dna5, 1 iupac
 //   bit 2     format: 0 FASTA, 1 FASTQ
-//   bit 3     FASTA: CR kept as it is (the block reader hands a mapped
-//             block to the FASTA parser before looking for CR)
-// The text is put in the block reader's form first: CR becomes LF (but for
-// FASTA with bit 3), and a '>' (FASTQ: '@') is put in front unless it
-// starts with one (FASTA: or ';'). Contract checked: a FASTA text with a
-// CR is declined; whenever the block parser accepts the text,
+//   bit 3     CR kept as it is (the block reader hands a mapped block to
+//             the block parser before looking for CR)
+// The text is put in the block reader's form first: CR becomes LF (but with
+// bit 3), and a '>' (FASTQ: '@') is put in front unless it starts with one
+// (FASTA: or ';'). Contract checked: a text with a CR is declined;
+// whenever the block parser accepts the text,
 // the serial parser reads it without an error and gives the same records
 // (names, descriptions, letters, qualities, codes), in the same order; when
 // it declines, nothing is claimed (the block reader then reads with the
@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const Alphabet alphabet = (flags & 1) ? Alphabet::protein : Alphabet::dna;
     const DnaCodes codes = (flags & 2) ? DnaCodes::iupac : DnaCodes::dna5;
     const SequenceFormat format = (flags & 4) ? SequenceFormat::fastq : SequenceFormat::fasta;
-    const bool keep_cr = format == SequenceFormat::fasta && (flags & 8);
+    const bool keep_cr = (flags & 8) != 0;
     std::string text(reinterpret_cast<const char*>(data + 1), size - 1);
     if (!keep_cr)
         for (char& c : text)

@@ -90,6 +90,10 @@ TEST(FastqBlock, DeclinesEveryOtherShape) {
         "@r\nACGT",                          // cut short
         "@r\nACGE\n+\nIIII\n",               // E is not DNA
         ">r\nACGT\n",                        // FASTA
+        "@r\r\nACGT\r\n+\r\nIIII\r\n",          // CR line ends: the block reader makes them LF first
+        "@r d\rx\nACGT\n+\nIIII\n",            // a lone CR inside a header
+        "@r\nACGT\n+\r\nIIII\n",              // a CR on the '+' line
+        "@r\nACGT\n+\nII\rI\n",               // a CR among the qualities
     };
     for (const std::string& text : declined) EXPECT_FALSE(check(text)) << text;
 }

@@ -50,6 +50,7 @@ bool parse_fastq_block(std::string_view text, Alphabet alphabet, DnaCodes codes,
         if (text[p] != '@') return false;
         const std::size_t header_end = line_end(text, p);
         if (header_end == text.size()) return false;
+        if (std::memchr(text.data() + p, '\r', header_end - p)) return false;  // CR line ends: made LF first
         // SequenceReader keeps the whole line after '@' as the ID (no blanks dropped).
         const auto [name, description] = split_header(text.substr(p + 1, header_end - p - 1));
         if (name.empty()) return false;

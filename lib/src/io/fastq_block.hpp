@@ -32,9 +32,9 @@ namespace gpualign::detail {
 /// parse_fastq_block declines a block that starts anywhere else.
 std::size_t fastq_cut(std::string_view text, std::size_t from) noexcept;
 
-/// Parses `text` (host memory, borrowed; LF line ends) into `block` when it
-/// is, from its first byte to its last, a run of records of four lines each,
-/// as SequenceReader (text_records.hpp) reads them:
+/// Parses `text` (host memory, borrowed) into `block` when it is, from its
+/// first byte to its last, a run of records of four lines each, with LF line
+/// ends, as SequenceReader (text_records.hpp) reads them:
 ///  1. '@' and the header (split_header: name and description), LF-ended;
 ///  2. the letters, every one in `alphabet` (DNA coded with `codes`);
 ///  3. '+' and, up to its LF, nothing, the header again or its name;
@@ -44,7 +44,8 @@ std::size_t fastq_cut(std::string_view text, std::size_t from) noexcept;
 ///         them, qualities included); false for anything else (a blank or a
 ///         '+' among the letters, lines of another count or length, blank
 ///         lines, a quality outside '!'..'~', an empty name or sequence, a
-///         '+' line naming another record, a record cut short): then `block`
+///         '+' line naming another record, a record cut short, a CR
+///         anywhere: the caller makes CR line ends LF first): then `block`
 ///         holds an unspecified prefix of the records and the caller clears
 ///         it and parses with SequenceReader, which reads the same records or
 ///         reports the error.

@@ -336,8 +336,15 @@ struct ParallelSequenceReader::Impl {
         try {
             if (format == SequenceFormat::fastq) {  // SequenceReader reads the rest of the file from a declined block
                 try {
-                    own_lf_text(b);
+                    // As for FASTA below: the block parser declines any CR.
                     b.declined = !detail::parse_fastq_block(b.text(), alphabet, dna_codes, *b.records);
+                    if (b.declined && !b.owns) {
+                        own_lf_text(b);
+                        if (b.owns) {
+                            b.records->clear();
+                            b.declined = !detail::parse_fastq_block(b.text(), alphabet, dna_codes, *b.records);
+                        }
+                    }
                 } catch (...) {
                     b.declined = true;  // std::bad_alloc: the serial reader meets it again, in order
                 }
