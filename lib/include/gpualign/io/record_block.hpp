@@ -29,10 +29,10 @@ inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 /// Host memory of `bytes` rounded up to whole huge pages, aligned to
 /// huge_page_bytes and advised for transparent huge pages (madvise
 /// MADV_HUGEPAGE, Linux; elsewhere plain aligned memory). The first write
-/// then faults once per 2 MiB instead of once per 4 KiB page, which costs
-/// several microseconds a page in virtual machines: 400 MB first touched
-/// took 1.2 s in 4 KiB pages against 36 ms in huge pages on a 2-core VM.
-/// Contents uninitialised. @throws std::bad_alloc.
+/// then faults once per 2 MiB instead of once per 4 KiB page; a fault can
+/// cost microseconds in a virtual machine, more than parsing the page
+/// (docs/benchmarks.md, "FASTA reader"). Contents uninitialised.
+/// @throws std::bad_alloc.
 void* allocate_huge(std::size_t bytes);
 /// Frees memory from allocate_huge (any `bytes` it was given).
 void free_huge(void* p) noexcept;
