@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "gpualign/io/sequence_io.hpp"
+#include "temp_dir.hpp"
 
 namespace gpualign {
 namespace {
@@ -24,7 +25,8 @@ struct Rec {
 };
 
 std::vector<Rec> read_text(const std::string& text, bool gzip = false) {
-    const fs::path p = fs::temp_directory_path() / ("gpualign_le_" + std::to_string(::getpid()) + (gzip ? ".fa.gz" : ".fa"));
+    const test::TempDir dir("gpualign_le");  // removed also when the reader throws
+    const fs::path p = dir.path / (gzip ? "in.fa.gz" : "in.fa");
     if (gzip) {
         gzFile f = gzopen(p.c_str(), "wb");
         gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
@@ -38,7 +40,6 @@ std::vector<Rec> read_text(const std::string& text, bool gzip = false) {
         SequenceRecord r;
         while (reader.next(r)) out.push_back({r.name, r.description, r.sequence, r.quality});
     }
-    fs::remove(p);
     return out;
 }
 
