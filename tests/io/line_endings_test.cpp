@@ -1,7 +1,6 @@
 // Line ends and the UTF-8 byte order mark in SequenceReader: CRLF and lone CR
 // read like LF, including when a CR ends one read chunk (128 KiB) and its LF
 // or the next record starts the following one.
-#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
