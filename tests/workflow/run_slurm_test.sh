@@ -208,6 +208,18 @@ plain search search "$D/orthologs_cow.fa" db "$D/orthologs_pig.fa" search.m8 3 "
 cancelled_id=none
 killed=0
 left=""
+# kill_snakemake: SIGKILL the kill scenario's Snakemake (its process group),
+# then cancel the jobs it left in SLURM; sets `left` to the jobs it submitted
+kill_snakemake() {
+  [ -s "$W/kill/sm.pid" ] && kill -KILL -- "-$(cat "$W/kill/sm.pid")" 2>/dev/null || true
+  wait "$kill_launcher" 2>/dev/null || true
+  touch "$W/kill/killed"
+  left=$(job_ids kill)
+  orphans=$(squeue -h -o %i -j "${left// /,}" 2>/dev/null | tr '\n' ' ' || true)
+  echo "kill: Snakemake SIGKILLed; its jobs still in SLURM: ${orphans:-none}; scancel them"
+  # shellcheck disable=SC2086
+  [ -z "$orphans" ] || scancel $orphans
+}
 deadline=$((SECONDS + ${SLURM_TEST_WAIT_S:-1500}))
 while [ "$SECONDS" -lt "$deadline" ]; do
   if [ "$cancelled_id" = none ] && [ -s "$W/cancel/slow.jobid" ]; then
@@ -217,14 +229,7 @@ while [ "$SECONDS" -lt "$deadline" ]; do
     echo "scancel $cancelled_id (cancel: shard 1's align job, running)"
   fi
   if [ "$killed" = 0 ] && [ -e "$W/kill/slow-started" ] && [ -s "$W/kill/sm.pid" ]; then
-    kill -KILL -- "-$(cat "$W/kill/sm.pid")" 2>/dev/null || true
-    wait "$kill_launcher" 2>/dev/null || true
-    touch "$W/kill/killed"
-    left=$(job_ids kill)
-    orphans=$(squeue -h -o %i -j "${left// /,}" 2>/dev/null | tr '\n' ' ' || true)
-    echo "kill: Snakemake SIGKILLed; its jobs still in SLURM: ${orphans:-none}; scancel them"
-    # shellcheck disable=SC2086
-    [ -z "$orphans" ] || scancel $orphans
+    kill_snakemake
     killed=1
   fi
   [ "$cancelled_id" != none ] && [ "$killed" = 1 ] && break
@@ -233,13 +238,7 @@ done
 [ "$cancelled_id" != none ] || fail "cancel: shard 1's align job never started"
 if [ "$killed" != 1 ]; then
   fail "kill: shard 2's align job never started"
-  # end that Snakemake all the same, so that the rerun below is alone in its folder
-  kill -KILL -- "-$(cat "$W/kill/sm.pid")" 2>/dev/null || true
-  wait "$kill_launcher" 2>/dev/null || true
-  touch "$W/kill/killed"
-  left=$(job_ids kill)
-  # shellcheck disable=SC2086
-  [ -z "$left" ] || scancel $left 2>/dev/null || true
+  kill_snakemake  # all the same, so that the rerun below is alone in its folder
 fi
 for _ in $(seq 1 300); do
   [ -z "$(squeue -h -o %i -j "${left// /,}" 2>/dev/null)" ] && break; sleep 0.2

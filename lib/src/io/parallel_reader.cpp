@@ -319,6 +319,21 @@ struct ParallelSequenceReader::Impl {
         b.owned.resize(normalize(b.owned.data(), b.owned.size()));
     }
 
+    /// Runs a block parser (parse_fasta_block or parse_fastq_block, which
+    /// decline any CR) on `b`'s text into its RecordBlock; a mapped block it
+    /// declines is scanned for CR line ends only then, and one with CRs gets
+    /// LF line ends and a second try. False when declined (the records are
+    /// then an unspecified prefix).
+    template <typename Parser>
+    bool parse_lf(Block& b, Parser parser) const {
+        if (parser(b.text(), alphabet, dna_codes, *b.records)) return true;
+        if (b.owns) return false;
+        own_lf_text(b);
+        if (!b.owns) return false;
+        b.records->clear();
+        return parser(b.text(), alphabet, dna_codes, *b.records);
+    }
+
     /// Parses block `b` into its RecordBlock, numbering its records from
     /// `first_number`. @throws InputError as SequenceReader.
     void parse_block(Block& b, std::uint64_t first_number) const {
@@ -336,32 +351,16 @@ struct ParallelSequenceReader::Impl {
         try {
             if (format == SequenceFormat::fastq) {  // SequenceReader reads the rest of the file from a declined block
                 try {
-                    // As for FASTA below: the block parser declines any CR.
-                    b.declined = !detail::parse_fastq_block(b.text(), alphabet, dna_codes, *b.records);
-                    if (b.declined && !b.owns) {
-                        own_lf_text(b);
-                        if (b.owns) {
-                            b.records->clear();
-                            b.declined = !detail::parse_fastq_block(b.text(), alphabet, dna_codes, *b.records);
-                        }
-                    }
+                    b.declined = !parse_lf(b, detail::parse_fastq_block);
                 } catch (...) {
                     b.declined = true;  // std::bad_alloc: the serial reader meets it again, in order
                 }
                 if (b.declined) b.records->clear();
                 return;
             }
-            // The block parser declines any CR, so the text is scanned for
-            // one only when it declines (a block with CR line ends, or one
-            // for SequenceReader).
-            if (b.failure.empty() && detail::parse_fasta_block(b.text(), alphabet, dna_codes, *b.records)) return;
+            if (b.failure.empty() && parse_lf(b, detail::parse_fasta_block)) return;
             b.records->clear();
-            if (!b.owns) {
-                own_lf_text(b);
-                if (b.owns && detail::parse_fasta_block(b.text(), alphabet, dna_codes, *b.records)) return;
-                b.records->clear();
-            }
-            parse_block(b, 1);
+            parse_block(b, 1);  // LF text: parse_lf made a mapped block's CR line ends LF
         } catch (...) {
             b.failed = true;
         }

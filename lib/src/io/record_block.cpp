@@ -16,7 +16,7 @@ namespace detail {
 
 void* allocate_huge(std::size_t bytes) {
     if (bytes > std::numeric_limits<std::size_t>::max() - huge_page_bytes) throw std::bad_alloc();
-    const std::size_t rounded = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+    const std::size_t rounded = whole_huge_pages(bytes);
     void* p = std::aligned_alloc(huge_page_bytes, rounded == 0 ? huge_page_bytes : rounded);
     if (!p) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
@@ -34,9 +34,8 @@ namespace {
 /// huge_min on come in whole huge pages: the whole pages (less `slack`
 /// elements that the container adds to its request: std::string's NUL).
 std::size_t room(std::size_t n, std::size_t slack) {
-    using detail::huge_page_bytes;
     if (n + slack < detail::BlockAllocator<char>::huge_min) return n;
-    return (n + slack + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes - slack;
+    return detail::whole_huge_pages(n + slack) - slack;
 }
 }  // namespace
 

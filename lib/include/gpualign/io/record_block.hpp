@@ -25,6 +25,10 @@ namespace gpualign {
 namespace detail {
 /// Size of a transparent huge page (x86-64 and most Linux arm64 kernels).
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+/// `bytes` rounded up to whole huge pages (no overflow check).
+constexpr std::size_t whole_huge_pages(std::size_t bytes) noexcept {
+    return (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+}
 
 /// Host memory of `bytes` rounded up to whole huge pages, aligned to
 /// huge_page_bytes and advised for transparent huge pages (madvise
