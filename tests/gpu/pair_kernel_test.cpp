@@ -152,6 +152,50 @@ TEST(PairKernel, NegativeProfileScoresOfLinearGaps) {
             << to_string(mode);
 }
 
+// The reverse pass's bound (pair_kernel.cuh; docs/scoring.md, "The reverse
+// pass's bound") skips cells that cannot lead to a begin, and must count the
+// same candidates as the pass over every cell: the same bytes as the CPU
+// reference with it, the same bytes without it, and the same pairs handed to
+// the warp kernel (a candidate lost or gained changes a begin or that count).
+// Pairs of up to 1,000 letters (up to 32 strips), reads of 60-300 inside
+// windows with random flanks (the begin far from the top-left corner), and
+// tie-heavy pairs; four schemes: the default, 1/1/1+1 (many ties), linear
+// gaps with s + O < 0, and a match of 5 with gap 10+1.
+TEST(PairKernel, ReverseBoundCountsTheSameCandidates) {
+    SKIP_WITHOUT_GPU();
+    std::vector<Seq> q, r;
+    related_pairs(3816, 1500, 1000, q, r);
+    Generator g(Alphabet::dna, 3817);
+    for (int k = 0; k < 1500; ++k) {
+        Seq read = g.random(60 + g.rng()() % 241);
+        Seq window = g.random(g.rng()() % 120);
+        const Seq copy = g.mutate(read, 0.02 * (k % 6), 2 * read.size());
+        window.insert(window.end(), copy.begin(), copy.end());
+        const Seq tail = g.random(g.rng()() % 120);
+        window.insert(window.end(), tail.begin(), tail.end());
+        q.push_back(std::move(read));
+        r.push_back(std::move(window));
+    }
+    tie_heavy_pairs(3818, q, r);
+    const auto v = views(q, r);
+    for (const ScoringScheme& s : {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(1, 1, 1, 1, -1),
+                                   make_dna_scheme(2, 3, 0, 2, -3), make_dna_scheme(5, 4, 10, 1, -4)})
+        for (AlignMode mode : {AlignMode::local, AlignMode::semi_global}) {
+            const gpu::BatchEngineProfile bounded = expect_identical(q, r, s, mode, true, inter_pair_options());
+            EXPECT_GT(bounded.inter_pair_pairs, q.size() / 2) << to_string(mode);
+            gpu::BatchEngineOptions every_cell = inter_pair_options();
+            every_cell.pair_reverse_bound = false;
+            gpu::BatchEngine a(s, mode, true, inter_pair_options()), b(s, mode, true, every_cell);
+            const std::vector<AlignmentResult> with = a.align(v), without = b.align(v);
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < v.size(); ++i) differ += !(with[i] == without[i]);
+            EXPECT_EQ(differ, 0u) << to_string(mode);
+            EXPECT_EQ(a.profile().inter_pair_pairs, b.profile().inter_pair_pairs) << to_string(mode);
+            EXPECT_EQ(a.profile().inter_pair_fallbacks, b.profile().inter_pair_fallbacks) << to_string(mode);
+            EXPECT_EQ(a.profile().inter_pair_fallbacks, bounded.inter_pair_fallbacks) << to_string(mode);
+        }
+}
+
 // A 15-code IUPAC scheme (the largest alphabet the kernel takes) and real
 // reads.
 TEST(PairKernel, IupacAndRealReads) {

@@ -528,6 +528,7 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
     a.identical_codes = identical_codes(scheme.alphabet);
     a.max_score = max_score;
     a.negative_profile = negative_profile ? 1 : 0;
+    a.reverse_bound = options.pair_reverse_bound ? 1 : 0;
     a.pair_dirs = pair_dirs ? 1 : 0;
     if (pair_dirs) a.pair_boundary = buf.d_pair_boundary.data<std::uint64_t>();
     const bool inter_pair = score_only && pair_kernels && count >= pair_kernel_min_pairs;

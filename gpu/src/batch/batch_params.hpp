@@ -34,6 +34,10 @@ struct BatchParams {
     /// Some s + gap_open + gap_extend < 0 (linear gaps with a mismatch above
     /// the gap cost): pair_kernel adds the profile per 16-bit half.
     std::int32_t negative_profile;
+    /// pair_kernel's reverse pass computes only the cells that may lead to
+    /// a begin candidate (the bound in kernels/pair_kernel.cuh); 0: every
+    /// cell (BatchEngineOptions::pair_reverse_bound = false).
+    std::int32_t reverse_bound;
     /// With traceback: the batch runs the inter-pair kernel's traceback
     /// variant (pair_kernel<Mode, false, SignedProfile, true>, then
     /// pair_traceback_kernel) instead of dp_kernel. The host guarantees that

@@ -66,6 +66,13 @@ struct BatchEngineOptions {
     /// most SMs would idle and the warp-per-pair kernel is faster. Tests lower it to reach the
     /// kernel with few pairs.
     std::size_t pair_kernel_min_pairs = 0;
+    /// The inter-pair kernel's reverse pass (the begin cells of local and
+    /// semi-global pairs, score-only batches) skips the cells that cannot
+    /// lead to a begin: those whose value plus the largest substitution
+    /// score times the rows or columns left is below the score (docs/
+    /// scoring.md, "The reverse pass's bound"). false: every cell of the
+    /// pass (comparisons; the output is the same bytes either way).
+    bool pair_reverse_bound = true;
 };
 
 /// How a BatchEngine sized its buffers (BatchEngineOptions and the

@@ -68,6 +68,21 @@
 //    counts them; when exactly one exists it is B (docs/scoring.md,
 //    "Begin cells of the inter-pair kernel"). Two or more: status
 //    pair_fallback.
+//    Bounded (BatchParams::reverse_bound): no path from a cell of value V at
+//    reversed (k, l) gains more than Mx * min(ie - k, je - l) (Mx = the
+//    largest substitution score, or 0; every gap step costs), so a cell with
+//    V + Mx * min(ie - k, je - l) < S is dead: no cell with H_rev = S lies on
+//    a path through it. A strip's row is live when one of its cells may be
+//    (the row's largest H, tested at the strip's first column). Each strip
+//    computes rows from its first possibly live row (1 when its top border
+//    is live, else the previous strip's first live row) to the first dead
+//    row past the previous strip's last live row (a row whose inputs are all
+//    dead is dead); the left column of rows outside the previous strip's
+//    live rows is read as the floor, and a strip after one without live
+//    rows (with a dead top border) ends the pass. Cells on a path of value S
+//    are live and computed exactly, the others only lose value, so the
+//    candidates counted are the same (docs/scoring.md, "The reverse pass's
+//    bound").
 //  - traceback variant (template Dirs, forward only): the forward pass of
 //    every mode, which also stores 4 direction bits per cell for
 //    pair_traceback_kernel (layout: pair_dir_region_bytes, batch_layout.hpp).
@@ -223,9 +238,28 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             }
     }
 
+    // Reverse pass bound (header): whether a value v (H, unbiased) at
+    // reversed (k, l) of half h may still lead to a cell with H_rev = S, and
+    // the previous strip's first and last live rows.
+    const bool bound = Reverse && p.reverse_bound;
+    const int mx = max(p.max_score, 0);
+    auto may_reach = [&](int h, int v, int k, int l) {
+        return on[h] && k <= m[h] && l <= n[h] && v + mx * min(m[h] - k, n[h] - l) >= target[h];
+    };
+    int prev_first = 1, prev_last = M;
+
     for (int s = 0; s < strips; ++s) {
         const int j0 = s * R;  // the strip holds columns j0+1 .. j0+R
         const bool last_strip = s + 1 == strips;
+        // The strip's first row: rows above the previous strip's first live
+        // row are dead when the strip's top border is.
+        int k_start = 1;
+        if constexpr (Reverse) {
+            if (bound && s > 0 && !may_reach(0, top_h(j0), 0, j0) && !may_reach(1, top_h(j0), 0, j0)) {
+                if (prev_first > prev_last) break;  // nothing live to the left or above: no candidate further right
+                k_start = prev_first;
+            }
+        }
         // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a signed byte), 0 for pad letters and columns,
         // written a 4-byte word at a time.
         for (int h = 0; h < 2; ++h) {
@@ -246,14 +280,15 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                 }
             }
         }
-        // Row 0 of the strip's columns: T = H(0, j) - O, Fcell = -inf.
+        // Row k_start - 1 of the strip's columns: row 0 (T = H(0, j) - O,
+        // Fcell = -inf), or dead rows of the bound, read as the floor.
         unsigned T[R], F[R];
 #pragma unroll
         for (int c = 0; c < R; ++c) {
-            T[c] = pack(border_t(0, top_h(j0 + c + 1)), border_t(1, top_h(j0 + c + 1)));
+            T[c] = k_start == 1 ? pack(border_t(0, top_h(j0 + c + 1)), border_t(1, top_h(j0 + c + 1))) : ge2;
             F[c] = fninf2;
         }
-        unsigned up_left = pack(border_t(0, top_h(j0)), border_t(1, top_h(j0)));  // T(i-1, j0)
+        unsigned up_left = k_start == 1 ? pack(border_t(0, top_h(j0)), border_t(1, top_h(j0))) : ge2;  // T(i-1, j0)
         // Strip-local best (forward local): strictly raised only, so the first
         // row holding it wins. It starts just below the best of the strips
         // before (a strip that cannot reach it cannot win, and one that ties
@@ -266,15 +301,22 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         const int lim0 = min(R, max(n[0] - j0, 0)), lim1 = min(R, max(n[1] - j0, 0));
         const unsigned tgt2 = pack(target[0] + bias[0], target[1] + bias[1]);
 
+        // The previous strip's (T, Ecell) of its last column in row `row`
+        // (s > 0); the floor for rows it left dead (the bound).
+        auto left_of = [&](int row) -> uint2 {
+            if constexpr (Reverse)
+                if (bound && (row < prev_first || row > prev_last)) return make_uint2(ge2, floor2);
+            return boundary[static_cast<std::size_t>(row - 1) * threads + t];
+        };
         // Loads two rows ahead of use (the boundary entries come from device
         // memory): the left column's (T, Ecell) and the two query letters.
         uint2 b_next[2] = {make_uint2(0, 0), make_uint2(0, 0)};
         int qa_next[2], qb_next[2];
 #pragma unroll
         for (int x = 0; x < 2; ++x) {
-            if (s > 0 && x < M) b_next[x] = boundary[static_cast<std::size_t>(x) * threads + t];
-            qa_next[x] = code(qs[0], m[0], x);
-            qb_next[x] = code(qs[1], m[1], x);
+            if (s > 0 && k_start - 1 + x < M) b_next[x] = left_of(k_start + x);
+            qa_next[x] = code(qs[0], m[0], k_start + x - 1);
+            qb_next[x] = code(qs[1], m[1], k_start + x - 1);
         }
         // Row i's inputs, from the prefetch (then row i + 2 is prefetched):
         // the strip's left column T(i, j0), Ecell(i, j0) and the query letters.
@@ -285,7 +327,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             b_next[0] = b_next[1];
             qa_next[0] = qa_next[1];
             qb_next[0] = qb_next[1];
-            if (s > 0 && i + 1 < M) b_next[1] = boundary[static_cast<std::size_t>(i + 1) * threads + t];
+            if (s > 0 && i + 1 < M) b_next[1] = left_of(i + 2);
             qa_next[1] = code(qs[0], m[0], i + 1);
             qb_next[1] = code(qs[1], m[1], i + 1);
             if (s == 0) {
@@ -304,7 +346,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             unsigned diag = up_left;
             up_left = t_left;
             unsigned tl = t_left;
-            unsigned rowmax = 0;  // the row's largest T (local)
+            unsigned rowmax = 0;  // the row's largest T (local and reverse passes)
             uint4* const drow =
                 Dirs ? dir_base + ((static_cast<std::size_t>(s) * dir_rows + (i - 1)) * dir_groups) * 32u : nullptr;
 #pragma unroll
@@ -337,7 +379,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     diag = T[c];
                     T[c] = hv - open2;
                     tl = T[c];
-                    if constexpr (Local) {
+                    if constexpr (Local || Reverse) {
                         if (c & 1) rowmax = __vimax3_u16x2(rowmax, T[c - 1], T[c]);
                     }
                 }
@@ -421,7 +463,23 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                 }
             }
         };
-        int i = 1;
+        // The bound: records whether row i (largest T rowmax) may be live,
+        // and whether the strip ends after it (row i dead, and so is the left
+        // column from row i down).
+        int cur_first = M + 1, cur_last = 0;
+        auto row_ends_strip = [&](int i, unsigned rowmax) -> bool {
+            if (!Reverse || !bound) return false;
+            const bool live = may_reach(0, half(rowmax, 0) + open - bias[0], i, j0 + 1) ||
+                              may_reach(1, half(rowmax, 1) + open - bias[1], i, j0 + 1);
+            if (live) {
+                cur_first = min(cur_first, i);
+                cur_last = i;
+                return false;
+            }
+            return s == 0 ? !may_reach(0, left_h(i), i, 0) && !may_reach(1, left_h(i), i, 0) : i > prev_last;
+        };
+        int i = k_start;
+        bool ended = false;
         if constexpr ((Reverse ? GPUALIGN_TUNE_PAIR_REVERSE_ROWS : GPUALIGN_TUNE_PAIR_ROWS) == 2) {
             // Two rows a step, in one basic block: row i+1's cells can issue
             // while row i's Ecell chain runs (row i's values stay for its tracking).
@@ -433,33 +491,48 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     // of its own, so a step's first row needs no copy.
                     if (i == m[0] || i == m[1]) {
                         next_row(i, tl0, e0, qa0, qb0);
-                        track_row(i, T, compute_row(i, tl0, e0, qa0, qb0));
+                        const unsigned rm = compute_row(i, tl0, e0, qa0, qb0);
+                        track_row(i, T, rm);
+                        ended = row_ends_strip(i, rm);
                         ++i;
+                        if (ended) break;
                         continue;
                     }
                 }
                 next_row(i, tl0, e0, qa0, qb0);
                 next_row(i + 1, tl1, e1, qa1, qb1);
                 const unsigned rm0 = compute_row(i, tl0, e0, qa0, qb0);
+                unsigned rm1;
                 if constexpr (Local) {
                     unsigned T0[R];
 #pragma unroll
                     for (int c = 0; c < R; ++c) T0[c] = T[c];
-                    const unsigned rm1 = compute_row(i + 1, tl1, e1, qa1, qb1);
+                    rm1 = compute_row(i + 1, tl1, e1, qa1, qb1);
                     track_row(i, T0, rm0);
                     track_row(i + 1, T, rm1);
                 } else {
-                    track_row(i + 1, T, compute_row(i + 1, tl1, e1, qa1, qb1));
+                    rm1 = compute_row(i + 1, tl1, e1, qa1, qb1);
+                    track_row(i + 1, T, rm1);
+                }
+                if constexpr (Reverse) {
+                    row_ends_strip(i, rm0);
+                    ended = row_ends_strip(i + 1, rm1);
                 }
                 i += 2;
+                if (ended) break;
             }
         }
-        for (; i <= M; ++i) {
+        for (; !ended && i <= M; ++i) {
             unsigned tl0, e0;
             int qa0, qb0;
             next_row(i, tl0, e0, qa0, qb0);
             const unsigned rm0 = compute_row(i, tl0, e0, qa0, qb0);
             track_row(i, T, rm0);
+            ended = row_ends_strip(i, rm0);
+        }
+        if constexpr (Reverse) {
+            prev_first = cur_first;
+            prev_last = cur_last;
         }
         if constexpr (Local && !Reverse) {
             // Merge the strip on (H desc, i asc, j asc): an earlier strip has smaller columns.
