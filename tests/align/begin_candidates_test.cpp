@@ -4,7 +4,10 @@
 // reverse pass's scalar twin below) never exceeds the score S, and reaches
 // S at the canonical begin cell that align_pair reports. So a unique cell
 // with Hrev = S is the begin. Seeded random DNA pairs (related, unrelated,
-// low complexity), tandem repeats and all-N sides, several schemes.
+// low complexity), tandem repeats and all-N sides, several schemes. And the
+// reverse pass's bound (docs/scoring.md, "The reverse pass's bound"): the
+// kernel's strip-and-row skipping, in a scalar twin, counts the same
+// candidates as the pass over every cell.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -67,6 +70,94 @@ Candidates reverse_pass(const Codes& q, const Codes& r, const ScoringScheme& s, 
     return c;
 }
 
+// The bounded reverse pass of pair_kernel.cuh, scalar: the same DP, swept as
+// the kernel sweeps it (column strips of 32, rows top to bottom), computing
+// only the rows the bound leaves (a strip from its first possibly live row to
+// the first dead row below the previous strip's last live row), and reading
+// every skipped cell as minus infinity.
+struct Bounded {
+    int count = 0;               // cells with Hrev == S
+    bool begin_is_one = false;   // the reported begin cell is among them
+    std::int64_t cells = 0;      // cells computed
+};
+
+Bounded bounded_reverse_pass(const Codes& q, const Codes& r, const ScoringScheme& s, AlignMode mode,
+                             const AlignmentResult& res) {
+    constexpr int R = 32;
+    const int ie = res.query_end, je = res.ref_end, go = s.gap_open, ge = s.gap_extend, open = go + ge;
+    const std::int64_t S = res.score;
+    const std::int64_t mx = std::max<std::int64_t>(*std::max_element(s.matrix.begin(), s.matrix.end()), 0);
+    auto may_reach = [&](std::int64_t v, int k, int l) {
+        return k <= ie && l <= je && v + mx * std::min(ie - k, je - l) >= S;
+    };
+    auto border = [&](int x) -> std::int64_t { return x == 0 ? 0 : -(go + static_cast<std::int64_t>(x) * ge); };
+    Bounded b;
+    auto consider = [&](int k, int l, std::int64_t h) {
+        const bool can_begin = mode == AlignMode::local ? (k >= 1 && l >= 1) : k == ie;
+        if (!can_begin || h != S) return;
+        ++b.count;
+        if (ie - k == res.query_begin && je - l == res.ref_begin) b.begin_is_one = true;
+    };
+    if (ie == 0 || (mode == AlignMode::semi_global && border(ie) == S)) consider(ie, 0, border(ie));
+    // The previous strip's last column (H and E) by row, and its live rows.
+    std::vector<std::int64_t> left_h(static_cast<std::size_t>(ie + 1), neg_inf), left_e = left_h;
+    int prev_first = 1, prev_last = ie;
+    for (int j0 = 0; j0 < je; j0 += R) {
+        const int cols = std::min(R, je - j0);
+        int k_start = 1;
+        if (j0 > 0 && !may_reach(border(j0), 0, j0)) {
+            if (prev_first > prev_last) break;
+            k_start = prev_first;
+        }
+        std::vector<std::int64_t> H(static_cast<std::size_t>(cols)), F(static_cast<std::size_t>(cols), neg_inf);
+        for (int c = 0; c < cols; ++c) H[c] = k_start == 1 ? border(j0 + c + 1) : neg_inf;
+        std::int64_t up_left = k_start == 1 ? border(j0) : neg_inf;
+        std::vector<std::int64_t> out_h(static_cast<std::size_t>(ie + 1), neg_inf), out_e = out_h;
+        int cur_first = ie + 1, cur_last = 0;
+        for (int k = k_start; k <= ie; ++k) {
+            std::int64_t lh, le;
+            if (j0 == 0) {
+                lh = border(k);
+                le = neg_inf;
+            } else if (k >= prev_first && k <= prev_last) {
+                lh = left_h[k];
+                le = left_e[k];
+            } else {
+                lh = le = neg_inf;
+            }
+            const std::uint8_t a = q[static_cast<std::size_t>(ie - k)];
+            std::int64_t diag = up_left, e = le, left = lh, rowmax = neg_inf;
+            up_left = lh;
+            for (int c = 0; c < cols; ++c) {
+                const int l = j0 + c + 1;
+                const std::uint8_t bb = r[static_cast<std::size_t>(je - l)];
+                e = std::max(e - ge, left - open);
+                F[c] = std::max(F[c] - ge, H[c] - open);
+                const std::int64_t h = std::max({diag + s.matrix[a * s.size + bb], e, F[c]});
+                diag = H[c];
+                H[c] = h;
+                left = h;
+                rowmax = std::max(rowmax, h);
+                consider(k, l, h);
+                ++b.cells;
+            }
+            out_h[k] = H[cols - 1];
+            out_e[k] = e;
+            if (may_reach(rowmax, k, j0 + 1)) {
+                cur_first = std::min(cur_first, k);
+                cur_last = k;
+            } else if (j0 == 0 ? !may_reach(border(k), k, 0) : k > prev_last) {
+                break;
+            }
+        }
+        left_h.swap(out_h);
+        left_e.swap(out_e);
+        prev_first = cur_first;
+        prev_last = cur_last;
+    }
+    return b;
+}
+
 // Checks the claim on every pair; returns how many had a unique candidate.
 std::size_t check_pairs(const std::vector<test::Pair>& pairs, const ScoringScheme& s, AlignMode mode) {
     std::size_t unique = 0, checked = 0;
@@ -75,6 +166,9 @@ std::size_t check_pairs(const std::vector<test::Pair>& pairs, const ScoringSchem
         const AlignmentResult res = align_pair(p.query, p.ref, s, mode, true);
         if (mode == AlignMode::local && res.score == 0) continue;  // unaligned: no begin
         const Candidates c = reverse_pass(p.query, p.ref, s, mode, res);
+        const Bounded bounded = bounded_reverse_pass(p.query, p.ref, s, mode, res);
+        EXPECT_EQ(bounded.count, c.count) << "pair " << i << ": the bound changed the candidates";
+        EXPECT_EQ(bounded.begin_is_one, c.begin_is_one) << "pair " << i;
         ++checked;
         EXPECT_LE(c.max_hrev, res.score) << "pair " << i << ": a path scores above S";
         EXPECT_TRUE(c.begin_is_one) << "pair " << i << ": the begin (" << res.query_begin << "," << res.ref_begin
@@ -108,6 +202,45 @@ TEST(BeginCandidates, CanonicalBeginReachesTheScoreAndNothingExceedsIt) {
             const std::size_t unique = check_pairs(pairs, s, mode);
             // Most pairs have one candidate (else the GPU hands them to the warp kernel).
             EXPECT_GT(unique, pairs.size() / 2) << to_string(mode) << " go=" << s.gap_open;
+        }
+    }
+}
+
+// What the bound saves, measured in cells (the kernel's time follows the
+// rows it computes): pairs like the benchmark's (a), 512 x 512 at 10%
+// divergence, and reads of 150 inside windows of 150-200 at 5%, local and
+// semi-global with the default DNA scheme. The bound must count the same
+// candidates (as above) and skip most of the cells of (a).
+TEST(BeginCandidates, BoundSkipsMostCellsOfRelatedPairs) {
+    test::PairGenerator g(4101, Alphabet::dna);
+    std::vector<test::Pair> a, reads;
+    for (int k = 0; k < 200; ++k) {
+        const Codes q = g.random_seq(512, 4);
+        a.push_back({q, g.mutate(q, 0.10, 4, 1024)});
+        const Codes read = g.random_seq(150, 4);
+        Codes window = g.random_seq(static_cast<std::size_t>(g.unit() * 25), 4);
+        const Codes copy = g.mutate(read, 0.05, 4, 300);
+        window.insert(window.end(), copy.begin(), copy.end());
+        const Codes tail = g.random_seq(static_cast<std::size_t>(g.unit() * 25), 4);
+        window.insert(window.end(), tail.begin(), tail.end());
+        reads.push_back({read, window});
+    }
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    for (AlignMode mode : {AlignMode::local, AlignMode::semi_global}) {
+        for (const auto* set : {&a, &reads}) {
+            std::int64_t all = 0, computed = 0;
+            for (const test::Pair& p : *set) {
+                const AlignmentResult res = align_pair(p.query, p.ref, s, mode, true);
+                const Candidates c = reverse_pass(p.query, p.ref, s, mode, res);
+                const Bounded b = bounded_reverse_pass(p.query, p.ref, s, mode, res);
+                EXPECT_EQ(b.count, c.count);
+                all += static_cast<std::int64_t>(res.query_end) * res.ref_end;
+                computed += b.cells;
+            }
+            const double share = static_cast<double>(computed) / static_cast<double>(all);
+            std::printf("  %s, %s: the bound computes %.1f%% of the reverse pass's cells\n", to_string(mode),
+                        set == &a ? "512 x 512 at 10%" : "reads of 150 in windows", 100 * share);
+            if (set == &a) EXPECT_LT(share, 0.5) << to_string(mode);
         }
     }
 }
