@@ -69,7 +69,7 @@ constexpr int pair_block = 64;   ///< threads per block of the inter-pair kernel
 #define GPUALIGN_TUNE_PAIR_ROWS 2
 #endif
 #ifndef GPUALIGN_TUNE_PAIR_REVERSE_ROWS
-#define GPUALIGN_TUNE_PAIR_REVERSE_ROWS 2
+#define GPUALIGN_TUNE_PAIR_REVERSE_ROWS 1
 #endif
 #ifndef GPUALIGN_TUNE_PAIR_CARRY_BEST
 #define GPUALIGN_TUNE_PAIR_CARRY_BEST 1

@@ -164,6 +164,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     int m[2], n[2], bias[2], target[2] = {0, 0};  // reverse pass: m, n = the end cell (ie, je)
     const std::uint8_t* qs[2];
     const std::uint8_t* rs[2];
+#pragma unroll
     for (int h = 0; h < 2; ++h) {
         const std::uint32_t b = 2 * t + h;
         on[h] = b < p.count && (Dirs || p.status[b] == wanted);
@@ -227,6 +228,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     // semi-global: best of row m and its column; global: H(m, n).
     // Reverse: candidates found and the first one.
     int best[2], bi[2] = {0, 0}, bj[2] = {0, 0}, found[2] = {0, 0};
+#pragma unroll
     for (int h = 0; h < 2; ++h) {
         best[h] = bias[h];  // H = 0
         if constexpr (Semi && !Reverse) best[h] = bias[h] - (go + m[h] * ge);  // H(m, 0)
@@ -262,6 +264,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         }
         // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a signed byte), 0 for pad letters and columns,
         // written a 4-byte word at a time.
+#pragma unroll
         for (int h = 0; h < 2; ++h) {
             std::uint8_t* ph = prof + h * half_bytes;
 #pragma unroll 1
@@ -409,6 +412,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                 // rowmax holds max T = max H - O; a half whose row beats the strip's best is scanned.
                 const unsigned rm = rowmax + open2;
                 if (__vmaxu2(sbest, rm) != sbest) {
+#pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         const int lim = h ? lim1 : lim0;
                         if (i > m[h] || half(rm, h) <= half(sbest, h)) continue;
@@ -433,12 +437,14 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                 // Candidates: real cells with H_rev = S.
                 const unsigned x = (rowmax + open2) ^ tgt2;
                 if ((x & 0xFFFFu) == 0 || (x >> 16) == 0) {
+#pragma unroll
                     for (int h = 0; h < 2; ++h)
                         if (on[h] && i <= m[h]) count_candidates(h, i, Tr, h ? lim1 : lim0);
                 }
             } else {
                 // Global and semi-global: the query's last row.
                 if (i == m[0] || i == m[1]) {
+#pragma unroll
                     for (int h = 0; h < 2; ++h) {
                         if (i != m[h] || !on[h]) continue;
                         const int lim = h ? lim1 : lim0;
@@ -536,6 +542,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         }
         if constexpr (Local && !Reverse) {
             // Merge the strip on (H desc, i asc, j asc): an earlier strip has smaller columns.
+#pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int v = half(sbest, h);
                 if (v > best[h] || (v == best[h] && v > bias[h] && sbi[h] < bi[h])) {
@@ -547,6 +554,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         }
     }
 
+#pragma unroll
     for (int h = 0; h < 2; ++h) {
         if (!on[h]) continue;
         const std::uint32_t b = 2 * t + h, cnt = p.count;
