@@ -65,20 +65,24 @@ struct PipelineThreads {
     int write = 1;   ///< formatting output lines
 };
 
-/// The stages run at the same time: reading (the heaviest host stage on a
-/// GPU run) gets all threads, formatting half and the engine's host work a
-/// quarter. (The CPU backend aligns on all threads.)
+/// The stages run at the same time: reading gets all threads (it runs
+/// mostly while CUDA starts, before the first batch can be aligned), the
+/// engine's host work a quarter, and formatting the rest after the engine's
+/// threads and the aligning thread: formatting SAM is the slowest stage of
+/// a GPU run after reading ends (docs/benchmarks.md, "End to end through
+/// the CLI"). (The CPU backend aligns on all threads.)
 PipelineThreads split_threads(int threads) {
     PipelineThreads p;
     p.read = threads;
     p.engine = std::max(1, threads / 4);
-    p.write = std::max(1, threads / 2);
+    p.write = std::max(1, threads - p.engine - 1);
     return p;
 }
 
-/// Aligned batches waiting for the writer. (What is read ahead is bounded
-/// by bytes: AlignConfig::read_ahead.)
-constexpr std::size_t write_behind = 1;
+/// Aligned batches waiting for the writer, so that the aligning thread can
+/// run ahead of a writer that is slower for a few batches. (What is read
+/// ahead is bounded by bytes: AlignConfig::read_ahead.)
+constexpr std::size_t write_behind = 3;
 
 /// The letters of batch b (query + ref, both strands' queries): its weight
 /// in the read-ahead channel, about the host memory its records hold.
