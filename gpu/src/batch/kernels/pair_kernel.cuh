@@ -5,9 +5,11 @@
 // engine's scan_kernel_s16x2, here with a query and a ref of its own in each
 // half). Device code only (included by batch_dispatch.cu).
 //
-// Rows are swept two a step (GPUALIGN_TUNE_PAIR_ROWS): the second row's
-// cells issue while the first row's Ecell chain, the serial part of a row,
-// runs.
+// The forward passes sweep rows two a step (GPUALIGN_TUNE_PAIR_ROWS): the
+// second row's cells issue while the first row's Ecell chain, the serial
+// part of a row, runs. The reverse pass sweeps one a step
+// (GPUALIGN_TUNE_PAIR_REVERSE_ROWS), where the bound's state leaves no
+// registers for a second row (docs/gpu.md, "Tuning").
 //
 // Layout (transposed against dp_kernel): a thread holds pair_cols = 32 ref
 // columns of both pairs in registers (a column strip) and sweeps the query
