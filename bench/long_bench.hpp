@@ -33,6 +33,7 @@ struct Options {
     std::size_t gpu_memory = 0;
     int workers = 0;
     std::uint64_t solo_min_cells = 0;
+    int solo_workers = 0;              // LongEngineOptions::solo_workers (0 = the tuning table)
     bool solo_sum = true;
     double peer_timeout_s = 30;
     bool peer = true;

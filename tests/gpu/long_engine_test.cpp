@@ -640,6 +640,64 @@ TEST(LongEngine, SetsRunTheirLargestPairsAlone) {
     }
 }
 
+// align_many runs its solo pairs several at once (LongEngineOptions::
+// solo_workers), each on a solo worker of its own. With rings of 1 MiB
+// (4 whole-row slots of these refs) every forward pass is flow-controlled,
+// so the concurrent cooperative launches claim their blocks from the
+// engine's FlowBudget; with a cap of 2 blocks a launch, warps take several
+// stripes each. Mixed sizes, ties (all N, a repeat), an empty pair
+// among them; results equal the CPU reference and the same set one pair
+// after another.
+TEST(LongEngine, SoloPairsRunTogether) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 53);
+    const ScoringScheme s = scheme_for(Alphabet::dna, 0);
+    std::vector<Seq> q, r;
+    for (const std::size_t len : {9000, 6000, 12000, 7500, 5000}) {
+        q.push_back(gen.random(len));
+        r.push_back(gen.mutate(q.back(), 0.04 * static_cast<double>(q.size())));
+    }
+    q.push_back(Seq(6000, 3));  // all N
+    r.push_back(Seq(6500, 3));
+    Seq unit = gen.random(29), rep;
+    while (rep.size() < 7000) rep.insert(rep.end(), unit.begin(), unit.end());
+    q.push_back(rep);
+    r.push_back(gen.mutate(rep, 0.03));
+    q.push_back(gen.random(800));  // shared
+    r.push_back(gen.mutate(q.back(), 0.1));
+    q.push_back(gen.random(700));
+    r.push_back(gen.mutate(q.back(), 0.1));
+    q.push_back(Seq{});
+    r.push_back(gen.random(300));
+    for (AlignMode mode : {AlignMode::global, AlignMode::local, AlignMode::semi_global}) {
+        for (bool score_only : {false, true}) {
+            std::vector<AlignmentResult> want;
+            for (std::size_t i = 0; i < q.size(); ++i) want.push_back(align_pair_long(q[i], r[i], s, mode, score_only));
+            for (const int blocks : {0, 2}) {
+                for (const int together : {0, 1}) {
+                    gpu::LongEngineOptions opt;
+                    opt.workers = 2;
+                    opt.solo_min_cells = 20000000;
+                    opt.solo_workers = together;
+                    opt.ring_bytes = std::size_t{1} << 20;
+                    opt.max_blocks = blocks;
+                    opt.plan.leaf_cells = 1u << 16;
+                    gpu::LongEngine engine(s, mode, score_only, opt);
+                    const std::vector<AlignmentResult> got = engine.align_many(long_pairs(q, r));
+                    ASSERT_EQ(got.size(), q.size());
+                    const std::string what = std::string(to_string(mode)) + (score_only ? " score-only" : " cigar") +
+                                             ", " + std::to_string(blocks) + " blocks, " +
+                                             (together == 1 ? "one after another" : "together");
+                    EXPECT_EQ(engine.last_stats().solo_pairs, 7u) << what;
+                    EXPECT_EQ(engine.last_stats().solo_workers, together == 1 ? 1 : 7) << what;
+                    for (std::size_t i = 0; i < q.size(); ++i)
+                        expect_same(got[i], want[i], q[i], r[i], s, what + " pair " + std::to_string(i));
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace gpualign::test
 
@@ -699,6 +757,35 @@ TEST(LongEngineSanitizer, SetsRunTheirLargestPairsAlone) {
         ASSERT_EQ(got.size(), q.size());
         for (std::size_t i = 0; i < q.size(); ++i)
             expect_same(got[i], want[i], q[i], r[i], s, std::string("set ") + to_string(mode) + " pair " + std::to_string(i));
+    }
+}
+
+// Solo pairs together under compute-sanitizer: three flow-controlled
+// forward passes at once (1 MiB rings), their claims of 4 blocks each from
+// the FlowBudget, small enough for memcheck.
+TEST(LongEngineSanitizer, SoloPairsRunTogether) {
+    SKIP_WITHOUT_GPU();
+    Generator gen(Alphabet::dna, 31);
+    const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
+    std::vector<Seq> q, r;
+    for (const std::size_t len : {5000, 4500, 4200}) {
+        q.push_back(gen.random(len));
+        r.push_back(gen.mutate(q.back(), 0.1));
+    }
+    for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
+        const auto want = reference(q, r, s, mode, false);
+        gpu::LongEngineOptions opt;
+        opt.plan.leaf_cells = 1u << 16;
+        opt.solo_min_cells = 1000000;
+        opt.ring_bytes = std::size_t{1} << 20;
+        opt.max_blocks = 4;
+        gpu::LongEngine engine(s, mode, false, opt);
+        const std::vector<AlignmentResult> got = engine.align_many(long_pairs(q, r));
+        EXPECT_EQ(engine.last_stats().solo_workers, 3);
+        ASSERT_EQ(got.size(), q.size());
+        for (std::size_t i = 0; i < q.size(); ++i)
+            expect_same(got[i], want[i], q[i], r[i], s,
+                        std::string("solo together ") + to_string(mode) + " pair " + std::to_string(i));
     }
 }
 

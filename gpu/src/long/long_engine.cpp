@@ -83,6 +83,7 @@ struct ManyRun {
 struct LongEngine::Impl {
     Context cx;
     StagingPool staging{long_tuning::staging_bytes, long_tuning::staging_buffers};  // before the workers: they give buffers back to it
+    long_detail::FlowBudget flow;                  // before the workers: their claims give blocks back to it
     std::vector<std::uint8_t*> slabs;              // pinned: the workers' buffers laid out by ready()
     std::vector<std::unique_ptr<Worker>> workers;  // workers[0] also serves align()
     LongEngineStats stats;
@@ -94,6 +95,7 @@ struct LongEngine::Impl {
         cx.options = o;
         cx.device = o.device;
         cx.staging = &staging;
+        cx.flow = &flow;
     }
 
     ~Impl() {
@@ -146,10 +148,13 @@ struct LongEngine::Impl {
     }
 
     /// How align_many runs `pairs`: how many workers, the pairs they share
-    /// (largest first) and those that run alone afterwards over the whole GPU.
+    /// (largest first), the pairs run alone afterwards `solo_workers` at a
+    /// time (`together`, largest first), and those run alone last, one after
+    /// another over the whole GPU (`solo`).
     struct ManyPlan {
         int workers = 1;
-        std::vector<std::size_t> shared, solo;  // indices into pairs
+        int solo_workers = 1;
+        std::vector<std::size_t> shared, together, solo;  // indices into pairs
     };
 
     /// Workers: as many as asked (default max_workers), as the cap holds for
@@ -196,7 +201,37 @@ struct LongEngine::Impl {
             k = 1;
         }
         plan.workers = k;  // the loop left the workers configured for k (k > 1)
+        plan_together(pairs, plan);
         return plan;
+    }
+
+    /// Moves the solo pairs that may run beside each other from plan.solo
+    /// to plan.together and sets plan.solo_workers: as many as the options
+    /// ask (default long_tuning::solo_workers), as there are such pairs, and
+    /// as the cap holds with each pair's full checkpoint plan in its share.
+    /// Such pairs take 16 rows a lane in their forward pass, so that every
+    /// flow-controlled launch among them is of one kernel variant
+    /// (FlowBudget); larger ones (32 rows a lane) fill the GPU alone.
+    void plan_together(std::span<const LongPair> pairs, ManyPlan& plan) const {
+        std::vector<std::size_t> together, alone;
+        for (const std::size_t p : plan.solo) {
+            const auto rows = static_cast<std::int64_t>(pairs[p].query.size());
+            const int R = cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows, cx.sms);
+            (R == 16 || cx.options.rows_per_lane ? together : alone).push_back(p);
+        }
+        int k = cx.options.solo_workers > 0 ? cx.options.solo_workers : long_tuning::solo_workers;
+        k = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(k), together.size()));
+        auto fits = [&](int parts) {
+            return std::all_of(together.begin(), together.end(), [&](std::size_t p) {
+                return long_plan::solo_pair_fits(cx.options, pairs[p].query.size(), pairs[p].ref.size(),
+                                                 share_of(parts));
+            });
+        };
+        while (k > 1 && !fits(k)) --k;
+        if (k <= 1) return;  // every solo pair one after another
+        plan.solo_workers = k;
+        plan.together = std::move(together);
+        plan.solo = std::move(alone);
     }
 
     /// Readies the workers of `plan` before their first pair, while no kernel
@@ -284,6 +319,56 @@ struct LongEngine::Impl {
         for (const std::size_t p : peaks) run.sum.peak_device_bytes += p;
     }
 
+    /// align_many's solo pairs that run beside each other (plan.together,
+    /// largest first) on plan.solo_workers solo workers, each with its own
+    /// thread and an equal share of the cap, taking the next pair when done
+    /// with one; their flow-controlled launches share the GPU's co-resident
+    /// blocks (FlowBudget). Reports progress every 100 ms while they run;
+    /// run.sum's peak_device_bytes becomes at least the workers' summed peaks.
+    void run_together(ManyRun& run, const ManyPlan& plan) {
+        const int k = plan.solo_workers;
+        while (static_cast<int>(workers.size()) < k) workers.push_back(std::make_unique<Worker>(cx));
+        for (int w = 0; w < static_cast<int>(workers.size()); ++w) {
+            if (w < k)
+                workers[w]->configure(true, share_of(k), k);
+            else
+                workers[w]->release_buffers();
+        }
+        std::atomic<std::size_t> next{0};
+        std::atomic<int> running{0};
+        std::vector<std::size_t> peaks(static_cast<std::size_t>(k), 0);
+        auto work = [&](int wi) {
+            Worker& w = *workers[static_cast<std::size_t>(wi)];
+            for (std::size_t t; (t = next.fetch_add(1)) < plan.together.size();) {
+                const std::size_t p = plan.together[t];
+                run.align(w, p, {}, peaks[static_cast<std::size_t>(wi)]);
+                run.cells_done += pair_cells(run.pairs[p]);
+            }
+            --running;
+        };
+        {
+            std::vector<std::jthread> threads;  // join on destruction, also when a later one fails to start
+            threads.reserve(static_cast<std::size_t>(k));
+            for (int wi = 0; wi < k; ++wi) {
+                ++running;
+                try {
+                    threads.emplace_back(work, wi);
+                } catch (...) {
+                    --running;
+                    if (threads.empty()) throw;
+                    break;  // the started workers take every pair
+                }
+            }
+            while (run.progress && running.load() > 0) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                run.progress(run.cells_done.load(), run.all_cells);
+            }
+        }
+        std::size_t peak = 0;
+        for (const std::size_t p : peaks) peak += p;
+        run.sum.peak_device_bytes = std::max(run.sum.peak_device_bytes, peak);
+    }
+
     /// align_many's pairs too wide for the workers' rings (plan.solo), one
     /// at a time over the whole GPU as align() runs them; run.sum's
     /// peak_device_bytes becomes at least their largest.
@@ -324,6 +409,7 @@ LongEngine::LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_o
     if (!(options.plan.tile_band >= 0)) throw std::invalid_argument("CheckpointPlan::tile_band must be >= 0");
     if (options.max_blocks < 0) throw std::invalid_argument("LongEngineOptions::max_blocks must be >= 0");
     if (options.workers < 0) throw std::invalid_argument("LongEngineOptions::workers must be >= 0");
+    if (options.solo_workers < 0) throw std::invalid_argument("LongEngineOptions::solo_workers must be >= 0");
     if (options.leaf_batch < 0) throw std::invalid_argument("LongEngineOptions::leaf_batch must be >= 0");
     if (options.rows_per_lane != 0 && options.rows_per_lane != 4 && options.rows_per_lane != 16 &&
         options.rows_per_lane != 32)
@@ -357,10 +443,12 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
     const Impl::ManyPlan plan = im.plan_many(pairs);
     im.ready(pairs, plan);
     if (!plan.shared.empty()) im.run_shared(run, plan, t0);
+    if (!plan.together.empty()) im.run_together(run, plan);
     if (!plan.solo.empty()) im.run_solo(run, plan);
     if (run.progress) run.progress(run.cells_done.load(), run.all_cells);
     run.sum.workers = plan.workers;
-    run.sum.solo_pairs = plan.solo.size();
+    run.sum.solo_pairs = plan.together.size() + plan.solo.size();
+    run.sum.solo_workers = plan.solo_workers;
     run.sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     im.stats = run.sum;
     if (errors) {

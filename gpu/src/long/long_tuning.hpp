@@ -127,6 +127,17 @@ constexpr int max_workers = 40;
 /// end. docs/long.md, "Sets of pairs", has the measurements behind it.
 constexpr std::uint64_t solo_min_cells = std::uint64_t{1} << 32;
 
+/// Pairs that align_many runs alone (solo_min_cells) at once, each on a
+/// solo worker with an equal share of the memory cap and its own host
+/// thread and stream (LongEngineOptions::solo_workers). One such pair of
+/// 65-500 kb a side keeps a few hundred warps busy, each crossing the whole
+/// ref at the pace of one wavefront step, so one after another they left
+/// most of the GPU idle; together, their flow-controlled forward passes
+/// share the co-resident blocks (FlowBudget). Pairs of more than
+/// rows_per_lane's 32-row threshold fill the GPU alone and still run one
+/// after another, last. docs/long.md, "Sets of pairs", has the measurements.
+constexpr int solo_workers = 8;
+
 /// A pair goes to align_many's workers when its ref (a region's columns) fits
 /// rings of whole rows with at least this many slots in a worker's ring
 /// budget; wider pairs run alone over the whole GPU (flow-controlled rings).

@@ -49,9 +49,10 @@ void Worker::release_buffers() {
     batches.release_buffers(mem_);
 }
 
-void Worker::configure(bool is_solo, std::size_t share) {
+void Worker::configure(bool is_solo, std::size_t share, int parts) {
     if (share != limit_ || is_solo != solo) release_buffers();
     solo = is_solo;
+    parts_ = is_solo ? std::max(1, parts) : 1;
     waiter.set_alone(is_solo);
     limit_ = share;
     const long_plan::WorkerSetup setup = long_plan::worker_setup(cx.options, is_solo, share);
@@ -320,9 +321,21 @@ Worker::WindowedResult Worker::compute_region(const Region& reg, const RegionOut
     const bool want_dirs = out.dirs != nullptr;
     const int rows = static_cast<int>(reg.rows), cols = static_cast<int>(reg.cols);
     const int warps_per_block = detail::region_block_threads() / 32;
-    const long_geometry::RegionGeometry geo =
-        long_geometry::region_geometry(rows, cols, R, max_blocks_for(R, want_dirs), warps_per_block,
-                                       cx.options.max_blocks, ring_budget_, solo);
+    const int resident = max_blocks_for(R, want_dirs);
+    long_geometry::RegionGeometry geo = long_geometry::region_geometry(
+        rows, cols, R, resident, warps_per_block, cx.options.max_blocks, ring_budget_, solo);
+    // Beside other solo pairs a flow-controlled launch claims its blocks
+    // (FlowBudget); with fewer than it wanted, its geometry is drawn again
+    // for those (it may then need no flow control, and no claim).
+    FlowClaim claim;
+    if (geo.flow && parts_ > 1) {
+        claim = FlowClaim(cx.flow, cx.flow->claim(geo.blocks, resident, parts_), resident);
+        if (claim.blocks < geo.blocks) {
+            const int cap = cx.options.max_blocks > 0 ? std::min(cx.options.max_blocks, claim.blocks) : claim.blocks;
+            geo = long_geometry::region_geometry(rows, cols, R, resident, warps_per_block, cap, ring_budget_, solo);
+        }
+        claim.keep(geo.flow ? geo.blocks : 0);
+    }
     const int stripes = geo.stripes;
     if (!solo && geo.slots < std::min(2, stripes))
         throw std::logic_error("long engine worker: rows of " + std::to_string(cols) + " columns do not fit its rings");

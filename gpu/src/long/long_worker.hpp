@@ -26,6 +26,7 @@
 #include "../common/device_memory.hpp"
 #include "../common/staging_pool.hpp"
 #include "checkpoint_arena.hpp"
+#include "flow_budget.hpp"
 #include "gpualign/align/checkpoint_traceback.hpp"
 #include "gpualign/gpu/long_engine.hpp"
 #include "launch_geometry.hpp"
@@ -48,6 +49,7 @@ struct Context {
     void* matrix = nullptr;                 // device: the substitution matrix
     cudaMemPool_t pool = nullptr;           // the workers' device buffers (DeviceMemory)
     detail::StagingPool* staging = nullptr; // the workers' shared staging buffers (owned by the engine)
+    FlowBudget* flow = nullptr;             // the solo workers' co-resident blocks (owned by the engine)
     std::size_t matrix_bytes = 0;
     // [lane_rows_index(R)][mode][dirs], of the variants with this engine's `packed`
     int max_blocks[std::size(long_geometry::lane_rows)][detail::region_modes][2] = {};
@@ -58,10 +60,11 @@ struct Context {
 
 /// One pair at a time: a RegionBackend with its own stream, arena and rings,
 /// and its RegionSpeculation (a WorkerBatches, which shares its state).
-/// `solo`: the only worker running (align()), so launches may be cooperative
-/// and use flow-controlled rings narrower than a region; otherwise rings
-/// hold whole rows and every launch is an ordinary one beside other
-/// workers'. Every method that touches the device throws CudaError naming
+/// `solo`: a pair alone on the GPU (align()), or one of `parts` such pairs
+/// that align_many runs at once: launches may be cooperative and use
+/// flow-controlled rings narrower than a region (with `parts` > 1, their
+/// blocks claimed from the engine's FlowBudget); otherwise rings hold whole
+/// rows and every launch is an ordinary one beside other workers'. Every method that touches the device throws CudaError naming
 /// the CUDA error.
 class Worker final : public RegionBackend {
 public:
@@ -72,9 +75,10 @@ public:
     Worker& operator=(const Worker&) = delete;
 
     // ---- setup (long_worker.cpp) ---------------------------------------------
-    /// Sets this worker's share of the cap (bytes) and whether it runs alone
-    /// (long_plan::worker_setup); frees buffers sized for another share.
-    void configure(bool is_solo, std::size_t share);
+    /// Sets this worker's share of the cap (bytes), whether it runs alone
+    /// (long_plan::worker_setup) and, alone, how many solo workers run at
+    /// once (`parts` >= 1); frees buffers sized for another share.
+    void configure(bool is_solo, std::size_t share, int parts = 1);
     /// Frees every device buffer (the next pair allocates again).
     void release_buffers();
     /// Bytes outside the arena that a pair of m + n bases may need
@@ -166,6 +170,7 @@ private:
     // ---- setup: the share, the plan, the batches ------------------------------
     const Context& cx;
     bool solo = true;
+    int parts_ = 1;          // solo workers running at once (claims from cx.flow when > 1)
     std::size_t limit_ = 0;  // this worker's share of the cap
     std::size_t ring_budget_ = long_tuning::ring_budget;
     CheckpointPlan plan;     // the options' plan, with smaller leaves beside other pairs (configure)

@@ -96,6 +96,7 @@ PairBytes pair_bytes(const LongEngineOptions& options, const CheckpointPlan& pla
         }
     }
     b.arena = std::min(want, limit - b.rest - extra_ring);
+    b.shrunk = b.arena < want;
     b.arena_first = b.arena;
     if (solo && tiles > 0) {
         const std::size_t first = rounded((m + n + 2) * sizeof(BoundaryCell)) +
@@ -105,6 +106,13 @@ PairBytes pair_bytes(const LongEngineOptions& options, const CheckpointPlan& pla
         if (first < b.arena) b.arena_first = first;
     }
     return b;
+}
+
+bool solo_pair_fits(const LongEngineOptions& options, std::size_t m, std::size_t n, std::size_t share) {
+    WorkerSetup w = worker_setup(options, true, share);
+    plan_solo_pair(options, m, n, w.plan, w.tile_batch);
+    if (share < others_bytes(m + n, w.ring_budget, w.leaf_batch, w.plan.leaf_cells) + floor_bytes(m + n)) return false;
+    return !pair_bytes(options, w.plan, w.tile_batch, w.leaf_batch, w.ring_budget, true, share, m, n).shrunk;
 }
 
 }  // namespace gpualign::gpu::long_plan

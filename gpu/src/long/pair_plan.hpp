@@ -63,6 +63,7 @@ struct PairBytes {
     std::size_t tile_ring_budget = 0;  ///< ring bytes of a tile-batch launch (>= the ring budget)
     std::size_t arena = 0;             ///< the arena's bytes in all
     std::size_t arena_first = 0;       ///< its first part: arena, or less when the rest may come later
+    bool shrunk = false;               ///< the share holds fewer checkpoints than the plan asks for
 };
 
 /// The arena holds the borders and every level's checkpoints (about
@@ -79,5 +80,10 @@ struct PairBytes {
 PairBytes pair_bytes(const LongEngineOptions& options, const CheckpointPlan& plan, std::size_t tile_batch,
                      std::size_t leaf_batch, std::size_t ring_budget, bool solo, std::size_t limit, std::size_t m,
                      std::size_t n);
+
+/// Whether a pair of m x n alone on the GPU (worker_setup with `solo`,
+/// plan_solo_pair) keeps its full checkpoint plan within a share of `share`
+/// bytes: pair_bytes neither throws nor shrinks its arena.
+bool solo_pair_fits(const LongEngineOptions& options, std::size_t m, std::size_t n, std::size_t share);
 
 }  // namespace gpualign::gpu::long_plan

@@ -240,11 +240,11 @@ void GpuWorkers::align_many_on_long_engine(std::size_t w, const Batch& b, const 
     }
     const gpu::LongEngineStats st = g.long_engine->last_stats();
     g.long_kernel_ms += st.total_ms;
-    spdlog::debug("{} pairs on the long-pair engine of device {}, {} at once and {} alone: {} passes, {:.3f} s of kernels "
+    spdlog::debug("{} pairs on the long-pair engine of device {}, {} at once and {} alone ({} of them at once): {} passes, {:.3f} s of kernels "
                   "(summed over streams), {:.3f} s wall (setup {:.1f} ms, tail {:.1f} ms; summed over workers: pairs "
                   "{:.1f} s, launches {:.1f} s, walks {:.1f} s, copies {:.1f} s, {} device allocations {:.1f} ms, {} "
                   "pinned {:.1f} ms; first pairs {:.1f} s, their kernels {:.1f} s), {:.1f} MB of device memory at most",
-                  ks.size(), g.device, st.workers, st.solo_pairs, st.passes, st.total_ms / 1000.0, st.wall_s, st.setup_ms,
+                  ks.size(), g.device, st.workers, st.solo_pairs, st.solo_workers, st.passes, st.total_ms / 1000.0, st.wall_s, st.setup_ms,
                   st.tail_ms, st.pairs_ms / 1e3, st.launches_ms / 1e3, st.walks_ms / 1e3, st.copies_ms / 1e3,
                   st.allocs, st.allocs_ms, st.pinned, st.pinned_ms, st.first_pairs_ms / 1e3,
                   st.first_kernels_ms / 1e3, st.peak_device_bytes / 1e6);

@@ -6,9 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "gpualign/gpu/long_engine.hpp"
+#include "long/flow_budget.hpp"
 #include "long/launch_geometry.hpp"
 #include "long/pair_plan.hpp"
 
@@ -194,9 +198,75 @@ TEST(LongPairPlan, PairBytes) {
     EXPECT_EQ(b.arena, 93029440u);
     EXPECT_EQ(b.arena_first, 93029440u);
     EXPECT_THROW(long_plan::pair_bytes(o, plan, 1, 48, 128 * MiB, false, 100 * MiB, 50000, 40000), std::length_error);
+    EXPECT_FALSE(b.shrunk);
+    plan.fan_out = 62;
+    EXPECT_FALSE(long_plan::pair_bytes(o, plan, 186, 128, 128 * MiB, true, 70 * GiB, 1000000, 1000000).shrunk);
+    // 1 GiB holds the rest and the floor, not every checkpoint row.
+    EXPECT_TRUE(long_plan::pair_bytes(o, plan, 186, 128, 128 * MiB, true, GiB, 1000000, 1000000).shrunk);
+}
+
+// Whether a pair alone keeps its full plan in a share (align_many's solo
+// pairs run together only in shares that hold every one's).
+TEST(LongPairPlan, SoloPairFits) {
+    const LongEngineOptions o;
+    EXPECT_TRUE(long_plan::solo_pair_fits(o, 1000000, 1000000, 70 * GiB));
+    EXPECT_FALSE(long_plan::solo_pair_fits(o, 1000000, 1000000, GiB));       // the arena shrinks
+    EXPECT_FALSE(long_plan::solo_pair_fits(o, 1000000, 1000000, 100 * MiB));  // not even rest + floor
+    EXPECT_TRUE(long_plan::solo_pair_fits(o, 200000, 190000, 4 * GiB));
+    // Monotone in the share.
+    bool fit = false;
+    for (std::size_t share = 64 * MiB; share <= 8 * GiB; share += 64 * MiB) {
+        const bool now = long_plan::solo_pair_fits(o, 200000, 190000, share);
+        EXPECT_TRUE(now || !fit) << share;
+        fit = now;
+    }
+    EXPECT_TRUE(fit);
 }
 #else
 TEST(LongLaunchGeometry, NeedsTheCudaBuild) { GTEST_SKIP() << "gpualign_gpu is the stub (no nvcc)"; }
 #endif
+
+// FlowBudget (header-only): claims never sum to more than the GPU, a claim
+// waits while less than its least share is free, and a FlowClaim gives back
+// what it holds.
+TEST(LongFlowBudget, ClaimsShareTheResidentBlocks) {
+    long_detail::FlowBudget budget;
+    // 528 co-resident blocks, 4 pairs together: the least share is 66.
+    EXPECT_EQ(budget.claim(245, 528, 4), 245);
+    EXPECT_EQ(budget.claim(176, 528, 4), 176);
+    EXPECT_EQ(budget.claim(128, 528, 4), 107);  // what is left, more than 66
+    std::atomic<int> got{-1};
+    std::thread waiter([&] { got = budget.claim(98, 528, 4); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(got.load(), -1);  // nothing free
+    budget.release(176, 528);
+    waiter.join();
+    EXPECT_EQ(got.load(), 98);
+    // 78 of 528 free, 19.5 of a variant of which 132 fit: a claim of 60 of
+    // those gets 19 (its least share with 8 pairs together is 8).
+    EXPECT_EQ(budget.claim(60, 132, 8), 19);
+    budget.release(19, 132);
+    budget.release(245, 528);
+    budget.release(107, 528);
+    budget.release(98, 528);
+    EXPECT_EQ(budget.claim(600, 528, 1), 528);  // everything back, and no more
+    budget.release(528, 528);
+}
+
+TEST(LongFlowBudget, ClaimGivesBackWhatItHolds) {
+    long_detail::FlowBudget budget;
+    {
+        long_detail::FlowClaim c(&budget, budget.claim(100, 100, 1), 100);
+        EXPECT_EQ(c.blocks, 100);
+        c.keep(30);
+        EXPECT_EQ(c.blocks, 30);
+        EXPECT_EQ(budget.claim(70, 100, 1), 70);  // the 70 given back
+        budget.release(70, 100);
+        long_detail::FlowClaim moved = std::move(c);
+        EXPECT_EQ(c.blocks, 0);
+        EXPECT_EQ(moved.blocks, 30);
+    }
+    EXPECT_EQ(budget.claim(100, 100, 1), 100);  // all back after the scope
+}
 
 }  // namespace

@@ -55,6 +55,14 @@ struct LongEngineOptions {
     /// worker's leaves. For benchmarks and tests (UINT64_MAX: every pair
     /// that fits a worker's rings is shared).
     std::uint64_t solo_min_cells = 0;
+    /// align_many: how many of the pairs it runs alone (solo_min_cells) run
+    /// at once (>= 0), each with an equal share of the memory cap, 0 = the
+    /// tuning table's long_tuning::solo_workers, fewer when a share cannot
+    /// hold a pair's full checkpoint plan; 1 = one after another. Pairs of
+    /// more than 6,144 rows per SM (long_tuning::rows_per_lane) always run
+    /// one after another, last. Results are the same bytes either way. For
+    /// benchmarks and tests.
+    int solo_workers = 0;
     /// Rows per lane of the region launches without direction bytes (the
     /// forward pass and the tiles above the leaves): 0 = the tuning table's
     /// choice by region size (long_tuning::rows_per_lane), 4, 16 or 32 =
@@ -146,6 +154,9 @@ struct LongEngineStats {
     /// align_many only: the pairs it ran alone over the whole GPU
     /// (LongEngineOptions::solo_min_cells, or too wide for a worker's rings).
     std::size_t solo_pairs = 0;
+    /// align_many only: how many of its solo pairs ran at once (1: one
+    /// after another; LongEngineOptions::solo_workers).
+    int solo_workers = 1;
 
     /// Adds the fields of `o` that are sums over pairs: forward_cells,
     /// total_cells, passes, allocs, pinned and the times forward_ms,
@@ -154,7 +165,7 @@ struct LongEngineStats {
     /// sum: wall_s (one call's wall time), peak_device_bytes (a maximum:
     /// align_many sums each worker's largest), setup_ms and tail_ms (one
     /// call's), first_pairs_ms and first_kernels_ms (one pair per worker),
-    /// workers and solo_pairs.
+    /// workers, solo_pairs and solo_workers.
     LongEngineStats& operator+=(const LongEngineStats& o) noexcept {
         forward_cells += o.forward_cells;
         total_cells += o.total_cells;
