@@ -34,6 +34,7 @@ struct Options {
     int workers = 0;
     std::uint64_t solo_min_cells = 0;
     int solo_workers = 0;              // LongEngineOptions::solo_workers (0 = the tuning table)
+    double solo_flow_share = 0;        // LongEngineOptions::solo_flow_share (0 = the tuning table)
     bool solo_sum = true;
     double peer_timeout_s = 30;
     bool peer = true;

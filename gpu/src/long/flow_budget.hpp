@@ -29,6 +29,15 @@ namespace gpualign::gpu::long_detail {
 /// the fractions are exact. Thread-safe.
 class FlowBudget {
 public:
+    /// Sets the part of the GPU the claims may hold together (0 < share <=
+    /// 1; a share below 1 leaves SMs' issue slots to the ordinary launches
+    /// and keeps the claimed grids' wavefront steps short). Only while no
+    /// claim is held.
+    void reset(double share) {
+        std::lock_guard<std::mutex> lock(mu_);
+        free_ = static_cast<std::int64_t>(static_cast<double>(kWhole) * std::clamp(share, 1e-3, 1.0));
+    }
+
     /// Claims up to `want` (>= 1) blocks of a variant of which `resident`
     /// (>= 1) fit the GPU: returns at once when at least min(want,
     /// max(1, resident / (2 * parts))) are free, else waits for releases.

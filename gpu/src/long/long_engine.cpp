@@ -141,27 +141,30 @@ struct LongEngine::Impl {
         workers[0]->configure(true, share_of(1));
     }
 
-    /// Each of `k` workers' share of the cap.
-    std::size_t share_of(int k) const {
-        const std::size_t usable = cx.limit > cx.matrix_bytes ? cx.limit - cx.matrix_bytes : 0;
-        return usable / static_cast<std::size_t>(std::max(1, k));
-    }
+    /// The cap less the substitution matrix: what the workers share.
+    std::size_t usable() const { return cx.limit > cx.matrix_bytes ? cx.limit - cx.matrix_bytes : 0; }
 
-    /// How align_many runs `pairs`: how many workers, the pairs they share
-    /// (largest first), the pairs run alone afterwards `solo_workers` at a
-    /// time (`together`, largest first), and those run alone last, one after
-    /// another over the whole GPU (`solo`).
+    /// Each of `k` workers' share of `pool` bytes (default the usable cap).
+    std::size_t share_of(int k) const { return share_of(k, usable()); }
+    static std::size_t share_of(int k, std::size_t pool) { return pool / static_cast<std::size_t>(std::max(1, k)); }
+
+    /// How align_many runs `pairs`: the pairs that `workers` workers share
+    /// (largest first), the pairs run alone `solo_workers` at a time beside
+    /// them (`together`, largest first, in `together_pool` bytes of the cap),
+    /// and those run alone last, one after another over the whole GPU (`solo`).
     struct ManyPlan {
         int workers = 1;
         int solo_workers = 1;
+        std::size_t together_pool = 0;
         std::vector<std::size_t> shared, together, solo;  // indices into pairs
     };
 
-    /// Workers: as many as asked (default max_workers), as the cap holds for
-    /// the largest shared pair, and as there are shared pairs. A pair of at
-    /// least solo_min_cells cells, or whose rows do not fit a worker's rings
-    /// with min_worker_slots slots, runs alone afterwards. Configures the
-    /// workers (use_workers).
+    /// Workers: as many as asked (default max_workers), as their part of the
+    /// cap holds for the largest shared pair, and as there are shared pairs.
+    /// A pair of at least solo_min_cells cells, or whose rows do not fit a
+    /// worker's rings with min_worker_slots slots, runs alone. When several
+    /// of those may run together (plan_together), they take half the cap and
+    /// the shared pairs the other half. Configures the workers (use_workers).
     ManyPlan plan_many(std::span<const LongPair> pairs) {
         auto cells_of = [&](std::size_t k) { return pair_cells(pairs[k]); };
         const std::uint64_t solo_min =
@@ -176,8 +179,13 @@ struct LongEngine::Impl {
         const auto below_solo = static_cast<std::size_t>(
             std::count_if(order.begin(), order.end(), [&](std::size_t p) { return cells_of(p) < solo_min; }));
         k = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(k), below_solo));
+        std::vector<std::size_t> big;
+        for (const std::size_t p : order)
+            if (cells_of(p) >= solo_min) big.push_back(p);
+        const bool halves = below_solo > 1 && together_count(pairs, big) > 1;
+        const std::size_t shared_pool = halves ? usable() / 2 : usable();
         for (; k > 1; --k) {
-            use_workers(k);
+            use_workers(k, shared_pool);
             const Worker& w = *workers[0];
             plan.shared.clear();
             plan.solo.clear();
@@ -201,35 +209,47 @@ struct LongEngine::Impl {
             k = 1;
         }
         plan.workers = k;  // the loop left the workers configured for k (k > 1)
-        plan_together(pairs, plan);
+        plan_together(pairs, plan, plan.shared.empty() ? usable() : usable() - shared_pool);
         return plan;
     }
 
-    /// Moves the solo pairs that may run beside each other from plan.solo
-    /// to plan.together and sets plan.solo_workers: as many as the options
-    /// ask (default long_tuning::solo_workers), as there are such pairs, and
-    /// as the cap holds with each pair's full checkpoint plan in its share.
-    /// Such pairs take 16 rows a lane in their forward pass, so that every
-    /// flow-controlled launch among them is of one kernel variant
-    /// (FlowBudget); larger ones (32 rows a lane) fill the GPU alone.
-    void plan_together(std::span<const LongPair> pairs, ManyPlan& plan) const {
+    /// Of the pairs `ps`, how many may run beside each other: those whose
+    /// forward pass takes 16 rows a lane, so that every flow-controlled
+    /// launch among them is of one kernel variant (FlowBudget); larger ones
+    /// (32 rows a lane) fill the GPU alone. All of them when the options
+    /// force the rows a lane. 0 when the options ask for one at a time.
+    std::size_t together_count(std::span<const LongPair> pairs, const std::vector<std::size_t>& ps) const {
+        if (cx.options.solo_workers == 1) return 0;
+        return static_cast<std::size_t>(std::count_if(ps.begin(), ps.end(), [&](std::size_t p) {
+            return together_kind(pairs[p]);
+        }));
+    }
+    bool together_kind(const LongPair& p) const {
+        const auto rows = static_cast<std::int64_t>(p.query.size());
+        return cx.options.rows_per_lane != 0 || long_tuning::rows_per_lane(rows, cx.sms) == 16;
+    }
+
+    /// Moves the solo pairs that may run beside each other (together_kind)
+    /// from plan.solo to plan.together and sets plan.solo_workers: as many
+    /// as the options ask (default long_tuning::solo_workers), as there are
+    /// such pairs, and as `pool` bytes hold with each pair's full checkpoint
+    /// plan in its share. Fewer than two: every solo pair one after another.
+    void plan_together(std::span<const LongPair> pairs, ManyPlan& plan, std::size_t pool) const {
+        if (cx.options.solo_workers == 1) return;
         std::vector<std::size_t> together, alone;
-        for (const std::size_t p : plan.solo) {
-            const auto rows = static_cast<std::int64_t>(pairs[p].query.size());
-            const int R = cx.options.rows_per_lane ? cx.options.rows_per_lane : long_tuning::rows_per_lane(rows, cx.sms);
-            (R == 16 || cx.options.rows_per_lane ? together : alone).push_back(p);
-        }
+        for (const std::size_t p : plan.solo) (together_kind(pairs[p]) ? together : alone).push_back(p);
         int k = cx.options.solo_workers > 0 ? cx.options.solo_workers : long_tuning::solo_workers;
         k = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(k), together.size()));
         auto fits = [&](int parts) {
             return std::all_of(together.begin(), together.end(), [&](std::size_t p) {
                 return long_plan::solo_pair_fits(cx.options, pairs[p].query.size(), pairs[p].ref.size(),
-                                                 share_of(parts));
+                                                 share_of(parts, pool));
             });
         };
         while (k > 1 && !fits(k)) --k;
-        if (k <= 1) return;  // every solo pair one after another
+        if (k <= 1) return;
         plan.solo_workers = k;
+        plan.together_pool = pool;
         plan.together = std::move(together);
         plan.solo = std::move(alone);
     }
@@ -319,26 +339,24 @@ struct LongEngine::Impl {
         for (const std::size_t p : peaks) run.sum.peak_device_bytes += p;
     }
 
-    /// align_many's solo pairs that run beside each other (plan.together,
-    /// largest first) on plan.solo_workers solo workers, each with its own
-    /// thread and an equal share of the cap, taking the next pair when done
-    /// with one; their flow-controlled launches share the GPU's co-resident
-    /// blocks (FlowBudget). Reports progress every 100 ms while they run;
-    /// run.sum's peak_device_bytes becomes at least the workers' summed peaks.
-    void run_together(ManyRun& run, const ManyPlan& plan) {
-        const int k = plan.solo_workers;
-        while (static_cast<int>(workers.size()) < k) workers.push_back(std::make_unique<Worker>(cx));
-        for (int w = 0; w < static_cast<int>(workers.size()); ++w) {
-            if (w < k)
-                workers[w]->configure(true, share_of(k), k);
-            else
-                workers[w]->release_buffers();
-        }
-        std::atomic<std::size_t> next{0};
-        std::atomic<int> running{0};
-        std::vector<std::size_t> peaks(static_cast<std::size_t>(k), 0);
-        auto work = [&](int wi) {
-            Worker& w = *workers[static_cast<std::size_t>(wi)];
+    /// align_many's solo pairs that run beside the shared ones
+    /// (plan.together, largest first): workers plan.workers .. plan.workers +
+    /// plan.solo_workers - 1, configured alone with `parts` =
+    /// plan.solo_workers and equal shares of plan.together_pool, each on a
+    /// thread of its own taking the next pair when done with one. Their
+    /// flow-controlled launches share the GPU's co-resident blocks
+    /// (FlowBudget). Returns the threads (they join on destruction); each
+    /// decrements `running` when done and keeps its worker's largest
+    /// peak_device_bytes in `peaks`.
+    std::vector<std::jthread> start_together(ManyRun& run, const ManyPlan& plan, std::atomic<std::size_t>& next,
+                                             std::atomic<int>& running, std::vector<std::size_t>& peaks) {
+        const int k = plan.solo_workers, first = plan.shared.empty() ? 0 : plan.workers;
+        while (static_cast<int>(workers.size()) < first + k) workers.push_back(std::make_unique<Worker>(cx));
+        for (int w = first; w < first + k; ++w) workers[w]->configure(true, share_of(k, plan.together_pool), k);
+        flow.reset(cx.options.solo_flow_share > 0 ? cx.options.solo_flow_share : long_tuning::solo_flow_share);
+        peaks.assign(static_cast<std::size_t>(k), 0);
+        auto work = [&run, &plan, &next, &running, &peaks, this, first](int wi) {
+            Worker& w = *workers[static_cast<std::size_t>(first + wi)];
             for (std::size_t t; (t = next.fetch_add(1)) < plan.together.size();) {
                 const std::size_t p = plan.together[t];
                 run.align(w, p, {}, peaks[static_cast<std::size_t>(wi)]);
@@ -346,27 +364,19 @@ struct LongEngine::Impl {
             }
             --running;
         };
-        {
-            std::vector<std::jthread> threads;  // join on destruction, also when a later one fails to start
-            threads.reserve(static_cast<std::size_t>(k));
-            for (int wi = 0; wi < k; ++wi) {
-                ++running;
-                try {
-                    threads.emplace_back(work, wi);
-                } catch (...) {
-                    --running;
-                    if (threads.empty()) throw;
-                    break;  // the started workers take every pair
-                }
-            }
-            while (run.progress && running.load() > 0) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(100));
-                run.progress(run.cells_done.load(), run.all_cells);
+        std::vector<std::jthread> threads;
+        threads.reserve(static_cast<std::size_t>(k));
+        for (int wi = 0; wi < k; ++wi) {
+            ++running;
+            try {
+                threads.emplace_back(work, wi);
+            } catch (...) {
+                --running;
+                if (threads.empty()) throw;
+                break;  // the started workers take every pair
             }
         }
-        std::size_t peak = 0;
-        for (const std::size_t p : peaks) peak += p;
-        run.sum.peak_device_bytes = std::max(run.sum.peak_device_bytes, peak);
+        return threads;
     }
 
     /// align_many's pairs too wide for the workers' rings (plan.solo), one
@@ -387,13 +397,15 @@ struct LongEngine::Impl {
         run.sum.peak_device_bytes = std::max(run.sum.peak_device_bytes, peak);
     }
 
-    /// Workers 1..k-1 exist and every worker is configured for k at once
-    /// (k = 1: workers[0] alone, solo); the others' buffers are freed.
-    void use_workers(int k) {
+    /// Workers 1..k-1 exist and every worker is configured for k at once,
+    /// with an equal share of `pool` bytes (default the usable cap; k = 1:
+    /// workers[0] alone, solo); the others' buffers are freed.
+    void use_workers(int k) { use_workers(k, usable()); }
+    void use_workers(int k, std::size_t pool) {
         while (static_cast<int>(workers.size()) < k) workers.push_back(std::make_unique<Worker>(cx));
         for (int w = 0; w < static_cast<int>(workers.size()); ++w) {
             if (w < k)
-                workers[w]->configure(k == 1, share_of(k));
+                workers[w]->configure(k == 1, share_of(k, pool));
             else
                 workers[w]->release_buffers();
         }
@@ -410,6 +422,8 @@ LongEngine::LongEngine(const ScoringScheme& scheme, AlignMode mode, bool score_o
     if (options.max_blocks < 0) throw std::invalid_argument("LongEngineOptions::max_blocks must be >= 0");
     if (options.workers < 0) throw std::invalid_argument("LongEngineOptions::workers must be >= 0");
     if (options.solo_workers < 0) throw std::invalid_argument("LongEngineOptions::solo_workers must be >= 0");
+    if (!(options.solo_flow_share >= 0 && options.solo_flow_share <= 1))
+        throw std::invalid_argument("LongEngineOptions::solo_flow_share must be in [0, 1]");
     if (options.leaf_batch < 0) throw std::invalid_argument("LongEngineOptions::leaf_batch must be >= 0");
     if (options.rows_per_lane != 0 && options.rows_per_lane != 4 && options.rows_per_lane != 16 &&
         options.rows_per_lane != 32)
@@ -442,8 +456,22 @@ std::vector<AlignmentResult> LongEngine::align_many(std::span<const LongPair> pa
     GPUALIGN_CUDA(cudaSetDevice(im.cx.device), "long engine, device " + std::to_string(im.cx.device));
     const Impl::ManyPlan plan = im.plan_many(pairs);
     im.ready(pairs, plan);
-    if (!plan.shared.empty()) im.run_shared(run, plan, t0);
-    if (!plan.together.empty()) im.run_together(run, plan);
+    {
+        // The solo pairs that run together start first and beside the
+        // shared ones: they are the set's longest chains.
+        std::atomic<std::size_t> next{0};
+        std::atomic<int> running{0};
+        std::vector<std::size_t> peaks;
+        std::vector<std::jthread> together;
+        if (!plan.together.empty()) together = im.start_together(run, plan, next, running, peaks);
+        if (!plan.shared.empty()) im.run_shared(run, plan, t0);
+        while (run.progress && running.load() > 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            run.progress(run.cells_done.load(), run.all_cells);
+        }
+        together.clear();  // joins
+        run.sum.peak_device_bytes += std::accumulate(peaks.begin(), peaks.end(), std::size_t{0});
+    }
     if (!plan.solo.empty()) im.run_solo(run, plan);
     if (run.progress) run.progress(run.cells_done.load(), run.all_cells);
     run.sum.workers = plan.workers;

@@ -138,6 +138,14 @@ constexpr std::uint64_t solo_min_cells = std::uint64_t{1} << 32;
 /// after another, last. docs/long.md, "Sets of pairs", has the measurements.
 constexpr int solo_workers = 8;
 
+/// The part of the GPU's co-resident blocks that the flow-controlled
+/// launches of the solo pairs run together may hold at once (FlowBudget::
+/// reset, LongEngineOptions::solo_flow_share). The region kernel is bound
+/// by its SMs' issue slots: more blocks on an SM make every one of its
+/// wavefront steps longer, and the largest pair's chain of steps is the
+/// set's critical path.
+constexpr double solo_flow_share = 1.0;
+
 /// A pair goes to align_many's workers when its ref (a region's columns) fits
 /// rings of whole rows with at least this many slots in a worker's ring
 /// budget; wider pairs run alone over the whole GPU (flow-controlled rings).

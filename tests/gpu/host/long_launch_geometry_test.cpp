@@ -251,6 +251,10 @@ TEST(LongFlowBudget, ClaimsShareTheResidentBlocks) {
     budget.release(98, 528);
     EXPECT_EQ(budget.claim(600, 528, 1), 528);  // everything back, and no more
     budget.release(528, 528);
+    budget.reset(0.5);  // claims may hold half the GPU
+    EXPECT_EQ(budget.claim(600, 528, 1), 264);
+    budget.release(264, 528);
+    EXPECT_EQ(budget.claim(300, 528, 1), 264);  // still half
 }
 
 TEST(LongFlowBudget, ClaimGivesBackWhatItHolds) {

@@ -63,6 +63,11 @@ struct LongEngineOptions {
     /// one after another, last. Results are the same bytes either way. For
     /// benchmarks and tests.
     int solo_workers = 0;
+    /// align_many: the part of the GPU's co-resident thread blocks (0, 1])
+    /// that the flow-controlled launches of the solo pairs run together may
+    /// hold at once; 0 = the tuning table's long_tuning::solo_flow_share.
+    /// For benchmarks.
+    double solo_flow_share = 0;
     /// Rows per lane of the region launches without direction bytes (the
     /// forward pass and the tiles above the leaves): 0 = the tuning table's
     /// choice by region size (long_tuning::rows_per_lane), 4, 16 or 32 =
