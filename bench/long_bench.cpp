@@ -115,6 +115,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
                  "  --solo-min-cells X   LongEngineOptions::solo_min_cells (0 = tuning table; inf = none alone)\n"
                  "  --solo-workers N     LongEngineOptions::solo_workers (0 = tuning table; 1 = one after another)\n"
                  "  --solo-flow-share X  LongEngineOptions::solo_flow_share (0 = tuning table)\n"
+                 "  --no-solo-priorities LongEngineOptions::solo_priorities = false\n"
                  "  --no-solo-sum        do not also run a set's pairs one by one\n"
                  "  --gpu-memory BYTES   device memory cap of each LongEngine (default 90%% of the free memory\n"
                  "                       divided among the engines of the run)\n"
@@ -177,6 +178,7 @@ Options parse(int argc, char** argv) {
                 o.solo_min_cells = v == "inf" ? UINT64_MAX : static_cast<std::uint64_t>(std::stod(v));
             } else if (a == "--solo-workers") o.solo_workers = std::max(0, std::stoi(need(i)));
             else if (a == "--solo-flow-share") o.solo_flow_share = std::stod(need(i));
+            else if (a == "--no-solo-priorities") o.solo_priorities = false;
             else if (a == "--no-solo-sum") o.solo_sum = false;
             else if (a == "--peer-timeout-s") o.peer_timeout_s = std::stod(need(i));
             else if (a == "--no-peer") o.peer = false;
@@ -425,6 +427,7 @@ int main(int argc, char** argv) {
             opt.solo_min_cells = o.solo_min_cells;
             opt.solo_workers = o.solo_workers;
             opt.solo_flow_share = o.solo_flow_share;
+            opt.solo_priorities = o.solo_priorities;
             opt.rows_per_lane = o.rows_per_lane;
             opt.leaf_batch = o.leaf_batch;
             opt.tile_batch = o.tile_batch;

@@ -35,6 +35,7 @@ struct Options {
     std::uint64_t solo_min_cells = 0;
     int solo_workers = 0;              // LongEngineOptions::solo_workers (0 = the tuning table)
     double solo_flow_share = 0;        // LongEngineOptions::solo_flow_share (0 = the tuning table)
+    bool solo_priorities = true;       // LongEngineOptions::solo_priorities
     bool solo_sum = true;
     double peer_timeout_s = 30;
     bool peer = true;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
@@ -113,6 +114,8 @@ struct LongEngine::Impl {
         cx.limit = cx.options.gpu_memory_limit ? cx.options.gpu_memory_limit : free_b / 10 * 9;
         cx.packed = detail::region_uses_packed_scores(cx.scheme.matrix.data(), cx.scheme.size);
         GPUALIGN_CUDA(cudaDeviceGetAttribute(&cx.sms, cudaDevAttrMultiProcessorCount, cx.device), "SM count");
+        GPUALIGN_CUDA(cudaDeviceGetStreamPriorityRange(&cx.least_priority, &cx.greatest_priority),
+                      "stream priorities");
         // The workers' buffers: a pool of this engine's own that keeps what
         // they free (up to the cap) for their next allocations.
         cudaMemPoolProps props{};
@@ -359,6 +362,13 @@ struct LongEngine::Impl {
             Worker& w = *workers[static_cast<std::size_t>(first + wi)];
             for (std::size_t t; (t = next.fetch_add(1)) < plan.together.size();) {
                 const std::size_t p = plan.together[t];
+                // Largest first, at the greatest priority; every solo pair
+                // above the shared pairs (the least).
+                if (cx.options.solo_priorities) {
+                    const int steps = std::max(1, std::abs(cx.least_priority - cx.greatest_priority));
+                    const int rank = static_cast<int>(std::min<std::size_t>(t, static_cast<std::size_t>(steps - 1)));
+                    w.set_priority(cx.greatest_priority + (cx.least_priority > cx.greatest_priority ? rank : -rank));
+                }
                 run.align(w, p, {}, peaks[static_cast<std::size_t>(wi)]);
                 run.cells_done += pair_cells(run.pairs[p]);
             }

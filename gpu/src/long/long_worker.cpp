@@ -20,7 +20,9 @@ using detail::ms_since;
 
 Worker::Worker(const Context& c) : cx(c) {
     GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
-    GPUALIGN_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "long engine stream");
+    GPUALIGN_CUDA(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, cx.least_priority),
+                  "long engine stream");
+    priority_ = cx.least_priority;
     mem_.pool = cx.pool;
     mem_.stream = stream;
     GPUALIGN_CUDA(cudaEventCreate(&ev_start), "long engine event");
@@ -42,6 +44,19 @@ Worker::~Worker() {
     if (stream) cudaStreamDestroy(stream);
 }
 
+void Worker::set_priority(int priority) {
+    if (priority == priority_) return;
+    settle_pass();
+    GPUALIGN_CUDA(cudaStreamSynchronize(stream), "long engine stream");
+    cudaStream_t s = nullptr;
+    GPUALIGN_CUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority), "long engine stream");
+    (void)cudaStreamDestroy(stream);
+    stream = s;
+    mem_.stream = s;
+    waiter.rebind(s);
+    priority_ = priority;
+}
+
 void Worker::release_buffers() {
     seqs.release(mem_);
     arena.release_buffers();
@@ -53,6 +68,7 @@ void Worker::configure(bool is_solo, std::size_t share, int parts) {
     if (share != limit_ || is_solo != solo) release_buffers();
     solo = is_solo;
     parts_ = is_solo ? std::max(1, parts) : 1;
+    if (parts_ == 1) set_priority(cx.least_priority);
     waiter.set_alone(is_solo);
     limit_ = share;
     const long_plan::WorkerSetup setup = long_plan::worker_setup(cx.options, is_solo, share);

@@ -54,6 +54,8 @@ struct Context {
     // [lane_rows_index(R)][mode][dirs], of the variants with this engine's `packed`
     int max_blocks[std::size(long_geometry::lane_rows)][detail::region_modes][2] = {};
     int max_warps = 0;              // warps of the largest grid of any variant
+    int least_priority = 0;         // the device's stream priorities (cudaDeviceGetStreamPriorityRange)
+    int greatest_priority = 0;
     int sms = 0;                    // the device's SMs (long_tuning::rows_per_lane)
     bool packed = false;            // scores as a packed int8 profile (DNA; detail::region_uses_packed_scores)
 };
@@ -79,6 +81,12 @@ public:
     /// (long_plan::worker_setup) and, alone, how many solo workers run at
     /// once (`parts` >= 1); frees buffers sized for another share.
     void configure(bool is_solo, std::size_t share, int parts = 1);
+    /// Gives this worker a stream of `priority` (between cx.least_priority
+    /// and cx.greatest_priority) once its stream's work is done: CUDA's
+    /// block scheduler places the pending blocks of higher-priority streams
+    /// first, so the largest pairs' launches (the set's critical path) start
+    /// first where SMs free up. No-op when it has that priority.
+    void set_priority(int priority);
     /// Frees every device buffer (the next pair allocates again).
     void release_buffers();
     /// Bytes outside the arena that a pair of m + n bases may need
@@ -179,6 +187,7 @@ private:
     std::size_t tile_ring_budget = 0;  // ring bytes of a tile-batch launch (>= ring_budget_), set per pair
     // ---- the stream and its pieces ---------------------------------------------
     cudaStream_t stream = nullptr;
+    int priority_ = 0;  // the stream's
     cudaEvent_t ev_start = nullptr, ev_stop = nullptr;
     StreamWaiter waiter;
     detail::DeviceMemory mem_;

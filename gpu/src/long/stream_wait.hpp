@@ -21,6 +21,9 @@ public:
     /// Waits on `stream` from now on; creates the blocking-sync event.
     /// @throws CudaError.
     void attach(cudaStream_t stream);
+    /// Waits on `stream` from now on, keeping the event (a worker's stream
+    /// replaced by one of another priority).
+    void rebind(cudaStream_t stream) { stream_ = stream; }
     /// Whether the worker is the only one running (LongEngine::align).
     void set_alone(bool alone) { alone_ = alone; }
 

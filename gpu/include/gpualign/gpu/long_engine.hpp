@@ -68,6 +68,11 @@ struct LongEngineOptions {
     /// hold at once; 0 = the tuning table's long_tuning::solo_flow_share.
     /// For benchmarks.
     double solo_flow_share = 0;
+    /// align_many: the solo pairs run together take streams of CUDA's
+    /// greater priorities, the largest pair the greatest, so that their
+    /// launches' blocks are placed before the shared pairs' where SMs free
+    /// up. For benchmarks (false: every stream at the least priority).
+    bool solo_priorities = true;
     /// Rows per lane of the region launches without direction bytes (the
     /// forward pass and the tiles above the leaves): 0 = the tuning table's
     /// choice by region size (long_tuning::rows_per_lane), 4, 16 or 32 =
