@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 namespace gpualign::gpu::long_detail {
 
@@ -36,6 +37,8 @@ public:
     void reset(double share) {
         std::lock_guard<std::mutex> lock(mu_);
         free_ = static_cast<std::int64_t>(static_cast<double>(kWhole) * std::clamp(share, 1e-3, 1.0));
+        served_.clear();
+        next_ = 0;
     }
 
     /// Claims up to `want` (>= 1) blocks of a variant of which `resident`
@@ -43,16 +46,37 @@ public:
     /// max(1, resident / (2 * parts))) are free, else waits for releases.
     /// `parts`: the solo pairs running together (a pair is never left with
     /// less than about half its equal share). Returns the blocks claimed.
-    int claim(int want, int resident, int parts) {
+    ///
+    /// `rank` >= 0: the claim of the forward pass of the pair of that rank
+    /// (largest first), which also waits until every lower rank has claimed
+    /// or passed (pass()): the largest pairs, the set's critical path, claim
+    /// first, whichever thread got its pair ready first. -1: no order.
+    int claim(int want, int resident, int parts, int rank = -1) {
         std::unique_lock<std::mutex> lock(mu_);
         const int least = std::min(want, std::max(1, resident / (2 * std::max(1, parts))));
         int got = 0;
         cv_.wait(lock, [&] {
+            if (rank >= 0 && next_ < static_cast<std::size_t>(rank)) return false;
             got = static_cast<int>(std::min<std::int64_t>(want, (free_ + kSlack) * resident / kWhole));
             return got >= least;
         });
         free_ -= cost(got, resident);
+        if (rank >= 0) serve(static_cast<std::size_t>(rank));
+        lock.unlock();
+        cv_.notify_all();
         return got;
+    }
+
+    /// The pair of `rank` makes no ordered claim (its forward pass needs no
+    /// flow control, it failed, or it has claimed already): higher ranks
+    /// need not wait for it.
+    void pass(int rank) {
+        if (rank < 0) return;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            serve(static_cast<std::size_t>(rank));
+        }
+        cv_.notify_all();
     }
 
     /// Gives back `blocks` claimed of a variant of which `resident` fit.
@@ -79,9 +103,18 @@ private:
         return (static_cast<std::int64_t>(blocks) * kWhole + resident / 2) / resident;
     }
 
+    /// Marks `rank` served and moves next_ past the served ranks.
+    void serve(std::size_t rank) {
+        if (served_.size() <= rank) served_.resize(rank + 1, false);
+        served_[rank] = true;
+        while (next_ < served_.size() && served_[next_]) ++next_;
+    }
+
     std::mutex mu_;
     std::condition_variable cv_;
     std::int64_t free_ = kWhole;
+    std::vector<bool> served_;  // by rank: claimed or passed
+    std::size_t next_ = 0;      // the lowest rank not served
 };
 
 /// Blocks claimed from a FlowBudget, given back when it is destroyed (the

@@ -369,7 +369,10 @@ struct LongEngine::Impl {
                     const int rank = static_cast<int>(std::min<std::size_t>(t, static_cast<std::size_t>(steps - 1)));
                     w.set_priority(cx.greatest_priority + (cx.least_priority > cx.greatest_priority ? rank : -rank));
                 }
+                w.set_rank(static_cast<int>(t));
                 run.align(w, p, {}, peaks[static_cast<std::size_t>(wi)]);
+                flow.pass(static_cast<int>(t));  // also when it failed before its forward pass
+                w.set_rank(-1);
                 run.cells_done += pair_cells(run.pairs[p]);
             }
             --running;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "../common/cuda_check.hpp"
 #include "pair_plan.hpp"
@@ -344,13 +345,16 @@ Worker::WindowedResult Worker::compute_region(const Region& reg, const RegionOut
     // (FlowBudget); with fewer than it wanted, its geometry is drawn again
     // for those (it may then need no flow control, and no claim).
     FlowClaim claim;
+    const int rank = first_pass ? std::exchange(rank_, -1) : -1;  // the forward pass claims in rank order
     if (geo.flow && parts_ > 1) {
-        claim = FlowClaim(cx.flow, cx.flow->claim(geo.blocks, resident, parts_), resident);
+        claim = FlowClaim(cx.flow, cx.flow->claim(geo.blocks, resident, parts_, rank), resident);
         if (claim.blocks < geo.blocks) {
             const int cap = cx.options.max_blocks > 0 ? std::min(cx.options.max_blocks, claim.blocks) : claim.blocks;
             geo = long_geometry::region_geometry(rows, cols, R, resident, warps_per_block, cap, ring_budget_, solo);
         }
         claim.keep(geo.flow ? geo.blocks : 0);
+    } else if (parts_ > 1) {
+        cx.flow->pass(rank);
     }
     const int stripes = geo.stripes;
     if (!solo && geo.slots < std::min(2, stripes))

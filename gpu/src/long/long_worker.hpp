@@ -87,6 +87,10 @@ public:
     /// first, so the largest pairs' launches (the set's critical path) start
     /// first where SMs free up. No-op when it has that priority.
     void set_priority(int priority);
+    /// The rank (largest first) of the next pair among the solo pairs run
+    /// together: its forward pass claims in rank order (FlowBudget::claim);
+    /// -1: none.
+    void set_rank(int rank) { rank_ = rank; }
     /// Frees every device buffer (the next pair allocates again).
     void release_buffers();
     /// Bytes outside the arena that a pair of m + n bases may need
@@ -179,6 +183,7 @@ private:
     const Context& cx;
     bool solo = true;
     int parts_ = 1;          // solo workers running at once (claims from cx.flow when > 1)
+    int rank_ = -1;          // of the pair among them (set_rank)
     std::size_t limit_ = 0;  // this worker's share of the cap
     std::size_t ring_budget_ = long_tuning::ring_budget;
     CheckpointPlan plan;     // the options' plan, with smaller leaves beside other pairs (configure)

@@ -257,6 +257,28 @@ TEST(LongFlowBudget, ClaimsShareTheResidentBlocks) {
     EXPECT_EQ(budget.claim(300, 528, 1), 264);  // still half
 }
 
+// Ranked claims (the forward passes of the solo pairs run together) are
+// served largest first: rank 1 waits for rank 0 to claim or pass, however
+// much is free.
+TEST(LongFlowBudget, RankedClaimsInOrder) {
+    long_detail::FlowBudget budget;
+    budget.reset(1.0);
+    std::atomic<int> got{-1};
+    std::thread second([&] { got = budget.claim(100, 528, 2, 1); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(got.load(), -1);  // rank 0 has not claimed
+    EXPECT_EQ(budget.claim(400, 528, 2, 0), 400);
+    second.join();
+    EXPECT_EQ(got.load(), 100);
+    // Rank 2 passes (no flow-controlled forward); rank 3 need not wait.
+    budget.pass(2);
+    EXPECT_EQ(budget.claim(28, 528, 2, 3), 28);
+    budget.release(528, 528);
+    // Unranked claims never wait for the order.
+    budget.reset(1.0);
+    EXPECT_EQ(budget.claim(10, 528, 2), 10);
+}
+
 TEST(LongFlowBudget, ClaimGivesBackWhatItHolds) {
     long_detail::FlowBudget budget;
     {
