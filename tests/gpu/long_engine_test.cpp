@@ -698,6 +698,37 @@ TEST(LongEngine, SoloPairsRunTogether) {
     }
 }
 
+// The solo pairs run together on an engine of the second GPU, called from
+// a new thread (whose current device is the first): every worker thread
+// works on its engine's device (their streams of greater priority included).
+TEST(LongEngine, SoloPairsRunTogetherOnTheSecondGpu) {
+    SKIP_WITHOUT_GPU();
+    if (gpu::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+    Generator gen(Alphabet::dna, 59);
+    const ScoringScheme s = scheme_for(Alphabet::dna, 0);
+    std::vector<Seq> q, r;
+    for (const std::size_t len : {9000, 6000, 7000, 800, 600}) {
+        q.push_back(gen.random(len));
+        r.push_back(gen.mutate(q.back(), 0.08));
+    }
+    for (AlignMode mode : {AlignMode::global, AlignMode::local}) {
+        std::vector<AlignmentResult> want;
+        for (std::size_t i = 0; i < q.size(); ++i) want.push_back(align_pair_long(q[i], r[i], s, mode, false));
+        gpu::LongEngineOptions opt;
+        opt.device = 1;
+        opt.workers = 2;
+        opt.solo_min_cells = 20000000;
+        opt.ring_bytes = std::size_t{1} << 20;
+        gpu::LongEngine engine(s, mode, false, opt);
+        std::vector<AlignmentResult> got;
+        std::thread([&] { got = engine.align_many(long_pairs(q, r)); }).join();  // a new thread: device 0 current
+        ASSERT_EQ(got.size(), q.size());
+        EXPECT_EQ(engine.last_stats().solo_workers, 3);
+        for (std::size_t i = 0; i < q.size(); ++i)
+            expect_same(got[i], want[i], q[i], r[i], s, std::string(to_string(mode)) + " pair " + std::to_string(i));
+    }
+}
+
 }  // namespace
 }  // namespace gpualign::test
 

@@ -48,6 +48,8 @@ Worker::~Worker() {
 void Worker::set_priority(int priority) {
     if (priority == priority_) return;
     settle_pass();
+    // This worker's device: the calling thread may have another current.
+    GPUALIGN_CUDA(cudaSetDevice(cx.device), "long engine, device " + std::to_string(cx.device));
     GPUALIGN_CUDA(cudaStreamSynchronize(stream), "long engine stream");
     cudaStream_t s = nullptr;
     GPUALIGN_CUDA(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority), "long engine stream");
