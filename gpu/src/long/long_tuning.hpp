@@ -118,13 +118,14 @@ constexpr std::size_t tile_ring_budget = std::size_t{2} << 30;
 /// hold back another's. 40 is where more workers stopped paying.
 constexpr int max_workers = 40;
 
-/// align_many runs a pair of at least this many cells alone over the whole
-/// GPU (largest first, after the shared pairs) rather than on a worker
-/// (LongEngineOptions::solo_min_cells): alone, a pair of 2^32 cells (about
-/// 65 kb a side) fills the GPU's SMs in its forward pass and takes the
-/// solo traceback's larger leaves and tile batches; on a worker beside
-/// smaller pairs it runs at a share's pace and the set waits for it at the
-/// end. docs/long.md, "Sets of pairs", has the measurements behind it.
+/// align_many runs a pair of at least this many cells on a solo worker
+/// (largest first; several at once beside the shared pairs: solo_workers)
+/// rather than on a shared worker (LongEngineOptions::solo_min_cells): a
+/// pair of 2^32 cells (about 65 kb a side) keeps hundreds of warps busy in
+/// its forward pass and takes the solo traceback's larger leaves and tile
+/// batches; on a shared worker beside smaller pairs it runs at a share's
+/// pace with a share's memory and the set waits for it at the end.
+/// docs/long.md, "Sets of pairs", has the measurements behind it.
 constexpr std::uint64_t solo_min_cells = std::uint64_t{1} << 32;
 
 /// Pairs that align_many runs alone (solo_min_cells) at once, each on a
@@ -143,7 +144,10 @@ constexpr int solo_workers = 8;
 /// reset, LongEngineOptions::solo_flow_share). The region kernel is bound
 /// by its SMs' issue slots: more blocks on an SM make every one of its
 /// wavefront steps longer, and the largest pair's chain of steps is the
-/// set's critical path.
+/// set's critical path. Half the GPU left the shared pairs' and the
+/// tracebacks' launches room but made the solo pairs wait for each other,
+/// and ran slower than the whole; three quarters measured as the whole
+/// within the runs' spread (docs/long.md).
 constexpr double solo_flow_share = 1.0;
 
 /// A pair goes to align_many's workers when its ref (a region's columns) fits

@@ -48,12 +48,13 @@ struct LongEngineOptions {
     /// (40), fewer when the memory cap cannot hold that many.
     int workers = 0;
     /// align_many: pairs of at least this many cells (query_len * ref_len)
-    /// run alone over the whole GPU as align() runs them, largest first,
-    /// after the pairs that the workers share; 0 = the tuning table's
-    /// long_tuning::solo_min_cells. Such a pair keeps every SM busy alone,
-    /// while beside other pairs its passes run at a worker's pace with a
-    /// worker's leaves. For benchmarks and tests (UINT64_MAX: every pair
-    /// that fits a worker's rings is shared).
+    /// run on solo workers as align() runs them (the solo plan: larger
+    /// leaves, tile batches, flow-controlled rings), largest first, several
+    /// at once beside the pairs that the shared workers take (solo_workers);
+    /// 0 = the tuning table's long_tuning::solo_min_cells. Such a pair keeps
+    /// hundreds of warps busy, while on a shared worker its passes run at a
+    /// share's pace with a share's leaves and memory. For benchmarks and
+    /// tests (UINT64_MAX: every pair that fits a worker's rings is shared).
     std::uint64_t solo_min_cells = 0;
     /// align_many: how many of the pairs it runs alone (solo_min_cells) run
     /// at once (>= 0), each with an equal share of the memory cap, 0 = the
