@@ -367,7 +367,15 @@ struct LongEngine::Impl {
                 if (cx.options.solo_priorities) {
                     const int steps = std::max(1, std::abs(cx.least_priority - cx.greatest_priority));
                     const int rank = static_cast<int>(std::min<std::size_t>(t, static_cast<std::size_t>(steps - 1)));
-                    w.set_priority(cx.greatest_priority + (cx.least_priority > cx.greatest_priority ? rank : -rank));
+                    try {
+                        w.set_priority(cx.greatest_priority +
+                                       (cx.least_priority > cx.greatest_priority ? rank : -rank));
+                    } catch (...) {  // the pair's error (a CUDA error of the worker's stream)
+                        run.failed[p] = std::current_exception();
+                        flow.pass(static_cast<int>(t));
+                        run.cells_done += pair_cells(run.pairs[p]);
+                        continue;
+                    }
                 }
                 w.set_rank(static_cast<int>(t));
                 run.align(w, p, {}, peaks[static_cast<std::size_t>(wi)]);
