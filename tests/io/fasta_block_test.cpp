@@ -97,6 +97,22 @@ TEST(FastaBlock, AcceptsWellFormedFastaAndMatchesSeqAn3) {
     }
 }
 
+// A line is first taken to be as wide as the one before it (fasta_block.cpp).
+// A guess that swallows a shorter line's newline, or the next record's
+// header, fails the encoding and the record's lines are found again: the
+// block is still accepted and read as SeqAn3 reads it.
+TEST(FastaBlock, LineWidthGuessesThatSwallowANewlineAreFoundAgain) {
+    for (const std::string text : {
+             std::string(">r1\nACGT\nAC\nA\n>r2\nACGTACGT\nACG\nA\n"),  // 4 then 2: "AC\nA" ends in a newline
+             std::string(">r1\nACGT\nA\n>r\nG\n"),                       // "A\n>r" swallows the next header
+             std::string(">r1\nACGT\nA\n;c\nGG\n>r3\nAAAA\nAA\n\nA\n"),  // a ';' header, an empty line
+             std::string(">r1\nAC\nA\n\nTT\nG"),                            // no LF at the end
+         }) {
+        EXPECT_TRUE(check(text, Alphabet::dna)) << text;
+        EXPECT_TRUE(check(text, Alphabet::protein)) << text;
+    }
+}
+
 // Every case outside well-formed FASTA is declined (SeqAn3 reads it, with its
 // own rules or its error); none is read differently.
 TEST(FastaBlock, DeclinesWhatSeqAn3ReadsDifferentlyOrRejects) {

@@ -109,5 +109,52 @@ TEST(RecordBlock, AppendEncodedRejectsABadLetterAndAppendsNothing) {
     EXPECT_EQ(b[0].sequence, "ACGT");
 }
 
+// A record given as lines (append_encoded_pieces) equals the record of its
+// joined letters (append_encoded); a bad letter in any line gives its
+// position in the joined letters and appends nothing.
+TEST(RecordBlock, AppendEncodedPiecesEqualsAppendEncodedOfTheJoinedLetters) {
+    const std::vector<std::string_view> lines = {"ACGTN", "acg", "", "RYK", std::string_view("T")};
+    RecordBlock pieces, joined;
+    ASSERT_EQ(pieces.append_encoded("r1", "desc", "ACGT", "", Alphabet::dna), std::nullopt);
+    ASSERT_EQ(joined.append_encoded("r1", "desc", "ACGT", "", Alphabet::dna), std::nullopt);
+    EXPECT_EQ(pieces.append_encoded_pieces("r2", "two words", lines, Alphabet::dna), std::nullopt);
+    EXPECT_EQ(joined.append_encoded("r2", "two words", "ACGTNacgRYKT", "", Alphabet::dna), std::nullopt);
+    ASSERT_EQ(pieces.size(), 2u);
+    EXPECT_EQ(pieces.bases(), joined.bases());
+    for (std::size_t k = 0; k < 2; ++k) {
+        const RecordView a = pieces[k], b = joined[k];
+        EXPECT_EQ(a.name, b.name);
+        EXPECT_EQ(a.description, b.description);
+        EXPECT_EQ(a.sequence, b.sequence);
+        EXPECT_EQ(std::vector<std::uint8_t>(a.codes.begin(), a.codes.end()),
+                  std::vector<std::uint8_t>(b.codes.begin(), b.codes.end()));
+    }
+    const std::vector<std::string_view> bad = {"ACGT", "AC-G", "TT"};
+    EXPECT_EQ(pieces.append_encoded_pieces("r3", "", bad, Alphabet::dna), 6u);
+    const std::vector<std::string_view> swallowed = {"ACGT", "AC\nA"};  // a line end inside a line
+    EXPECT_EQ(pieces.append_encoded_pieces("r3", "", swallowed, Alphabet::dna), 6u);
+    ASSERT_EQ(pieces.size(), 2u);
+    EXPECT_EQ(pieces.bases(), joined.bases());
+    EXPECT_EQ(pieces[1].sequence, "ACGTNacgRYKT");
+    ASSERT_EQ(pieces.append_encoded_pieces("r4", "", lines, Alphabet::protein), std::nullopt);
+    EXPECT_EQ(pieces[2].sequence, "ACGTNacgRYKT");
+    EXPECT_EQ(pieces[2].name, "r4");
+}
+
+// Freed huge regions are handed out again for a request of the same
+// rounded size (allocate_huge's cache).
+TEST(RecordBlock, FreedHugeRegionsAreReused) {
+    (void)detail::release_huge_cache();  // room for one, whatever the tests before it left
+    const std::size_t bytes = 3 * detail::huge_page_bytes + 12345;
+    void* p = detail::allocate_huge(bytes);
+    static_cast<char*>(p)[bytes - 1] = 1;
+    detail::free_huge(p, bytes);
+    void* q = detail::allocate_huge(4 * detail::huge_page_bytes);  // the same 4 huge pages
+    EXPECT_EQ(q, p);
+    detail::free_huge(q, 4 * detail::huge_page_bytes);
+    EXPECT_EQ(detail::release_huge_cache(), 4 * detail::huge_page_bytes);
+    EXPECT_EQ(detail::release_huge_cache(), 0u);
+}
+
 }  // namespace
 }  // namespace gpualign

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace gpualign::detail {
 namespace {
@@ -32,7 +33,7 @@ std::pair<std::string_view, std::string_view> split_header(std::string_view head
 }
 
 bool parse_fasta_block(std::string_view text, Alphabet alphabet, DnaCodes codes, RecordBlock& block) {
-    thread_local std::string joined;  // the letters of a record written on several lines
+    thread_local std::vector<std::string_view> lines;  // the letters of a record written on several lines
     // The records of `text` never hold more characters or letters than it
     // has: reserving that once (for an empty block, the case of the block
     // reader) keeps the arrays from growing by copies.
@@ -49,27 +50,39 @@ bool parse_fasta_block(std::string_view text, Alphabet alphabet, DnaCodes codes,
         const auto [name, description] = split_header(text.substr(h, header_end - h));
         if (name.empty()) return false;
 
-        // Sequence lines, up to the next line that starts a record.
+        // Sequence lines, up to the next line that starts a record. A record's
+        // lines mostly share one width, so a line is first taken to be as
+        // long as the one before it when a newline ends it there (one byte
+        // read instead of a scan). A guess that swallowed a shorter line's
+        // newline (or the next header's '>') holds a byte outside the
+        // alphabet and fails the encoding; the record's lines are then
+        // found again, scanning each.
         std::size_t line = header_end + 1;
-        std::string_view letters;
-        bool several = false;
-        while (line < text.size() && !starts_record(text, line)) {
-            const std::size_t end = line_end(text, line);
-            const std::string_view piece = text.substr(line, end - line);
-            if (letters.empty() && !several) {
-                letters = piece;
-            } else {
-                if (!several) joined.assign(letters);
-                several = true;
-                joined.append(piece);
+        auto collect = [&](bool guess) {
+            lines.clear();
+            std::size_t at = header_end + 1, width = 0, letters = 0;  // width: of the line before, 0 = none
+            while (at < text.size() && !starts_record(text, at)) {
+                const std::size_t end = guess && width && at + width < text.size() && text[at + width] == '\n'
+                                            ? at + width
+                                            : line_end(text, at);
+                width = end - at;
+                lines.push_back(text.substr(at, width));
+                letters += width;
+                at = end + 1;
             }
-            line = end + 1;
-        }
-        if (several) letters = joined;
-        if (letters.empty()) return false;  // SequenceReader reads it (a zero-length record)
+            line = at;
+            return letters;
+        };
+        if (collect(true) == 0) return false;  // SequenceReader reads it (a zero-length record)
         // A byte outside the alphabet (a blank it would drop, a digit, a
         // '>' or ';' inside a line, a letter it rejects) fails the encoding.
-        if (block.append_encoded(name, description, letters, {}, alphabet, codes)) return false;
+        auto append = [&] {
+            return lines.size() == 1 ? block.append_encoded(name, description, lines[0], {}, alphabet, codes)
+                                     : block.append_encoded_pieces(name, description, lines, alphabet, codes);
+        };
+        if (append()) {
+            if (lines.size() == 1 || collect(false) == 0 || append()) return false;
+        }
         p = line;
     }
     return true;

@@ -2,8 +2,10 @@
 //
 // The block reader (parallel_reader.cpp) cuts a FASTA file into blocks of
 // whole records and parses each on its own thread. parse_fasta_block reads a
-// block with memchr over its lines and table look-ups, encoding straight
-// into the RecordBlock, and gives the very records SequenceReader's parser
+// block line by line (memchr, or one byte read where a line is as wide as the
+// one before it) and encodes by table look-ups straight into the
+// RecordBlock (a record's lines written there without a joined copy), and
+// gives the very records SequenceReader's parser
 // gives (the reference reader, text_records.hpp) for every block it accepts.
 // It accepts the well-formed common case only; on anything else (a blank or
 // a digit or another byte outside the alphabet inside a sequence, an empty

@@ -5,8 +5,11 @@
 
 #include <cstdlib>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "gpualign/model/strand.hpp"
 
@@ -14,10 +17,38 @@ namespace gpualign {
 
 namespace detail {
 
+namespace {
+/// Freed huge regions kept for reuse (allocate_huge), by rounded size.
+struct HugeCache {
+    std::mutex mu;
+    std::vector<std::pair<void*, std::size_t>> regions;
+    std::size_t bytes = 0;
+};
+/// Never destroyed: blocks held by static objects may be freed during the
+/// process's exit, after any static cache would be gone.
+HugeCache& huge_cache() {
+    static HugeCache* cache = new HugeCache;
+    return *cache;
+}
+std::size_t huge_size(std::size_t bytes) { return bytes == 0 ? huge_page_bytes : whole_huge_pages(bytes); }
+}  // namespace
+
 void* allocate_huge(std::size_t bytes) {
     if (bytes > std::numeric_limits<std::size_t>::max() - huge_page_bytes) throw std::bad_alloc();
-    const std::size_t rounded = whole_huge_pages(bytes);
-    void* p = std::aligned_alloc(huge_page_bytes, rounded == 0 ? huge_page_bytes : rounded);
+    const std::size_t rounded = huge_size(bytes);
+    {
+        HugeCache& c = huge_cache();
+        std::lock_guard<std::mutex> lock(c.mu);
+        for (std::size_t k = c.regions.size(); k-- > 0;) {
+            if (c.regions[k].second != rounded) continue;
+            void* p = c.regions[k].first;
+            c.regions[k] = c.regions.back();
+            c.regions.pop_back();
+            c.bytes -= rounded;
+            return p;
+        }
+    }
+    void* p = std::aligned_alloc(huge_page_bytes, rounded);
     if (!p) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
     ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without huge pages the memory works as it is
@@ -25,7 +56,31 @@ void* allocate_huge(std::size_t bytes) {
     return p;
 }
 
-void free_huge(void* p) noexcept { std::free(p); }
+std::size_t release_huge_cache() noexcept {
+    HugeCache& c = huge_cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    for (const auto& r : c.regions) std::free(r.first);
+    c.regions.clear();
+    return std::exchange(c.bytes, 0);
+}
+
+void free_huge(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    const std::size_t rounded = huge_size(bytes);
+    HugeCache& c = huge_cache();
+    {
+        std::lock_guard<std::mutex> lock(c.mu);
+        if (c.bytes + rounded <= huge_cache_bytes) {
+            try {
+                c.regions.emplace_back(p, rounded);
+                c.bytes += rounded;
+                return;
+            } catch (...) {  // no room to note it: free it
+            }
+        }
+    }
+    std::free(p);
+}
 
 }  // namespace detail
 
@@ -78,8 +133,8 @@ RecordView RecordBlock::operator[](std::size_t k) const noexcept {
     return v;
 }
 
-RecordBlock::Entry RecordBlock::entry_for(std::string_view name, std::string_view description, std::string_view sequence,
-                                          std::string_view quality) const {
+RecordBlock::Entry RecordBlock::entry_for(std::string_view name, std::string_view description,
+                                          std::size_t sequence_len, std::size_t quality_len) const {
     constexpr std::size_t max32 = std::numeric_limits<std::uint32_t>::max();
     if (name.size() > max32 || description.size() > max32)
         throw std::length_error("RecordBlock::append: a header longer than 4 GiB");
@@ -87,10 +142,15 @@ RecordBlock::Entry RecordBlock::entry_for(std::string_view name, std::string_vie
     e.text = text_.size();
     e.name_len = static_cast<std::uint32_t>(name.size());
     e.description_len = static_cast<std::uint32_t>(description.size());
-    e.sequence_len = sequence.size();
-    e.quality_len = quality.size();
+    e.sequence_len = sequence_len;
+    e.quality_len = quality_len;
     e.codes = codes_.size();
     return e;
+}
+
+RecordBlock::Entry RecordBlock::entry_for(std::string_view name, std::string_view description, std::string_view sequence,
+                                          std::string_view quality) const {
+    return entry_for(name, description, sequence.size(), quality.size());
 }
 
 void RecordBlock::append(const SequenceRecord& r) {
@@ -110,6 +170,26 @@ std::optional<std::size_t> RecordBlock::append_encoded(std::string_view name, st
         return bad;
     }
     text_.append(name).append(description).append(sequence).append(quality);
+    entries_.push_back(e);
+    return std::nullopt;
+}
+
+std::optional<std::size_t> RecordBlock::append_encoded_pieces(std::string_view name, std::string_view description,
+                                                              std::span<const std::string_view> pieces,
+                                                              Alphabet alphabet, DnaCodes codes) {
+    std::size_t letters = 0;
+    for (const std::string_view p : pieces) letters += p.size();
+    const Entry e = entry_for(name, description, letters, 0);
+    text_.append(name).append(description);
+    const std::size_t at = text_.size();
+    for (const std::string_view p : pieces) text_.append(p);
+    codes_.resize(e.codes + letters);
+    if (const auto bad = encode_sequence(alphabet, std::string_view(text_.data() + at, letters),
+                                         codes_.data() + e.codes, codes)) {
+        codes_.resize(e.codes);
+        text_.resize(e.text);
+        return bad;
+    }
     entries_.push_back(e);
     return std::nullopt;
 }

@@ -35,11 +35,20 @@ constexpr std::size_t whole_huge_pages(std::size_t bytes) noexcept {
 /// MADV_HUGEPAGE, Linux; elsewhere plain aligned memory). The first write
 /// then faults once per 2 MiB instead of once per 4 KiB page; a fault can
 /// cost microseconds in a virtual machine, more than parsing the page
-/// (docs/benchmarks.md, "FASTA reader"). Contents uninitialised.
+/// (docs/benchmarks.md, "FASTA reader"). Freed regions of up to
+/// huge_cache_bytes in all are kept (free_huge) and handed out again for a
+/// request of the same rounded size: a fresh region's pages are zeroed by
+/// the kernel at their first write, which cost a parse of a page-cached file
+/// about a fifth of its time. Thread-safe. Contents uninitialised.
 /// @throws std::bad_alloc.
 void* allocate_huge(std::size_t bytes);
-/// Frees memory from allocate_huge (any `bytes` it was given).
-void free_huge(void* p) noexcept;
+/// Frees memory from allocate_huge given `bytes` (the same as allocated),
+/// or keeps it for the next request of its size while the cache has room.
+void free_huge(void* p, std::size_t bytes) noexcept;
+/// Most bytes of freed huge regions kept for reuse (allocate_huge).
+inline constexpr std::size_t huge_cache_bytes = std::size_t{128} << 20;
+/// Frees the regions that free_huge kept; returns their bytes. Thread-safe.
+std::size_t release_huge_cache() noexcept;
 
 /// The allocator of RecordBlock's letter arrays: allocations of at least
 /// huge_min bytes come from allocate_huge, smaller ones from operator new;
@@ -62,7 +71,7 @@ struct BlockAllocator {
     }
     void deallocate(T* p, std::size_t n) noexcept {
         if (n * sizeof(T) >= huge_min)
-            free_huge(p);
+            free_huge(p, n * sizeof(T));
         else
             ::operator delete(p);
     }
@@ -140,6 +149,15 @@ public:
     std::optional<std::size_t> append_encoded(std::string_view name, std::string_view description,
                                               std::string_view sequence, std::string_view quality, Alphabet alphabet,
                                               DnaCodes codes = DnaCodes::dna5);
+    /// As append_encoded (no quality), with the letters given as consecutive
+    /// `pieces` (the lines of a FASTA record written on several lines):
+    /// written straight into the block and encoded there, without a joined
+    /// copy of their own. When a letter is not in the alphabet nothing is
+    /// appended and its 0-based position in the joined letters is returned.
+    /// @throws std::length_error (a header over 4 GiB), std::bad_alloc.
+    std::optional<std::size_t> append_encoded_pieces(std::string_view name, std::string_view description,
+                                                     std::span<const std::string_view> pieces, Alphabet alphabet,
+                                                     DnaCodes codes = DnaCodes::dna5);
     /// Copies record k into `out`, reusing its buffers. @throws std::bad_alloc.
     void copy_to(std::size_t k, SequenceRecord& out) const;
     /// Removes every record; keeps the capacity.
@@ -163,6 +181,8 @@ private:
         std::size_t codes = 0;       ///< offset in codes_
     };
     /// The entry of a record appended now. @throws std::length_error.
+    Entry entry_for(std::string_view name, std::string_view description, std::size_t sequence_len,
+                    std::size_t quality_len) const;
     Entry entry_for(std::string_view name, std::string_view description, std::string_view sequence,
                     std::string_view quality) const;
     std::basic_string<char, std::char_traits<char>, detail::BlockAllocator<char>> text_;
