@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <initializer_list>
 #include <iterator>
 #include <span>
 #include <string>
@@ -735,6 +736,17 @@ TEST(LongEngine, SoloPairsRunTogetherOnTheSecondGpu) {
 namespace gpualign::test {
 namespace {
 
+/// DNA pairs for the sanitizer tests: random queries of `lengths` (seeded)
+/// and their mutants at 10%, appended to q and r.
+void mutant_pairs(std::uint64_t seed, std::initializer_list<std::size_t> lengths, std::vector<Seq>& q,
+                  std::vector<Seq>& r) {
+    Generator gen(Alphabet::dna, seed);
+    for (const std::size_t len : lengths) {
+        q.push_back(gen.random(len));
+        r.push_back(gen.mutate(q.back(), 0.1));
+    }
+}
+
 // align_many with two concurrent workers (ordinary launches on two streams,
 // reused ring slots), small enough for compute-sanitizer memcheck. Not run
 // under racecheck: there (kernels ~75x slower, 2026-11-23) a two-worker run
@@ -769,13 +781,9 @@ TEST(LongEngineSanitizer, AlignManyWorkers) {
 // the reference in every mode.
 TEST(LongEngineSanitizer, SetsRunTheirLargestPairsAlone) {
     SKIP_WITHOUT_GPU();
-    Generator gen(Alphabet::dna, 29);
     const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
     std::vector<Seq> q, r;
-    for (const std::size_t len : {2000, 300, 1500, 700, 500, 900}) {
-        q.push_back(gen.random(len));
-        r.push_back(gen.mutate(q.back(), 0.1));
-    }
+    mutant_pairs(29, {2000, 300, 1500, 700, 500, 900}, q, r);
     for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
         const auto want = reference(q, r, s, mode, false);
         gpu::LongEngineOptions opt;
@@ -796,13 +804,9 @@ TEST(LongEngineSanitizer, SetsRunTheirLargestPairsAlone) {
 // the FlowBudget, small enough for memcheck.
 TEST(LongEngineSanitizer, SoloPairsRunTogether) {
     SKIP_WITHOUT_GPU();
-    Generator gen(Alphabet::dna, 31);
     const ScoringScheme s = make_dna_scheme(2, 3, 5, 2, -3);
     std::vector<Seq> q, r;
-    for (const std::size_t len : {5000, 4500, 4200}) {
-        q.push_back(gen.random(len));
-        r.push_back(gen.mutate(q.back(), 0.1));
-    }
+    mutant_pairs(31, {5000, 4500, 4200}, q, r);
     for (AlignMode mode : {AlignMode::local, AlignMode::global, AlignMode::semi_global}) {
         const auto want = reference(q, r, s, mode, false);
         gpu::LongEngineOptions opt;

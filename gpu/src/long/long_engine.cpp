@@ -79,6 +79,27 @@ struct ManyRun {
     }
 };
 
+/// Starts work(0) .. work(count - 1) on threads of their own, each counted
+/// in `running` (the work decrements it when done). When a thread after the
+/// first fails to start, the started ones take every pair; when the first
+/// fails, its exception is rethrown. The threads join on destruction.
+template <typename Work>
+std::vector<std::jthread> start_threads(int count, const Work& work, std::atomic<int>& running) {
+    std::vector<std::jthread> threads;
+    threads.reserve(static_cast<std::size_t>(std::max(0, count)));
+    for (int wi = 0; wi < count; ++wi) {
+        ++running;
+        try {
+            threads.emplace_back(work, wi);
+        } catch (...) {
+            --running;
+            if (threads.empty()) throw;
+            break;
+        }
+    }
+    return threads;
+}
+
 }  // namespace
 
 struct LongEngine::Impl {
@@ -317,19 +338,7 @@ struct LongEngine::Impl {
             --running;
         };
         {
-            // jthreads join on destruction, also when a later one fails to start.
-            std::vector<std::jthread> threads;
-            threads.reserve(static_cast<std::size_t>(plan.workers));
-            for (int wi = 0; wi < plan.workers; ++wi) {
-                ++running;
-                try {
-                    threads.emplace_back(work, wi);
-                } catch (...) {
-                    --running;
-                    if (threads.empty()) throw;
-                    break;  // the started workers take every pair
-                }
-            }
+            const std::vector<std::jthread> threads = start_threads(plan.workers, work, running);
             run.sum.setup_ms = ms_since(t0);
             while (run.progress && running.load() > 0) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -385,19 +394,7 @@ struct LongEngine::Impl {
             }
             --running;
         };
-        std::vector<std::jthread> threads;
-        threads.reserve(static_cast<std::size_t>(k));
-        for (int wi = 0; wi < k; ++wi) {
-            ++running;
-            try {
-                threads.emplace_back(work, wi);
-            } catch (...) {
-                --running;
-                if (threads.empty()) throw;
-                break;  // the started workers take every pair
-            }
-        }
-        return threads;
+        return start_threads(k, work, running);
     }
 
     /// align_many's pairs too wide for the workers' rings (plan.solo), one
