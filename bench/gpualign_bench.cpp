@@ -19,6 +19,8 @@
 // --kernels both, the warp-per-pair kernel alone beside it.
 // --no-reverse-bound: the inter-pair kernel's reverse pass computes every
 // cell (BatchEngineOptions::pair_reverse_bound = false; kernel "pair-nb").
+// --no-row-bound: the reverse pass without the forward pass's row bound
+// (BatchEngineOptions::pair_row_bound = false; kernel "pair-nr").
 //
 // Kernel GCUPS: a BatchEngine with one stream, so that the CUDA events around
 // each batch's kernels (BatchEngine::last_kernel_ms) time the kernels alone; one
@@ -123,7 +125,7 @@ int main(int argc, char** argv) {
     int runs = 5, streams = 4, host_threads = 0;
     bool with_global = false, with_semi_global = false;
     std::string kernels = "pair", dump;
-    bool with_cigar = true, linear_gaps = false, reverse_bound = true;
+    bool with_cigar = true, linear_gaps = false, reverse_bound = true, row_bound = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--csv" && i + 1 < argc) csv = argv[++i];
@@ -136,11 +138,12 @@ int main(int argc, char** argv) {
         else if (a == "--no-cigar") with_cigar = false;
         else if (a == "--linear-gaps") linear_gaps = true;
         else if (a == "--no-reverse-bound") reverse_bound = false;
+        else if (a == "--no-row-bound") row_bound = false;
         else if (a == "--streams" && i + 1 < argc) streams = std::max(1, std::atoi(argv[++i]));
         else if (a == "--host-threads" && i + 1 < argc) host_threads = std::max(0, std::atoi(argv[++i]));
         else {
             std::fprintf(stderr, "usage: gpualign_bench [--workloads abcrlAP] [--runs 5] [--global] [--semi-global] [--streams 4] [--host-threads 0=all]\n"
-                                 "                      [--kernels pair|warp|both] [--no-cigar] [--linear-gaps] [--no-reverse-bound] [--csv FILE] [--dump DIR]\n"
+                                 "                      [--kernels pair|warp|both] [--no-cigar] [--linear-gaps] [--no-reverse-bound] [--no-row-bound] [--csv FILE] [--dump DIR]\n"
                                  "  --linear-gaps: the DNA workloads with gap 0+2 instead of 5+2 (match 2, mismatch 3)\n"
                                  "  --dump DIR: write each workload as DIR/<name>_q.fa and _r.fa (for peers and the CLI) and exit\n"
                                  "  A, P (with --dump): 1,000,000 DNA pairs of 512; 1,000,000 protein pairs of 512\n"
@@ -229,6 +232,7 @@ int main(int argc, char** argv) {
                     opt.streams = 1;
                     opt.pair_kernels = pair_kernels;
                     opt.pair_reverse_bound = reverse_bound;
+                    opt.pair_row_bound = row_bound;
                     gpu::BatchEngine e(w.scheme, mode, score_only, opt);
                     auto res = e.align(views);  // warm-up
                     // Spot check against the CPU reference (every 500th pair).
@@ -257,6 +261,7 @@ int main(int argc, char** argv) {
                     opt.host_threads = host_threads;
                     opt.pair_kernels = pair_kernels;
                     opt.pair_reverse_bound = reverse_bound;
+                    opt.pair_row_bound = row_bound;
                     gpu::BatchEngine e(w.scheme, mode, score_only, opt);
                     e.align(views);  // warm-up
                     const gpu::BatchEngineProfile p0 = e.profile();
@@ -282,7 +287,7 @@ int main(int argc, char** argv) {
                 const double km = median(kms), wm = median(wall);
                 const double kg = cells / (km * 1e-3) / 1e9, wg = cells / (wm * 1e-3) / 1e9;
                 const char* o = score_only ? "score-only" : "cigar";
-                const char* kn = !pair_kernels ? "warp" : reverse_bound ? "pair" : "pair-nb";
+                const char* kn = !pair_kernels ? "warp" : !reverse_bound ? "pair-nb" : row_bound ? "pair" : "pair-nr";
                 std::printf("%-16s %-7s %-10s %-5s %12.2f %12.1f %12.2f %12.1f", w.name.c_str(), to_string(mode), o, kn,
                             km, kg, wm, wg);
                 if (pair_kernels)

@@ -152,11 +152,12 @@ TEST(PairKernel, NegativeProfileScoresOfLinearGaps) {
             << to_string(mode);
 }
 
-// The reverse pass's bound (pair_kernel.cuh; docs/scoring.md, "The reverse
-// pass's bound") skips cells that cannot lead to a begin, and must count the
-// same candidates as the pass over every cell: the same bytes as the CPU
-// reference with it, the same bytes without it, and the same pairs handed to
-// the warp kernel (a candidate lost or gained changes a begin or that count).
+// The reverse pass's bounds (pair_kernel.cuh; docs/scoring.md, "The reverse
+// pass's bound" and "The reverse pass's forward bound") skip cells that
+// cannot lead to a begin, and must count the same candidates as the pass
+// over every cell: the same bytes as the CPU reference with both, the same
+// bytes with the first only and with none, and the same pairs handed to the
+// warp kernel (a candidate lost or gained changes a begin or that count).
 // Pairs of up to 1,000 letters (up to 32 strips), reads of 60-300 inside
 // windows with random flanks (the begin far from the top-left corner), and
 // tie-heavy pairs; four schemes: the default, 1/1/1+1 (many ties), linear
@@ -183,15 +184,22 @@ TEST(PairKernel, ReverseBoundCountsTheSameCandidates) {
         for (AlignMode mode : {AlignMode::local, AlignMode::semi_global}) {
             const gpu::BatchEngineProfile bounded = expect_identical(q, r, s, mode, true, inter_pair_options());
             EXPECT_GT(bounded.inter_pair_pairs, q.size() / 2) << to_string(mode);
-            gpu::BatchEngineOptions every_cell = inter_pair_options();
+            gpu::BatchEngineOptions every_cell = inter_pair_options(), first_bound = inter_pair_options();
             every_cell.pair_reverse_bound = false;
-            gpu::BatchEngine a(s, mode, true, inter_pair_options()), b(s, mode, true, every_cell);
-            const std::vector<AlignmentResult> with = a.align(v), without = b.align(v);
-            std::size_t differ = 0;
-            for (std::size_t i = 0; i < v.size(); ++i) differ += !(with[i] == without[i]);
+            first_bound.pair_row_bound = false;
+            gpu::BatchEngine a(s, mode, true, inter_pair_options()), b(s, mode, true, every_cell),
+                c(s, mode, true, first_bound);
+            const std::vector<AlignmentResult> with = a.align(v), without = b.align(v), first = c.align(v);
+            std::size_t differ = 0, differ_first = 0;
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                differ += !(with[i] == without[i]);
+                differ_first += !(first[i] == without[i]);
+            }
             EXPECT_EQ(differ, 0u) << to_string(mode);
+            EXPECT_EQ(differ_first, 0u) << to_string(mode);
             EXPECT_EQ(a.profile().inter_pair_pairs, b.profile().inter_pair_pairs) << to_string(mode);
             EXPECT_EQ(a.profile().inter_pair_fallbacks, b.profile().inter_pair_fallbacks) << to_string(mode);
+            EXPECT_EQ(c.profile().inter_pair_fallbacks, b.profile().inter_pair_fallbacks) << to_string(mode);
             EXPECT_EQ(a.profile().inter_pair_fallbacks, bounded.inter_pair_fallbacks) << to_string(mode);
         }
 }

@@ -456,7 +456,7 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
     const std::uint32_t count = static_cast<std::uint32_t>(last - first);
     const std::uint32_t srows = detail::stripe_rows(rows);
     std::uint64_t seq_off = 0, dir_off = 0;
-    std::uint32_t scratch_off = 0, cigar_off = 0;
+    std::uint32_t scratch_off = 0, cigar_off = 0, longest_m = 0, longest_n = 0;
     SlotBuffers& buf = slot.buf;
     PairTask* const h_tasks = buf.h_tasks.data<PairTask>();
     std::uint8_t* const h_seqs = buf.h_seqs.data<std::uint8_t>();
@@ -472,6 +472,8 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
         seq_off += n;
         t.query_len = m;
         t.ref_len = n;
+        longest_m = std::max(longest_m, m);
+        longest_n = std::max(longest_n, n);
         t.dir_offset = dir_off;
         if (!score_only && !pair_dirs)
             dir_off += (detail::direction_bytes<detail::traceback_rows>(m, n) + 7) & ~std::uint64_t{7};
@@ -536,6 +538,16 @@ void BatchEngine::Impl::submit(Slot& slot, Request& r, const std::vector<std::si
         a.status = buf.d_status.data<std::uint32_t>();
         a.pair_boundary = buf.d_pair_boundary.data<std::uint64_t>();
         GPUALIGN_CUDA(cudaMemsetAsync(a.status, 0, std::size_t{count} * sizeof(std::uint32_t), slot.stream), what);
+        // The forward pass's row bound for the reverse pass, in the boundary-row
+        // buffer when it fits there (BatchParams::row_bound).
+        const std::uint64_t blocks = (longest_m + detail::pair_bound_rows - 1) / detail::pair_bound_rows;
+        const std::uint64_t strips = (longest_n + detail::pair_cols - 1) / detail::pair_cols;
+        const std::uint64_t bound_bytes = blocks * strips * ((count + 1) / 2) * sizeof(std::uint32_t);
+        if (mode != AlignMode::global && options.pair_reverse_bound && options.pair_row_bound &&
+            longest_m >= detail::pair_row_bound_min_rows && bound_bytes <= buf.d_scratch.bytes()) {
+            a.row_bound = buf.d_scratch.data<std::uint32_t>();
+            a.bound_blocks = static_cast<std::int32_t>(blocks);
+        }
     }
     const bool inject_fault = fault_batch != 0 && batches_launched + 1 == fault_batch;
     GPUALIGN_CUDA(cudaEventRecord(slot.kernel_start, slot.stream), what);

@@ -38,6 +38,15 @@ struct BatchParams {
     /// a begin candidate (the bound in kernels/pair_kernel.cuh); 0: every
     /// cell (BatchEngineOptions::pair_reverse_bound = false).
     std::int32_t reverse_bound;
+    /// The forward pass's row bound for the reverse pass (kernels/
+    /// pair_kernel.cuh; docs/scoring.md, "The reverse pass's forward bound"):
+    /// word (strip x bound_blocks + block) x ceil(count/2) + thread holds, in
+    /// each 16-bit half, the largest stored T of the strip's pair_cols
+    /// columns in its pair_bound_rows rows (local: in the block's second
+    /// row; the reverse pass adds O for the first). It lies in `scratch`,
+    /// which dp_kernel uses only after the inter-pair passes. null: off.
+    std::uint32_t* row_bound;
+    std::int32_t bound_blocks;  ///< row blocks of row_bound: ceil(longest query / pair_bound_rows)
     /// With traceback: the batch runs the inter-pair kernel's traceback
     /// variant (pair_kernel<Mode, false, SignedProfile, true>, then
     /// pair_traceback_kernel) instead of dp_kernel. The host guarantees that

@@ -25,11 +25,13 @@ std::size_t slot_device_bytes(const Shape& s, SlotKind kind) {
 /// at most pair_max_letters - 1 = 15 codes (the per-thread profile in
 /// shared memory) and -gap_extend <= s + gap_open + gap_extend <= 127 for
 /// every code pair (a signed profile byte, added per 16-bit half to T >=
-/// gap_extend without going below 0).
+/// gap_extend without going below 0), and gap_open + gap_extend <= 127 (the
+/// pad letter's byte, s = 0).
 bool pair_kernel_scheme(const ScoringScheme& s) {
     if (s.size + 1 > detail::pair_max_letters) return false;
     const std::int64_t open = static_cast<std::int64_t>(s.gap_open) + s.gap_extend;
     const std::int64_t lowest = std::max<std::int64_t>(-static_cast<std::int64_t>(s.gap_extend), -128);
+    if (open > 127) return false;  // the pad letter's byte (s = 0)
     for (const std::int32_t v : s.matrix)
         if (v + open < lowest || v + open > 127) return false;
     return true;

@@ -60,6 +60,17 @@ constexpr int pair_cols = GPUALIGN_TUNE_PAIR_COLS;
 /// DNA fits, protein's 27 codes do not (docs/gpu.md, "Tuning").
 constexpr int pair_max_letters = 16;
 constexpr int pair_block = 64;   ///< threads per block of the inter-pair kernel
+/// Query rows of a block of the forward pass's row bound (BatchParams::row_bound):
+/// one word per block of a strip and thread. Two: the forward local pass
+/// stores the second row of each two-row step as it goes (a larger block
+/// would carry a maximum across steps, and spilled registers), and the
+/// bound is tighter than with blocks of 16 (docs/scoring.md).
+constexpr int pair_bound_rows = 2;
+/// Shortest longest query of a batch that uses the forward pass's row bound:
+/// on 150-bp reads in windows it lost 1-3% (its loads cost more than the
+/// few cells it skips there), on 512 x 512 pairs it gained 8-10% (docs/gpu.md,
+/// "Tuning").
+constexpr std::uint32_t pair_row_bound_min_rows = 256;
 
 // Build-time switches to compare variants (docs/gpu.md, "Tuning"): rows a
 // step of the forward and reverse passes (1 or 2), whether a local strip's

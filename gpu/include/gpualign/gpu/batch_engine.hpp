@@ -73,6 +73,16 @@ struct BatchEngineOptions {
     /// scoring.md, "The reverse pass's bound"). false: every cell of the
     /// pass (comparisons; the output is the same bytes either way).
     bool pair_reverse_bound = true;
+    /// With pair_reverse_bound: the forward pass also keeps, for each strip of
+    /// 32 ref columns and each block of 2 query rows, a bound of the H there, and
+    /// the reverse pass also skips the cells whose value plus that of the
+    /// forward cells they pair with, plus gap_open, is below the score (docs/
+    /// scoring.md, "The reverse pass's forward bound"). Batches of short
+    /// queries (under 256 letters), and those whose bound would not fit the
+    /// engine's boundary-row buffer (queries and refs of more than about a
+    /// thousand letters), run without it. false: the first bound only
+    /// (comparisons; the output is the same bytes either way).
+    bool pair_row_bound = true;
 };
 
 /// How a BatchEngine sized its buffers (BatchEngineOptions and the

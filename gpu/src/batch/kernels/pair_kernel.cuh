@@ -23,7 +23,8 @@
 // strip's canonical best cell.
 //
 // Recurrence (Gotoh 1982; docs/scoring.md), O = go + ge, T = H - O per cell:
-//   Ecell(i,j) = max(Ecell(i,j-1) - ge, T(i,j-1) [, 0])   one __vimax3_u16x2
+//   Ecell(i,j) = max(Ecell(i,j-1) - ge, T(i,j-1) [, 0])   one __viaddmax_u16x2
+//                (the forward local pass: a subtraction and __vimax3_u16x2)
 //   Fcell(i,j) = max(Fcell(i-1,j) - ge, T(i-1,j))          one __viaddmax_u16x2
 //   H(i,j)     = max(T(i-1,j-1) + (s + O), Ecell, Fcell)    an add and one __vimax3_u16x2
 //                (SignedProfile: __viaddmax_u16x2, then __vmaxu2)
@@ -31,24 +32,25 @@
 // Values are stored biased, H + B in [0, 65535] per half with
 // B = O + ge + L (L = 0 for the forward local pass, where the zero enters
 // through Ecell floored at B as in the search kernel; otherwise
-// L = 2go + (m+n)ge + 2O, below the all-gap path's -(2go + (m+n)ge)), and
-// every Ecell is floored at O + ge, which no real value reaches: so the
-// plain 32-bit subtractions (Ecell - ge, H - O) never borrow between the
-// halves, and every T is at least ge. The floor is needed in every pass:
-// the pad cells of the shorter pair of a thread (below its last row or
-// right of its last column) lose about O a step, and without it they would
-// wrap and borrow from the other half. T + (s + O) is a plain 32-bit
-// addition where s + O >= 0 for every code pair; a scheme with s + O down
-// to -ge (linear gaps with a mismatch larger than the gap cost; template
-// SignedProfile) adds it per half (__viaddmax_u16x2, s + O sign-extended
-// from its profile byte), and the sum stays >= 0. Each pass takes a pair
-// only when
+// L = 2go + (m+n)ge + 2O, below the all-gap path's -(2go + (m+n)ge)).
+// Every stored H is then at least O + ge and every T, Ecell and Fcell at
+// least ge: real cells by the bias; the borders are clamped there
+// (border_t); and pad letters (rows past a query's end, columns past a
+// ref's end) score s = 0, so that a pad cell's H is at least its diagonal
+// neighbour's. So the plain 32-bit subtractions (Ecell - ge, Fcell - ge,
+// H - O) never borrow between the halves and no Ecell needs a floor of its
+// own: the pad cells of the shorter pair of a thread (below its last row
+// or right of its last column) would otherwise lose O a step and wrap.
+// No real cell depends on a pad cell, the pad cells' values never exceed
+// the real ones', and the scans below read real cells only. T + (s + O)
+// is a plain 32-bit addition where s + O >= 0 for every code pair; a
+// scheme with s + O down to -ge (linear gaps with a mismatch larger than
+// the gap cost; template SignedProfile) adds it per half
+// (__viaddmax_u16x2, s + O sign-extended from its profile byte), and the
+// sum stays >= 0. Each pass takes a pair only when
 // B + max(s, 0) * min(m, n) + max(s + O) fits 16 bits (pair_fits_16bit,
 // from its lengths and the scheme), so nothing saturates; other pairs get
 // status pair_fallback and are aligned by dp_kernel in 32 bits.
-// Pad letters (rows past a query's end, columns past a ref's end) score
-// s + O = 0; no real cell depends on them, and the scans below read real
-// cells only.
 //
 // Passes (template Reverse):
 //  - forward: the score and the canonical end cell. Local: per row the
@@ -85,6 +87,12 @@
 //    are live and computed exactly, the others only lose value, so the
 //    candidates counted are the same (docs/scoring.md, "The reverse pass's
 //    bound").
+//    Forward bound (BatchParams::row_bound): the forward local and
+//    semi-global passes keep a bound of H per strip and block of
+//    pair_bound_rows rows, and a reversed row also needs its largest value +
+//    the bound of the forward cells it pairs with + go >= S: a cell of a path
+//    of value S from a candidate to the end has Hrev + Hf + go >= S
+//    (docs/scoring.md, "The reverse pass's forward bound").
 //  - traceback variant (template Dirs, forward only): the forward pass of
 //    every mode, which also stores 4 direction bits per cell for
 //    pair_traceback_kernel (layout: pair_dir_region_bytes, batch_layout.hpp).
@@ -141,6 +149,10 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     constexpr bool ZeroFloor = Local && !Reverse;        // H >= 0 through Ecell
     constexpr bool TopFree = !Global && !Reverse;        // H(0,j) = 0
     constexpr bool LeftFree = Local && !Reverse;         // H(i,0) = 0
+    // The forward local and semi-global passes of score-only batches keep the
+    // row bound for the reverse pass (BatchParams::row_bound).
+    constexpr bool BoundOut = !Reverse && !Dirs && !Global;
+    constexpr int G = detail::pair_bound_rows;
     static_assert(!(Reverse && Global), "a global pair's begin is (0,0)");
     static_assert(!(Reverse && Dirs), "the traceback variant is a forward pass");
 
@@ -158,12 +170,14 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     std::uint8_t* const prof =
         smem + detail::pair_matrix_bytes(p.size) + threadIdx.x * detail::pair_profile_bytes(letters);
     const int half_bytes = letters * R;  // one half's profile: letters x R bytes
+    const unsigned pad = static_cast<unsigned>(open);  // a pad letter's profile byte: s + O with s = 0
 
     const std::uint32_t wanted = Reverse ? detail::pair_reverse : detail::pair_forward;
 
     // Per half: the pair, its DP's extent, bias and sequences.
     bool on[2];
     int m[2], n[2], bias[2], target[2] = {0, 0};  // reverse pass: m, n = the end cell (ie, je)
+    int fbias[2] = {0, 0};                         // reverse pass: the forward pass's bias (its row bound's values)
     const std::uint8_t* qs[2];
     const std::uint8_t* rs[2];
 #pragma unroll
@@ -180,6 +194,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                 m[h] = p.out[detail::out_query_end * p.count + b];
                 n[h] = p.out[detail::out_ref_end * p.count + b];
                 target[h] = p.out[detail::out_score * p.count + b];
+                fbias[h] = static_cast<int>(detail::pair_bias(Local, go, ge, task.query_len, task.ref_len));
             } else {
                 m[h] = static_cast<int>(task.query_len);
                 n[h] = static_cast<int>(task.ref_len);
@@ -203,7 +218,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     const int strips = (N + R - 1) / R;
 
     const unsigned open2 = twice(open), ge2 = twice(ge), neg_ge2 = twice(-ge);
-    const unsigned floor2 = twice(open + ge);  // every Ecell's floor (= H 0 in the forward local pass)
+    const unsigned floor2 = twice(open + ge);  // the least stored H (= H 0 in the forward local pass)
     const unsigned fninf2 = ge2;               // Fcell "-inf": Fcell - ge = 0, below every T
     // Biased T of a real H on the borders, floored like every value.
     auto border_t = [&](int h, int H) { return max(H + bias[h] - open, ge); };
@@ -246,6 +261,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
     // reversed (k, l) of half h may still lead to a cell with H_rev = S, and
     // the previous strip's first and last live rows.
     const bool bound = Reverse && p.reverse_bound;
+    const bool fwd_bound = bound && p.row_bound != nullptr;  // the forward pass's row bound too
     const int mx = max(p.max_score, 0);
     auto may_reach = [&](int h, int v, int k, int l) {
         return on[h] && k <= m[h] && l <= n[h] && v + mx * min(m[h] - k, n[h] - l) >= target[h];
@@ -264,7 +280,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                 k_start = prev_first;
             }
         }
-        // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a signed byte), 0 for pad letters and columns,
+        // This thread's profile: prof[h][a][c] = s(a, r_{j0+c}) + O (a signed byte), O for pad letters and columns (s = 0),
         // written a 4-byte word at a time.
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
@@ -280,7 +296,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     unsigned word = 0;
 #pragma unroll
                     for (int k = 0; k < 4; ++k)
-                        word |= ((real && rc[k] < p.size) ? static_cast<unsigned>(row[rc[k]]) : 0u) << (8 * k);
+                        word |= ((real && rc[k] < p.size) ? static_cast<unsigned>(row[rc[k]]) : pad) << (8 * k);
                     reinterpret_cast<unsigned*>(ph + a * R)[w] = word;
                 }
             }
@@ -301,10 +317,28 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         unsigned sbest = pack(bias[0], bias[1]);
         if (GPUALIGN_TUNE_PAIR_CARRY_BEST)
             sbest = pack(best[0] > bias[0] ? best[0] - 1 : bias[0], best[1] > bias[1] ? best[1] - 1 : bias[1]);
-        int sbi[2] = {0, 0}, sbj[2] = {0, 0};
+        unsigned sbij[2] = {0u, 0u};  // the strip best's cell, (i << 16) | j (lengths < 2^16)
         // Real columns of this strip per half.
         const int lim0 = min(R, max(n[0] - j0, 0)), lim1 = min(R, max(n[1] - j0, 0));
         const unsigned tgt2 = pack(target[0] + bias[0], target[1] + bias[1]);
+        int fb_rb[2] = {-1, -1};            // reverse pass: the forward row block whose words fb_w hold
+        unsigned fb_w[2][2] = {{0, 0}, {0, 0}};
+        // Forward semi-global pass: the largest T of the current block of G rows
+        // (BatchParams::row_bound; the local pass stores its blocks at once).
+        unsigned bmax = 0;
+        auto note_bound = [&](int i, unsigned rowmax) {
+            if constexpr (BoundOut) {
+                if constexpr (Local) {  // a lone last row (odd M): the others come by two, below
+                    if (p.row_bound) p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (i - 1) / G) * threads + t] = rowmax;
+                } else {
+                    bmax = __vmaxu2(bmax, rowmax);
+                    if (i % G == 0 && p.row_bound) {
+                        p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (i - 1) / G) * threads + t] = bmax;
+                        bmax = 0;
+                    }
+                }
+            }
+        };
 
         // The previous strip's (T, Ecell) of its last column in row `row`
         // (s > 0); the floor for rows it left dead (the bound).
@@ -345,13 +379,12 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         };
         // Row i across the strip (T and F updated in place); returns the
         // row's largest T (local modes) and stores the strip's boundary.
-        auto compute_row = [&](int i, unsigned t_left, unsigned e, int qa, int qb) -> unsigned {
+        auto compute_row = [&](int i, unsigned t_left, unsigned e, int qa, int qb, unsigned rowmax = 0u) -> unsigned {
             const uint4* pa = reinterpret_cast<const uint4*>(prof + qa * R);
             const uint4* pb = reinterpret_cast<const uint4*>(prof + half_bytes + qb * R);
             unsigned diag = up_left;
             up_left = t_left;
             unsigned tl = t_left;
-            unsigned rowmax = 0;  // the row's largest T (local and reverse passes)
             uint4* const drow =
                 Dirs ? dir_base + ((static_cast<std::size_t>(s) * dir_rows + (i - 1)) * dir_groups) * 32u : nullptr;
 #pragma unroll
@@ -366,7 +399,10 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     constexpr unsigned widen[4] = {0xC480u, 0xD591u, 0xE6A2u, 0xF7B3u};
                     const unsigned so = prmt(aw[k >> 2], bw[k >> 2], widen[k & 3]);
                     [[maybe_unused]] const unsigned up = T[c], left = tl;  // T(i-1,j), T(i,j-1): direction bits
-                    e = __vimax3_u16x2(e - ge2, tl, floor2);
+                    // Ecell; the forward local pass floors it at H = 0, which gives H its zero
+                    // floor: the subtraction stays on the FMA pipe and the DPX operations on
+                    // the ALU pipe are as many as without the floor.
+                    e = ZeroFloor ? __vimax3_u16x2(e - ge2, tl, floor2) : __viaddmax_u16x2(e, neg_ge2, tl);
                     F[c] = __viaddmax_u16x2(F[c], neg_ge2, T[c]);
                     unsigned hv;
                     if constexpr (Dirs) {
@@ -384,7 +420,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     diag = T[c];
                     T[c] = hv - open2;
                     tl = T[c];
-                    if constexpr (Local || Reverse) {
+                    if constexpr (Local || Reverse || BoundOut) {
                         if (c & 1) rowmax = __vimax3_u16x2(rowmax, T[c - 1], T[c]);
                     }
                 }
@@ -430,8 +466,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                         if (v + open > half(sbest, h)) {
                             sbest = h ? ((sbest & 0xFFFFu) | (static_cast<unsigned>(v + open) << 16))
                                       : ((sbest & 0xFFFF0000u) | static_cast<unsigned>(v + open));
-                            sbi[h] = i;
-                            sbj[h] = j0 + at + 1;
+                            sbij[h] = (static_cast<unsigned>(i) << 16) | static_cast<unsigned>(j0 + at + 1);
                         }
                     }
                 }
@@ -475,10 +510,45 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         // and whether the strip ends after it (row i dead, and so is the left
         // column from row i down).
         int cur_first = M + 1, cur_last = 0;
+        // The forward bound (header): the words of the forward pass's row
+        // bound for reversed row i's block, per half, loaded when the block
+        // changes (before the row is computed, so the loads overlap it). The
+        // strip's reversed columns j0+1 .. j0+R are the forward columns
+        // je-j0-R .. je-j0-1: at most two forward strips, and column 0 (H <= 0).
+        auto prefetch_bound = [&](int i) {
+            if constexpr (Reverse) {
+                if (!fwd_bound) return;
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int ro = m[h] - i, c_hi = n[h] - j0 - 1;
+                    if (ro < 1 || (ro - 1) / G == fb_rb[h]) continue;
+                    fb_rb[h] = (ro - 1) / G;
+                    fb_w[h][0] = fb_w[h][1] = 0;
+                    if (c_hi < 1) continue;
+                    const int f_lo = (max(c_hi - (R - 1), 1) - 1) / R, f_hi = (c_hi - 1) / R;
+                    const std::size_t at = (static_cast<std::size_t>(f_lo) * p.bound_blocks + fb_rb[h]) * threads + t;
+                    fb_w[h][0] = p.row_bound[at];
+                    if (f_hi != f_lo) fb_w[h][1] = p.row_bound[at + static_cast<std::size_t>(p.bound_blocks) * threads];
+                }
+            }
+        };
+        // Whether reversed row i of half h, whose largest H_rev is v, passes
+        // the forward bound: v + (largest H of the matching forward cells) +
+        // go >= S. Rows of forward row 0 have no bound.
+        auto fwd_reach = [&](int h, int v, int i) -> bool {
+            if (!fwd_bound || m[h] - i < 1) return true;
+            // (local: a block's word is its second row's largest T; the first row's
+            // H is at most the second's + O, as H(i+1, j) >= Fcell(i+1, j) >= H(i, j) - O)
+            int fh = max(half(fb_w[h][0], h), half(fb_w[h][1], h)) + open - fbias[h] + (Local ? open : 0);
+            if (n[h] - j0 - R <= 0) fh = max(fh, 0);  // column 0
+            return v + fh + go >= target[h];
+        };
         auto row_ends_strip = [&](int i, unsigned rowmax) -> bool {
             if (!Reverse || !bound) return false;
-            const bool live = may_reach(0, half(rowmax, 0) + open - bias[0], i, j0 + 1) ||
-                              may_reach(1, half(rowmax, 1) + open - bias[1], i, j0 + 1);
+            prefetch_bound(i);  // (a no-op when the row's block is loaded already)
+            const int v0 = half(rowmax, 0) + open - bias[0], v1 = half(rowmax, 1) + open - bias[1];
+            const bool live = (may_reach(0, v0, i, j0 + 1) && fwd_reach(0, v0, i)) ||
+                              (may_reach(1, v1, i, j0 + 1) && fwd_reach(1, v1, i));
             if (live) {
                 cur_first = min(cur_first, i);
                 cur_last = i;
@@ -501,6 +571,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                         next_row(i, tl0, e0, qa0, qb0);
                         const unsigned rm = compute_row(i, tl0, e0, qa0, qb0);
                         track_row(i, T, rm);
+                        note_bound(i, rm);
                         ended = row_ends_strip(i, rm);
                         ++i;
                         if (ended) break;
@@ -509,6 +580,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                 }
                 next_row(i, tl0, e0, qa0, qb0);
                 next_row(i + 1, tl1, e1, qa1, qb1);
+                prefetch_bound(i);
                 const unsigned rm0 = compute_row(i, tl0, e0, qa0, qb0);
                 unsigned rm1;
                 if constexpr (Local) {
@@ -516,11 +588,19 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
 #pragma unroll
                     for (int c = 0; c < R; ++c) T0[c] = T[c];
                     rm1 = compute_row(i + 1, tl1, e1, qa1, qb1);
+                    // Rows i (odd) and i + 1 make one block of the row bound
+                    // (pair_bound_rows = 2); its word is row i + 1's largest T
+                    // alone (row i's is at most that plus O, which the reverse
+                    // pass adds: holding row i's value through row i + 1 spills).
+                    if (BoundOut && p.row_bound)
+                        p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (i - 1) / G) * threads + t] = rm1;
                     track_row(i, T0, rm0);
                     track_row(i + 1, T, rm1);
                 } else {
                     rm1 = compute_row(i + 1, tl1, e1, qa1, qb1);
                     track_row(i + 1, T, rm1);
+                    note_bound(i, rm0);
+                    note_bound(i + 1, rm1);
                 }
                 if constexpr (Reverse) {
                     row_ends_strip(i, rm0);
@@ -534,9 +614,15 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             unsigned tl0, e0;
             int qa0, qb0;
             next_row(i, tl0, e0, qa0, qb0);
+            prefetch_bound(i);
             const unsigned rm0 = compute_row(i, tl0, e0, qa0, qb0);
             track_row(i, T, rm0);
+            note_bound(i, rm0);
             ended = row_ends_strip(i, rm0);
+        }
+        if constexpr (BoundOut && !Local) {  // the strip's last, partial block of rows
+            if (M % G != 0 && p.row_bound)
+                p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (M - 1) / G) * threads + t] = bmax;
         }
         if constexpr (Reverse) {
             prev_first = cur_first;
@@ -547,10 +633,10 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int v = half(sbest, h);
-                if (v > best[h] || (v == best[h] && v > bias[h] && sbi[h] < bi[h])) {
+                if (v > best[h] || (v == best[h] && v > bias[h] && static_cast<int>(sbij[h] >> 16) < bi[h])) {
                     best[h] = v;
-                    bi[h] = sbi[h];
-                    bj[h] = sbj[h];
+                    bi[h] = static_cast<int>(sbij[h] >> 16);
+                    bj[h] = static_cast<int>(sbij[h] & 0xFFFFu);
                 }
             }
         }
