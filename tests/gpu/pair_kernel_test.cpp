@@ -313,12 +313,13 @@ TEST(PairKernelTraceback, RoutesBySize) {
 
 // Small enough for compute-sanitizer memcheck and racecheck: 301 mixed pairs
 // (a warp's region partly filled, an odd pair count) score-only (forward and
-// reverse passes) and with CIGAR on the traceback variant, in every mode,
-// with the signed-profile variant too.
+// reverse passes, queries up to 300 letters so that the reverse pass reads
+// the forward pass's row bound) and with CIGAR on the traceback variant, in
+// every mode, with the signed-profile variant too.
 TEST(PairKernelTracebackSanitizer, SmallBatches) {
     SKIP_WITHOUT_GPU();
     std::vector<Seq> q, r;
-    related_pairs(3815, 301, 120, q, r);
+    related_pairs(3815, 301, 300, q, r);
     for (const ScoringScheme& s : {make_dna_scheme(2, 3, 5, 2, -3), make_dna_scheme(2, 3, 0, 2, -3)})
         for (AlignMode mode : all_modes) {
             const gpu::BatchEngineProfile p = expect_identical(q, r, s, mode, false, inter_pair_options());
