@@ -378,13 +378,15 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             }
         };
         // Row i across the strip (T and F updated in place); returns the
-        // row's largest T (local modes) and stores the strip's boundary.
-        auto compute_row = [&](int i, unsigned t_left, unsigned e, int qa, int qb, unsigned rowmax = 0u) -> unsigned {
+        // row's largest T (local, reverse and row-bound passes) and stores
+        // the strip's boundary.
+        auto compute_row = [&](int i, unsigned t_left, unsigned e, int qa, int qb) -> unsigned {
             const uint4* pa = reinterpret_cast<const uint4*>(prof + qa * R);
             const uint4* pb = reinterpret_cast<const uint4*>(prof + half_bytes + qb * R);
             unsigned diag = up_left;
             up_left = t_left;
             unsigned tl = t_left;
+            unsigned rowmax = 0;  // the row's largest T (local, reverse and row-bound passes)
             uint4* const drow =
                 Dirs ? dir_base + ((static_cast<std::size_t>(s) * dir_rows + (i - 1)) * dir_groups) * 32u : nullptr;
 #pragma unroll
