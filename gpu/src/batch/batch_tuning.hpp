@@ -67,9 +67,8 @@ constexpr int pair_block = 64;   ///< threads per block of the inter-pair kernel
 /// bound is tighter than with blocks of 16 (docs/scoring.md).
 constexpr int pair_bound_rows = 2;
 /// Shortest longest query of a batch that uses the forward pass's row bound:
-/// on 150-bp reads in windows it lost 1-3% (its loads cost more than the
-/// few cells it skips there), on 512 x 512 pairs it gained 8-10% (docs/gpu.md,
-/// "Tuning").
+/// on 150-bp reads in windows its loads cost more than the few cells it
+/// skips there, on 512 x 512 pairs it pays (docs/gpu.md, "Tuning").
 constexpr std::uint32_t pair_row_bound_min_rows = 256;
 
 // Build-time switches to compare variants (docs/gpu.md, "Tuning"): rows a
