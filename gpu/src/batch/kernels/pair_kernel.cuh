@@ -326,14 +326,18 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
         // Forward semi-global pass: the largest T of the current block of G rows
         // (BatchParams::row_bound; the local pass stores its blocks at once).
         unsigned bmax = 0;
+        // The row bound's word of row i's block in this strip (forward passes).
+        auto bound_word = [&](int i) -> unsigned& {
+            return p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (i - 1) / G) * threads + t];
+        };
         auto note_bound = [&](int i, unsigned rowmax) {
             if constexpr (BoundOut) {
                 if constexpr (Local) {  // a lone last row (odd M): the others come by two, below
-                    if (p.row_bound) p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (i - 1) / G) * threads + t] = rowmax;
+                    if (p.row_bound) bound_word(i) = rowmax;
                 } else {
                     bmax = __vmaxu2(bmax, rowmax);
                     if (i % G == 0 && p.row_bound) {
-                        p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (i - 1) / G) * threads + t] = bmax;
+                        bound_word(i) = bmax;
                         bmax = 0;
                     }
                 }
@@ -594,8 +598,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
                     // (pair_bound_rows = 2); its word is row i + 1's largest T
                     // alone (row i's is at most that plus O, which the reverse
                     // pass adds: holding row i's value through row i + 1 spills).
-                    if (BoundOut && p.row_bound)
-                        p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (i - 1) / G) * threads + t] = rm1;
+                    if (BoundOut && p.row_bound) bound_word(i) = rm1;
                     track_row(i, T0, rm0);
                     track_row(i + 1, T, rm1);
                 } else {
@@ -623,8 +626,7 @@ __global__ void __launch_bounds__(detail::pair_block, GPUALIGN_TUNE_PAIR_MIN_BLO
             ended = row_ends_strip(i, rm0);
         }
         if constexpr (BoundOut && !Local) {  // the strip's last, partial block of rows
-            if (M % G != 0 && p.row_bound)
-                p.row_bound[(static_cast<std::size_t>(s) * p.bound_blocks + (M - 1) / G) * threads + t] = bmax;
+            if (M % G != 0 && p.row_bound) bound_word(M) = bmax;
         }
         if constexpr (Reverse) {
             prev_first = cur_first;
