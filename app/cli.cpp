@@ -123,8 +123,7 @@ cxxopts::Options make_options() {
                        "too large for both go to the CPU; 0 = no cap",
          cxxopts::value<std::string>()->default_value(str(Defaults::gpu_memory)))
         ("gpu-streams", "CUDA streams of the GPU engine, each with its own buffers (1-16); 0 = auto: " +
-                            str(Defaults::gpu_streams_traceback) + " with CIGAR, " +
-                            str(Defaults::gpu_streams_score_only) + " with --score-only or --gpu-memory",
+                            str(Defaults::gpu_streams_auto),
          cxxopts::value<int>()->default_value(str(Defaults::gpu_streams)));
     o.add_options("General")
         ("v,verbose", "more log output")

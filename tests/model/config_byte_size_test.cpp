@@ -49,19 +49,18 @@ TEST(ParseByteSize, ValidateRefusesCapsUnderTheMinimum) {
     }
 }
 
-// --gpu-streams: 0 (the default) picks per output mode; 1-16 as given; others refused.
-TEST(GpuStreams, AutoPicksPerModeAndValidateRefusesOutOfRange) {
+// --gpu-streams: 0 (the default) is auto, whatever the output; 1-16 as given; others refused.
+TEST(GpuStreams, AutoAndValidateRefusesOutOfRange) {
     AlignConfig c;
     c.query_path = "q.fa";
     c.ref_path = "r.fa";
     EXPECT_EQ(c.gpu_streams, 0);
-    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_traceback);
-    c.gpu_memory = std::size_t{64} << 20;  // a cap is split between the streams: fewer, larger
-    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_score_only);
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_auto);
+    c.gpu_memory = std::size_t{64} << 20;
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_auto);
     c.gpu_memory = 0;
     c.score_only = true;
-    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_score_only);
-    EXPECT_NE(Defaults::gpu_streams_traceback, Defaults::gpu_streams_score_only);
+    EXPECT_EQ(c.engine_streams(), Defaults::gpu_streams_auto);
     c.gpu_streams = 3;
     EXPECT_EQ(c.engine_streams(), 3);
     EXPECT_NO_THROW(c.validate());

@@ -1,5 +1,6 @@
 // gpualign — RAII owners of one device allocation (cudaMalloc) and of one
-// pinned host allocation (cudaHostAlloc), for the engines that allocate
+// pinned host allocation (cudaHostAlloc, or registered huge pages from
+// registered_pinned_min bytes: pinned_pages.hpp), for the engines that allocate
 // their buffers once and keep them (batch, search). Host code only. The
 // long engine's growing, pool-backed buffers are device_memory.hpp's.
 //
@@ -15,11 +16,12 @@
 #include <utility>
 
 #include "cuda_check.hpp"
+#include "pinned_pages.hpp"
 
 namespace gpualign::gpu::detail {
 
 /// Move-only owner of `bytes()` bytes at data(), released by `Release` (a
-/// CUDA free function) in reset() and the destructor, with the address the
+/// CUDA free function, given the address and the bytes) in reset() and the destructor, with the address the
 /// device reaches them at (device_view()). Empty when default-constructed or
 /// moved from. The allocating types below fill it.
 template <typename Release>
@@ -44,7 +46,7 @@ public:
 
     /// Frees the memory (errors ignored); the owner is empty after.
     void reset() noexcept {
-        if (ptr_) Release{}(ptr_);
+        if (ptr_) Release{}(ptr_, bytes_);
         ptr_ = nullptr;
         view_ = nullptr;
         bytes_ = 0;
@@ -81,10 +83,16 @@ private:
 };
 
 struct ReleaseDevice {
-    void operator()(void* p) const noexcept { (void)cudaFree(p); }
+    void operator()(void* p, std::size_t) const noexcept { (void)cudaFree(p); }
 };
+/// Frees what PinnedAllocation allocated for `bytes`: the size decides which way.
 struct ReleasePinned {
-    void operator()(void* p) const noexcept { (void)cudaFreeHost(p); }
+    void operator()(void* p, std::size_t bytes) const noexcept {
+        if (bytes >= registered_pinned_min)
+            release_fresh_pages(p, bytes);
+        else
+            (void)cudaFreeHost(p);
+    }
 };
 
 /// Owns `bytes()` bytes of device memory from cudaMalloc, freed (cudaFree) by
@@ -111,22 +119,32 @@ public:
     }
 };
 
-/// Owns `bytes()` bytes of page-locked host memory from cudaHostAlloc, freed
-/// (cudaFreeHost) by reset() or the destructor. data() is the host address;
-/// with cudaHostAllocMapped, device_view() is the device's address of it.
+/// Owns `bytes()` bytes of page-locked host memory, freed by reset() or the
+/// destructor: from cudaHostAlloc (cudaFreeHost), or from
+/// registered_pinned_min bytes fresh huge pages registered with
+/// cudaHostRegister (pin_fresh_pages; unregistered and unmapped). data() is
+/// the host address; with cudaHostAllocMapped, device_view() is the
+/// device's address of it.
 class PinnedAllocation : public OwnedMemory<ReleasePinned> {
 public:
     PinnedAllocation() noexcept = default;
-    /// cudaHostAlloc of `bytes` bytes with `flags` (uninitialised); with
-    /// cudaHostAllocMapped also its device address (cudaHostGetDevicePointer).
-    /// @throws CudaError naming `what` (the allocation) or `map_what` (the
-    ///         device address); nothing stays allocated then.
+    /// `bytes` bytes of pinned host memory (uninitialised below
+    /// registered_pinned_min bytes, zeroed from there), mapped for the
+    /// device when `flags` has cudaHostAllocMapped (cudaHostAllocDefault or
+    /// cudaHostAllocMapped; the device address from cudaHostGetDevicePointer).
+    /// @throws CudaError naming `what` (the allocation; cudaErrorMemoryAllocation
+    ///         when the host has no room) or `map_what` (the device address);
+    ///         nothing stays allocated then.
     PinnedAllocation(std::size_t bytes, const std::string& what, unsigned int flags = cudaHostAllocDefault,
                      const std::string& map_what = {}) {
+        const bool mapped = (flags & cudaHostAllocMapped) != 0;
         void* h = nullptr;
-        GPUALIGN_CUDA(cudaHostAlloc(&h, bytes, flags), what);
+        if (bytes >= registered_pinned_min)
+            h = pin_fresh_pages(bytes, mapped, what);
+        else
+            GPUALIGN_CUDA(cudaHostAlloc(&h, bytes, flags), what);
         adopt(h, nullptr, bytes);
-        if (flags & cudaHostAllocMapped) {
+        if (mapped) {
             void* d = nullptr;
             GPUALIGN_CUDA(cudaHostGetDevicePointer(&d, h, 0), map_what);  // on throw the base frees h
             set_view(d);

@@ -45,18 +45,12 @@ GpuWorkers::GpuWorkers(const AlignConfig& c, const ScoringScheme& s, const std::
     engine_options_.host_threads = engine_threads;
     engine_options_.gpu_memory_limit = c.batch_engine_memory();
     engine_options_.streams = c.engine_streams();
-    // The engine's device batches hold up to gpu::traceback_batch_bases (8 Mi)
-    // bases, as many as the default input batches (--batch-pairs 32768) fill,
-    // which keeps the default device memory small, score-only too. A larger
-    // --batch-pairs makes them as large as the input batch (--batch-bases):
-    // batches of over SMs x 256 pairs run the inter-pair kernel, or with
-    // CIGAR its traceback variant (docs/gpu.md).
-    engine_options_.max_batch_bases =
-        c.batch_pairs > Defaults::batch_pairs ? c.batch_bases : gpu::traceback_batch_bases;
-    // At the default input batches CIGAR batches (8 Mi bases) are too small
-    // for the traceback variant, whose strip boundaries would only add to the
-    // engine's start-up (docs/benchmarks.md, "Inter-pair traceback").
-    engine_options_.pair_kernels = c.score_only || c.batch_pairs > Defaults::batch_pairs;
+    // The engine's device batches are as large as the input batches
+    // (--batch-pairs, --batch-bases): the default 65,536 pairs are above the
+    // inter-pair kernel's smallest batch (SMs x 256 pairs), so batches of
+    // pairs it takes run it, or with CIGAR its traceback variant (docs/gpu.md).
+    engine_options_.max_batch_bases = c.batch_bases;
+    engine_options_.pair_kernels = true;
     for (const int d : devices) {
         auto worker = std::make_unique<GpuWorker>();
         worker->device = d;

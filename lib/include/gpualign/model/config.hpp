@@ -53,7 +53,10 @@ struct Defaults {
     /// Largest --threads accepted: more threads than any host has cores
     /// only cost memory, and libgomp cannot create hundreds of thousands.
     static constexpr int max_threads = 1024;
-    static constexpr std::size_t batch_pairs = 32768;         ///< pairs per batch (CPU and GPU)
+    /// Pairs per batch (CPU and GPU). On the GPU a batch is one device batch
+    /// or a few: 65,536 pairs fill most of an H100 with the inter-pair kernel
+    /// (two pairs a thread), whose smallest batch is SMs x 256 pairs.
+    static constexpr std::size_t batch_pairs = 65536;
     static constexpr std::size_t batch_bases = 64u << 20;     ///< query+ref bases per batch
     /// --read-ahead: letters (query + ref, one byte each in host memory) of
     /// parsed batches the pairs pipeline's reader may hold ahead of the
@@ -72,8 +75,12 @@ struct Defaults {
     static constexpr std::size_t gpu_memory = 0;
     static constexpr std::size_t gpu_memory_min = 1u << 20;   ///< smallest non-zero --gpu-memory accepted (1 MiB)
     static constexpr int gpu_streams = 0;                     ///< --gpu-streams: CUDA streams of the GPU engine, 0 = auto
-    static constexpr int gpu_streams_traceback = 4;           ///< auto with CIGAR: more host work per batch, deeper queue
-    static constexpr int gpu_streams_score_only = 2;          ///< auto with --score-only or a --gpu-memory cap (docs/benchmarks.md)
+    /// --gpu-streams auto, with CIGAR and score-only: two streams of
+    /// input-sized device batches keep the inter-pair kernels busy while the
+    /// host packs the next batch; each stream's buffers hold a whole batch
+    /// (with CIGAR its direction bits, gigabytes), and a --gpu-memory cap is
+    /// split between the streams (docs/gpu.md, "Tuning").
+    static constexpr int gpu_streams_auto = 2;
     static constexpr int gpu_streams_max = 16;
     /// GPU backend: pairs at or above this many DP cells (query_len *
     /// ref_len) go to the long-pair engine: one pair across the whole GPU;
@@ -183,13 +190,8 @@ struct AlignConfig {
     std::size_t gpu_memory = Defaults::gpu_memory;
     int gpu_streams = Defaults::gpu_streams;        ///< CUDA streams (buffer sets) of the GPU engine, 1..gpu_streams_max; 0 = auto
     /// The streams the GPU engine uses: gpu_streams, or for 0 (auto)
-    /// Defaults::gpu_streams_traceback with CIGAR and no gpu_memory cap,
-    /// else Defaults::gpu_streams_score_only (a cap is split between the
-    /// streams, so fewer streams keep larger pairs on the GPU).
-    int engine_streams() const noexcept {
-        if (gpu_streams > 0) return gpu_streams;
-        return score_only || gpu_memory != 0 ? Defaults::gpu_streams_score_only : Defaults::gpu_streams_traceback;
-    }
+    /// Defaults::gpu_streams_auto.
+    int engine_streams() const noexcept { return gpu_streams > 0 ? gpu_streams : Defaults::gpu_streams_auto; }
     /// Device memory cap of the batch engine: half of gpu_memory (0 = no cap).
     std::size_t batch_engine_memory() const noexcept { return gpu_memory / 2; }
     /// Device memory cap of the long-pair engine: the other half (0 = no cap:
