@@ -186,6 +186,12 @@ struct BatchEngine::Impl {
     std::uint64_t batches_launched = 0;
     std::uint64_t fault_batch = 0;       // test hook GPUALIGN_INJECT_CUDA_FAULT
     std::string broken;                  // non-empty after a CUDA error other than an allocation failure
+    /// enqueue's working arrays for one window of pairs, reused by every submission.
+    struct Scratch {
+        std::vector<std::size_t> order, sorted;             // input indices, by size
+        std::vector<std::uint64_t> keys;                    // sort keys
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> lengths;  // (query, ref) lengths in order
+    } scratch;
 
     void release() noexcept;
     void alloc_buffers(Slot& s);
@@ -712,9 +718,13 @@ std::size_t BatchEngine::Impl::cut_pair_batch(const std::vector<std::pair<std::u
 
 void BatchEngine::Impl::enqueue(Request& r) {
     const std::span<const PairView> pairs = r.pairs;
-    std::vector<std::size_t> order, on_host, sorted;
-    std::vector<std::uint64_t> keys;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> lengths;  // (query, ref) lengths in `order`
+    std::vector<std::size_t> on_host;
+    // The engine's scratch (kept across submissions: fresh pages for each
+    // would fault in on this thread).
+    std::vector<std::size_t>& order = scratch.order;
+    std::vector<std::size_t>& sorted = scratch.sorted;
+    std::vector<std::uint64_t>& keys = scratch.keys;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>& lengths = scratch.lengths;  // (query, ref) lengths in `order`
     for (std::size_t w0 = 0; w0 < pairs.size(); w0 += detail::window_pairs) {
         const std::size_t w1 = std::min(pairs.size(), w0 + detail::window_pairs);
         order.clear();

@@ -137,6 +137,13 @@ void GpuWorkers::collect_share(GpuShare& s, std::vector<AlignmentResult>& out) {
         const double rate = static_cast<double>(s.cells) / ms;
         w.cells_per_ms = w.cells_per_ms > 0 ? 0.5 * (w.cells_per_ms + rate) : rate;
     }
+    // The common case, every pair of the batch on the engine in order: its
+    // results are the batch's (no per-pair move into fresh storage).
+    const bool whole = out.size() == got.size() && (s.pairs.empty() || s.pairs.back() == s.pairs.size() - 1);
+    if (whole) {
+        out.swap(got);
+        return;
+    }
     for (std::size_t n = 0; n < s.pairs.size(); ++n) out[s.pairs[n]] = std::move(got[n]);
 }
 
