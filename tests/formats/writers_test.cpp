@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -389,6 +390,28 @@ TEST(Writers, MinusStrandInEveryFormat) {
     const auto [rc, out] = run("samtools view -f 16 -c '" + path.string() + "'");
     EXPECT_EQ(rc, 0);
     EXPECT_EQ(std::stoul(out), 1u) << "samtools reads FLAG 16 as the reverse strand";
+}
+
+// SEQ on the plus strand (SAM v1.6 §1.4.10, [A-Za-z=.]+): the letters as
+// read, upper-cased, over more than one vector's width and a tail; a
+// sequence with any other byte (a protein's stop '*') is written '*'.
+TEST(Writers, SamSeqIsUpperCasedOrStarForOtherBytes) {
+    TempDir dir;
+    Fixture fx;
+    const std::string seq = "acgtnACGTNrykmswbdhvRYKMSWBDHVacgtacgtaGT";  // 41 letters
+    std::string upper = seq;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const auto path = dir.path / "seq.sam";
+    {
+        AlignmentWriter w(path.string(), {OutputFormat::sam});
+        w.write(record("u1", seq), fx.r1, AlignmentResult{});
+        w.write(record("p1", "MKVLA*GW", Alphabet::protein), fx.r1, AlignmentResult{});
+        w.commit();
+    }
+    const auto lines = lines_of(slurp(path));
+    ASSERT_EQ(lines.size(), 5u);
+    EXPECT_EQ(lines[3], "u1\t4\t*\t0\t0\t*\t*\t0\t0\t" + upper + "\t*\tAS:i:0");
+    EXPECT_EQ(lines[4], "p1\t4\t*\t0\t0\t*\t*\t0\t0\t*\t*\tAS:i:0");
 }
 
 TEST(Writers, SamRepeatedReferenceListedOnceOrRejected) {

@@ -49,6 +49,27 @@ TEST(ParseByteSize, ValidateRefusesCapsUnderTheMinimum) {
     }
 }
 
+// Input batches: the defaults times a --devices list's length, so that each
+// GPU's share is one GPU's batch; explicit sizes, --devices all and one
+// device as given.
+TEST(InputBatches, ScaleWithADevicesListAtTheDefaults) {
+    AlignConfig c;
+    EXPECT_EQ(c.input_batch_pairs(), Defaults::batch_pairs);
+    EXPECT_EQ(c.input_batch_bases(), Defaults::batch_bases);
+    c.devices = {0, 1, 1};
+    EXPECT_EQ(c.input_batch_pairs(), 3 * Defaults::batch_pairs);
+    EXPECT_EQ(c.input_batch_bases(), 3 * Defaults::batch_bases);
+    c.batch_pairs = 1000;
+    EXPECT_EQ(c.input_batch_pairs(), 1000u);
+    EXPECT_EQ(c.input_batch_bases(), Defaults::batch_bases);
+    c.batch_pairs = Defaults::batch_pairs;
+    c.devices = {2};
+    EXPECT_EQ(c.input_batch_pairs(), Defaults::batch_pairs);
+    c.devices.clear();
+    c.all_devices = true;
+    EXPECT_EQ(c.input_batch_pairs(), Defaults::batch_pairs);
+}
+
 // --gpu-streams: 0 (the default) is auto, whatever the output; 1-16 as given; others refused.
 TEST(GpuStreams, AutoAndValidateRefusesOutOfRange) {
     AlignConfig c;

@@ -45,10 +45,12 @@ GpuWorkers::GpuWorkers(const AlignConfig& c, const ScoringScheme& s, const std::
     engine_options_.host_threads = engine_threads;
     engine_options_.gpu_memory_limit = c.batch_engine_memory();
     engine_options_.streams = c.engine_streams();
-    // The engine's device batches are as large as the input batches
-    // (--batch-pairs, --batch-bases): the default 65,536 pairs are above the
-    // inter-pair kernel's smallest batch (SMs x 256 pairs), so batches of
-    // pairs it takes run it, or with CIGAR its traceback variant (docs/gpu.md).
+    // The engine's device batches are as large as one GPU's input batch
+    // (--batch-pairs, --batch-bases; with several GPUs the input batches are
+    // that many times larger, AlignConfig::input_batch_pairs): the default
+    // 65,536 pairs are above the inter-pair kernel's smallest batch (SMs x
+    // 256 pairs), so batches of pairs it takes run it, or with CIGAR its
+    // traceback variant (docs/gpu.md).
     engine_options_.max_batch_bases = c.batch_bases;
     engine_options_.pair_kernels = true;
     for (const int d : devices) {

@@ -148,15 +148,16 @@ PairResults align_sequence_lists(const AlignConfig& c, const SequenceList& queri
     check_strand_choice(c.strand, out.scheme);
     const auto qblock = encode_list(queries, out.alphabet, out.scheme.dna_codes);
     const auto rblock = encode_list(refs, out.alphabet, out.scheme.dna_codes);
-    // The CLI's batches (PairReader::next): at most batch_pairs pairs, and
-    // no more once batch_bases letters are reached.
+    // The CLI's batches (PairReader::next): at most input_batch_pairs() pairs,
+    // and no more once input_batch_bases() letters are reached.
+    const std::size_t most_pairs = c.input_batch_pairs(), most_bases = c.input_batch_bases();
     std::size_t pos = 0;
     const std::size_t n = qblock->size();
     const auto next = [&] {
         Batch b;
         b.first = pos;
         std::size_t bases = 0;
-        while (pos < n && b.size() < c.batch_pairs && bases < c.batch_bases) {
+        while (pos < n && b.size() < most_pairs && bases < most_bases) {
             b.queries.push_back((*qblock)[pos]);
             b.refs.push_back((*rblock)[pos]);
             b.queries.back().number = b.refs.back().number = pos + 1;

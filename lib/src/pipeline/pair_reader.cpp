@@ -65,7 +65,7 @@ void InputSide::consume(Cursor c, std::size_t n, std::size_t bases, Batch& b) {
 PairReader::PairReader(const AlignConfig& c, int threads)
     : queries_(ParallelSequenceReader(distinct_streams(c), c.alphabet, std::max(1, threads / 2))),
       refs_(ParallelSequenceReader(c.ref_path, c.alphabet, std::max(1, threads / 2))),
-      threads_(std::max(1, threads)), batch_pairs_(c.batch_pairs), batch_bases_(c.batch_bases) {}
+      threads_(std::max(1, threads)), batch_pairs_(c.input_batch_pairs()), batch_bases_(c.input_batch_bases()) {}
 
 Alphabet PairReader::alphabet() { return agreed_alphabet(queries_.reader, refs_.reader, "REFS"); }
 

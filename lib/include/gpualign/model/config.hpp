@@ -183,6 +183,19 @@ struct AlignConfig {
     std::vector<int> gpu_devices(int visible) const;
     std::size_t batch_pairs = Defaults::batch_pairs;
     std::size_t batch_bases = Defaults::batch_bases;
+    /// Pairs and query+ref bases per input batch (the reader's batches):
+    /// batch_pairs and batch_bases, times the length of a --devices list
+    /// when both are left at their defaults, so that each GPU's share of a
+    /// batch is as large as one GPU's batch (the inter-pair kernels need
+    /// SMs x 256 pairs a device batch; docs/gpu.md). --devices all counts as
+    /// one GPU here: the count is known only once CUDA has started, after
+    /// reading began.
+    std::size_t input_batch_pairs() const noexcept { return batch_pairs * input_batch_factor(); }
+    std::size_t input_batch_bases() const noexcept { return batch_bases * input_batch_factor(); }
+    std::size_t input_batch_factor() const noexcept {
+        const bool defaults = batch_pairs == Defaults::batch_pairs && batch_bases == Defaults::batch_bases;
+        return defaults && devices.size() > 1 ? devices.size() : 1;
+    }
     std::size_t read_ahead = Defaults::read_ahead;  ///< bytes of parsed letters held ahead of the aligner while the backend starts (Defaults::read_ahead)
     /// Cap on the GPU backend's device memory in bytes, 0 = no cap; a
     /// non-zero cap gives half to the batch engine and half to the long-pair
