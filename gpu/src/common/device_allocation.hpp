@@ -1,7 +1,7 @@
 // gpualign — RAII owners of one device allocation (cudaMalloc) and of one
 // pinned host allocation (cudaHostAlloc, or registered huge pages from
-// registered_pinned_min bytes: pinned_pages.hpp), for the engines that allocate
-// their buffers once and keep them (batch, search). Host code only. The
+// registered_pinned_min bytes: pinned_pages.hpp), for the engines that
+// allocate their buffers once and keep them (batch, search). Host code only. The
 // long engine's growing, pool-backed buffers are device_memory.hpp's.
 //
 // As in cuCollections: one move-only owner per allocation (OwnedMemory), and
@@ -21,9 +21,10 @@
 namespace gpualign::gpu::detail {
 
 /// Move-only owner of `bytes()` bytes at data(), released by `Release` (a
-/// CUDA free function, given the address and the bytes) in reset() and the destructor, with the address the
-/// device reaches them at (device_view()). Empty when default-constructed or
-/// moved from. The allocating types below fill it.
+/// CUDA free function, given the address and the bytes) in reset() and the
+/// destructor, with the address the device reaches them at (device_view()).
+/// Empty when default-constructed or moved from. The allocating types below
+/// fill it.
 template <typename Release>
 class OwnedMemory {
 public:

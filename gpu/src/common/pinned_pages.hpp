@@ -3,8 +3,9 @@
 // several threads, then page-locked for the device with cudaHostRegister.
 // cudaHostAlloc zeroes and locks 4 KiB pages on the calling thread;
 // touching 2 MiB pages on several threads and registering them is several
-// times faster, to allocate and to free (docs/gpu.md, "Device memory"). PinnedAllocation (device_allocation.hpp)
-// takes this path from registered_pinned_min bytes.
+// times faster, to allocate and to free (docs/gpu.md, "Device memory").
+// PinnedAllocation (device_allocation.hpp) takes this path from
+// registered_pinned_min bytes.
 #pragma once
 
 #include <cstddef>
