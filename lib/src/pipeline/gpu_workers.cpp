@@ -50,9 +50,9 @@ GpuWorkers::GpuWorkers(const AlignConfig& c, const ScoringScheme& s, const std::
     // that many times larger, AlignConfig::input_batch_pairs): the default
     // 65,536 pairs are above the inter-pair kernel's smallest batch (SMs x
     // 256 pairs), so batches of pairs it takes run it, or with CIGAR its
-    // traceback variant (docs/gpu.md).
+    // traceback variant (BatchEngineOptions::pair_kernels, on by default;
+    // docs/gpu.md).
     engine_options_.max_batch_bases = c.batch_bases;
-    engine_options_.pair_kernels = true;
     for (const int d : devices) {
         auto worker = std::make_unique<GpuWorker>();
         worker->device = d;
